@@ -1,0 +1,108 @@
+/*
+ * registry.c: the table of attention variants. Adding a variant means adding
+ * its file to kernels/ (and kernels/meson.build) and one row here; the CLI,
+ * the experiment validator and the runner learn about it from this table.
+ *
+ * Rows for CUDA, cuBLAS and cuDNN variants stay in the table when those are
+ * not built, with `unavailable` saying why, so `attnbench variants` and the
+ * experiment validator can explain the absence instead of "unknown variant".
+ */
+#include "registry.h"
+#include "entry_points.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef AB_HAVE_CUDA
+#define CUDA_FN(f) f
+#define NO_CUDA NULL
+#else
+#define CUDA_FN(f) NULL
+#define NO_CUDA "not built: CUDA disabled or nvcc not found at configure time"
+#endif
+
+#ifdef AB_HAVE_CUDNN
+#define CUDNN_FN(f) f
+#define NO_CUDNN NULL
+#else
+#define CUDNN_FN(f) NULL
+#define NO_CUDNN "not built: cuDNN 9 (cudnn.h and libcudnn) not found at configure time, or CUDA disabled"
+#endif
+
+#define ROW_CPU(x) x##_setup, x##_run, x##_teardown, ab_attention_flops, NULL
+#define ROW_CUDA(x) CUDA_FN(x##_setup), CUDA_FN(x##_run), CUDA_FN(x##_teardown), ab_attention_flops, NO_CUDA
+#define ROW_CUDNN(x) CUDNN_FN(x##_setup), CUDNN_FN(x##_run), CUDNN_FN(x##_teardown), ab_attention_flops, NO_CUDNN
+
+static const ab_variant registry[] = {
+    /* name, backend, device, dtypes, head dims, idea, entry points... */
+    {"cpu_reference", "cpu", AB_DEV_CPU, AB_DT_ALL, {0},
+     "exact attention in float64 on the CPU; the correctness oracle", ROW_CPU(cpu_reference)},
+    {"cpu_flash", "cpu", AB_DEV_CPU, AB_DT(AB_FP32), {0},
+     "FlashAttention's tiled online softmax in float on the CPU", ROW_CPU(cpu_flash)},
+    /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
+};
+
+size_t ab_variant_count(void) { return sizeof registry / sizeof registry[0]; }
+
+const ab_variant *ab_variant_at(size_t i)
+{
+    return i < ab_variant_count() ? &registry[i] : NULL;
+}
+
+const ab_variant *ab_variant_find(const char *name)
+{
+    for (size_t i = 0; i < ab_variant_count(); i++)
+        if (strcmp(registry[i].name, name) == 0)
+            return &registry[i];
+    return NULL;
+}
+
+const char *ab_variant_dtypes_str(const ab_variant *v, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < AB_NDTYPES; t++)
+        if (v->dtypes & AB_DT(t))
+            len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s",
+                                    len ? "," : "", ab_dtype_name((ab_dtype)t));
+    return buf;
+}
+
+const char *ab_variant_dims_str(const ab_variant *v, char *buf, size_t n)
+{
+    size_t len = 0;
+    if (v->head_dims[0] == 0) {
+        snprintf(buf, n, "any");
+        return buf;
+    }
+    buf[0] = '\0';
+    for (int i = 0; i < 8 && v->head_dims[i]; i++)
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%d", len ? "," : "",
+                                v->head_dims[i]);
+    return buf;
+}
+
+int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_t n)
+{
+    char list[64];
+    if (v->unavailable) {
+        snprintf(why, n, "%s: %s", v->name, v->unavailable);
+        return -1;
+    }
+    if (!(v->dtypes & AB_DT(s->dtype))) {
+        snprintf(why, n, "%s: dtype %s not supported (supported: %s)", v->name,
+                 ab_dtype_name(s->dtype), ab_variant_dtypes_str(v, list, sizeof list));
+        return -1;
+    }
+    if (v->head_dims[0] != 0) {
+        int ok = 0;
+        for (int i = 0; i < 8 && v->head_dims[i]; i++)
+            ok |= v->head_dims[i] == s->D;
+        if (!ok) {
+            snprintf(why, n, "%s: D=%d not supported (supported: %s)", v->name, s->D,
+                     ab_variant_dims_str(v, list, sizeof list));
+            return -1;
+        }
+    }
+    return 0;
+}

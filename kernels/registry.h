@@ -1,0 +1,36 @@
+/*
+ * registry.h: lookup into the table of attention variants (kernels/registry.c).
+ * The table is the one place a variant is declared: name, backend, dtypes,
+ * head dimensions, idea, entry points and FLOP count.
+ */
+#ifndef ATTNBENCH_REGISTRY_H
+#define ATTNBENCH_REGISTRY_H
+
+#include "variant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of rows in the registry (built and unavailable alike). */
+size_t ab_variant_count(void);
+/* Row i, 0 <= i < ab_variant_count(). */
+const ab_variant *ab_variant_at(size_t i);
+/* The row named `name`, or NULL. */
+const ab_variant *ab_variant_find(const char *name);
+
+/* Whether variant v can run shape s in this build. Returns 0 when it can;
+ * otherwise -1 with a one-line reason in why ("cuda_naive: D=96 not
+ * supported (supported: 64, 128)"). Checks availability, dtype and D. */
+int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_t n);
+
+/* Writes the supported dtypes ("fp16,bf16") or head dims ("64,128" or
+ * "any") of v into buf; returns buf. */
+const char *ab_variant_dtypes_str(const ab_variant *v, char *buf, size_t n);
+const char *ab_variant_dims_str(const ab_variant *v, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * abstats.h: the statistics attnbench applies to latency samples, on GSL.
+ *
+ * Conventions (GSL's): arrays come as (const double *x, size_t n); samples
+ * are latencies in milliseconds, finite and >= 0; functions return
+ * AB_STATS_OK (0) or one of the AB_STATS_E* codes below and never abort
+ * (callers run gsl_set_error_handler_off() once; ab_stats_init does it).
+ * Inputs are never modified. Randomised methods take an explicit seed and
+ * are reproducible bit for bit for a given seed (GSL's mt19937).
+ *
+ * Two-sample functions take A (the candidate) and B (the baseline): a
+ * positive effect means A's latencies are larger, i.e. A is slower.
+ */
+#ifndef ATTNBENCH_ABSTATS_H
+#define ATTNBENCH_ABSTATS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    AB_STATS_OK = 0,
+    AB_STATS_EINVAL = 1,    /* n too small for the method, NULL pointer, bad level */
+    AB_STATS_ENONFINITE = 2, /* a NaN or infinity in the input */
+    AB_STATS_ENEGATIVE = 3, /* a negative latency */
+    AB_STATS_ENOMEM = 4,
+};
+
+/* Human-readable text of a status code. */
+const char *ab_stats_strerror(int status);
+
+/* Turns GSL's abort-on-error handler off. Idempotent. */
+void ab_stats_init(void);
+
+/* ---- one sample ---------------------------------------------------------- */
+
+typedef struct ab_summary {
+    size_t n;
+    double median, mean, stddev, cv; /* stddev with n-1; cv = stddev/mean */
+    double min, max, q1, q3;         /* q1, q3: GSL's quantile_from_sorted_data */
+} ab_summary;
+
+/* Descriptive statistics of x[0..n). n >= 1 (stddev and cv are 0 for n = 1).
+ * Median and quartiles by gsl_stats_quantile_from_sorted_data (linear
+ * interpolation, Hyndman-Fan type 7). */
+int ab_summarize(const double *x, size_t n, ab_summary *out);
+
+typedef enum ab_ci_method { AB_CI_PERCENTILE = 0, AB_CI_BCA = 1 } ab_ci_method;
+
+typedef struct ab_boot_opts {
+    size_t resamples;     /* default 10,000 (seed 004) */
+    unsigned long seed;   /* default 42 (seed 004) */
+    double level;         /* default 0.95 */
+    ab_ci_method method;  /* default AB_CI_BCA for reports */
+} ab_boot_opts;
+
+/* Fills o with the defaults above. */
+void ab_boot_opts_default(ab_boot_opts *o);
+
+/* "percentile" or "BCa". */
+const char *ab_ci_method_name(ab_ci_method m);
+
+/* Bootstrap CI of the median of x (Efron & Tibshirani 1993, ch. 13
+ * percentile, ch. 14 BCa with jackknife acceleration). n >= 2. */
+int ab_bootstrap_median_ci(const double *x, size_t n, const ab_boot_opts *o,
+                           double *lo, double *hi);
+
+/* ---- two samples --------------------------------------------------------- */
+
+typedef struct ab_mw_result {
+    double u;  /* U of A: #{a_i > b_j} + 0.5 #{a_i == b_j} (scipy's convention) */
+    double z;  /* standardised statistic (0 for the exact method) */
+    double p;  /* two-sided p-value */
+    int exact; /* 1: exact null distribution; 0: normal approximation with
+                  tie and continuity correction */
+} ab_mw_result;
+
+/* Mann-Whitney U test, two-sided (Mann & Whitney 1947), matching
+ * scipy.stats.mannwhitneyu(a, b, alternative='two-sided', method='auto'):
+ * exact when both n < 8 and no ties, otherwise asymptotic. O(n log n). */
+int ab_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+                    ab_mw_result *r);
+
+typedef struct ab_cliff_result {
+    double delta;     /* (#{a_i > b_j} - #{a_i < b_j}) / (na nb), in [-1, 1] */
+    double lo, hi;    /* CI at the given level */
+} ab_cliff_result;
+
+/* Cliff's delta (Cliff 1993) with a CI from Cliff's consistent variance
+ * estimator, O(n log n). */
+int ab_cliffs_delta(const double *a, size_t na, const double *b, size_t nb,
+                    double level, ab_cliff_result *r);
+
+/* Magnitude label of |delta| (Romano et al. 2006 thresholds, as in seed 004):
+ * "negligible" < 0.147 <= "small" < 0.33 <= "medium" < 0.474 <= "large". */
+const char *ab_cliffs_magnitude(double delta);
+
+typedef struct ab_hl_result {
+    double shift;   /* median of all pairwise differences a_i - b_j, ms */
+    double lo, hi;  /* distribution-free CI (Hollander & Wolfe, via the U
+                       distribution's critical value) */
+} ab_hl_result;
+
+/* Hodges-Lehmann estimate of the shift A - B with its CI. */
+int ab_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
+                      double level, ab_hl_result *r);
+
+/* Speedup of A over B: ratio = median(B) / median(A), with a bootstrap CI
+ * from resampling A and B independently (each resample of the pair gives
+ * one ratio). */
+int ab_bootstrap_speedup_ci(const double *a, size_t na, const double *b, size_t nb,
+                            const ab_boot_opts *o, double *ratio, double *lo,
+                            double *hi);
+
+/* ---- families, outliers, drift ------------------------------------------- */
+
+typedef enum ab_padjust { AB_PADJ_HOLM = 0, AB_PADJ_BONFERRONI = 1, AB_PADJ_NONE = 2 } ab_padjust;
+const char *ab_padjust_name(ab_padjust m);
+/* Adjusted p-values of a family of m tests (Holm 1979; Bonferroni), as
+ * statsmodels.stats.multitest.multipletests returns them. adj may alias p. */
+int ab_p_adjust(const double *p, size_t m, ab_padjust method, double *adj);
+
+typedef struct ab_outliers {
+    size_t mild, severe;          /* beyond 1.5 IQR (not 3) / beyond 3 IQR */
+    double lo_mild, hi_mild;      /* fences: q1 - 1.5 IQR, q3 + 1.5 IQR */
+    double lo_severe, hi_severe;  /* q1 - 3 IQR, q3 + 3 IQR */
+} ab_outliers;
+/* Tukey's fences (Tukey 1977). Counts only; nothing is dropped. */
+int ab_tukey_outliers(const double *x, size_t n, ab_outliers *o);
+
+typedef struct ab_drift {
+    double rho;  /* Spearman's rank correlation of x with its index */
+    double p;    /* two-sided, t approximation with n-2 df */
+    int drifting; /* p < alpha */
+} ab_drift;
+/* Trend of latencies with their order, x in sample order. n >= 3. */
+int ab_drift_test(const double *x, size_t n, double alpha, ab_drift *d);
+
+/* ---- the comparison a report makes ---------------------------------------- */
+
+typedef enum ab_verdict { AB_NO_DIFFERENCE = 0, AB_FASTER = 1, AB_SLOWER = 2 } ab_verdict;
+/* "faster", "slower", "no significant difference". */
+const char *ab_verdict_name(ab_verdict v);
+
+typedef struct ab_compare_opts {
+    ab_boot_opts boot;
+    double alpha;            /* default 0.05 */
+    double practical;        /* default 0.01: speedup CI must exclude 1 +/- this */
+} ab_compare_opts;
+void ab_compare_opts_default(ab_compare_opts *o);
+
+typedef struct ab_comparison {
+    ab_summary a, b;
+    double a_ci_lo, a_ci_hi, b_ci_lo, b_ci_hi; /* CI of each median */
+    int cis_overlap;
+    ab_mw_result mw;
+    ab_cliff_result cliff;
+    ab_hl_result hl;
+    double speedup, speedup_lo, speedup_hi;   /* median(B)/median(A) */
+    ab_outliers a_out, b_out;
+    ab_drift a_drift, b_drift;
+} ab_comparison;
+
+/* Everything above for one pair of samples; the verdict is left to
+ * ab_decide because it needs the family-adjusted p-value. */
+int ab_compare(const double *a, size_t na, const double *b, size_t nb,
+               const ab_compare_opts *o, ab_comparison *out);
+
+/* Verdict rule: significant after correction (p_adjusted < alpha) AND the
+ * speedup CI excludes [1 - practical, 1 + practical]; then "faster" when
+ * speedup > 1, "slower" when < 1; otherwise no significant difference. */
+ab_verdict ab_decide(const ab_comparison *c, double p_adjusted, const ab_compare_opts *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ATTNBENCH_ABSTATS_H */
