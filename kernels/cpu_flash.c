@@ -1,0 +1,119 @@
+/*
+ * cpu_flash.c: the `cpu_flash` variant, FlashAttention's algorithm in float
+ * on the CPU, so a real ablation (against cpu_reference) runs on any machine.
+ *
+ * Idea: never materialise the S x S score matrix. Queries are processed in
+ * tiles of BR rows; for each tile, K and V are streamed in tiles of BC rows
+ * and the softmax is computed online: a running row max m, running sum l and
+ * an unnormalised accumulator acc are rescaled by exp(m_old - m_new) when a
+ * new tile raises the max; O = acc / l at the end.
+ * Source: Dao et al., "FlashAttention" (NeurIPS 2022), Algorithm 1; the
+ * online softmax of Milakov & Gimelshein (2018).
+ * Step: the CPU counterpart of cuda_fa1_rowwise.
+ * Measured: see reports/ (the quickstart experiment compares it with
+ * cpu_reference on the same machine).
+ */
+#include "entry_points.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BR = 32, BC = 64 };
+
+int cpu_flash_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    return 0;
+}
+
+/* One query tile [i0, i0+nr) of slice bh. */
+static void flash_tile(const ab_shape *s, const float *q, const float *k, const float *v,
+                       float *o, size_t bh, int i0, int nr, float *acc, float *sc)
+{
+    const int S = s->S, D = s->D;
+    const size_t base = bh * (size_t)S * (size_t)D;
+    const float scale = 1.0f / sqrtf((float)D);
+    float m[BR], l[BR];
+    for (int r = 0; r < nr; r++) {
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+    }
+    memset(acc, 0, sizeof(float) * (size_t)nr * D);
+    const int kv_end = s->causal ? i0 + nr : S;
+    for (int j0 = 0; j0 < kv_end; j0 += BC) {
+        const int nc = j0 + BC <= S ? BC : S - j0;
+        for (int r = 0; r < nr; r++) {
+            const int i = i0 + r;
+            const float *qi = q + base + (size_t)i * D;
+            float tile_max = -INFINITY;
+            for (int c = 0; c < nc; c++) {
+                const int j = j0 + c;
+                float x = -INFINITY;
+                if (!s->causal || j <= i) {
+                    const float *kj = k + base + (size_t)j * D;
+                    float dot = 0.0f;
+                    for (int d = 0; d < D; d++)
+                        dot += qi[d] * kj[d];
+                    x = dot * scale;
+                }
+                sc[c] = x;
+                if (x > tile_max)
+                    tile_max = x;
+            }
+            if (tile_max == -INFINITY)
+                continue; /* the whole tile is masked for this row */
+            const float m_new = m[r] > tile_max ? m[r] : tile_max;
+            const float alpha = expf(m[r] - m_new);
+            float *ar = acc + (size_t)r * D;
+            float rowsum = 0.0f;
+            for (int d = 0; d < D; d++)
+                ar[d] *= alpha;
+            for (int c = 0; c < nc; c++) {
+                const float p = expf(sc[c] - m_new); /* exp(-inf) = 0 for masked */
+                rowsum += p;
+                if (p != 0.0f) {
+                    const float *vj = v + base + (size_t)(j0 + c) * D;
+                    for (int d = 0; d < D; d++)
+                        ar[d] += p * vj[d];
+                }
+            }
+            l[r] = l[r] * alpha + rowsum;
+            m[r] = m_new;
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float *oi = o + base + (size_t)(i0 + r) * D;
+        for (int d = 0; d < D; d++)
+            oi[d] = acc[(size_t)r * D + d] / l[r];
+    }
+}
+
+int cpu_flash_run(void *ctx, const ab_shape *s, const void *q, const void *k, const void *v,
+                  void *o, void *stream)
+{
+    const long tiles_per_slice = (s->S + BR - 1) / BR;
+    const long tiles = (long)s->B * s->H * tiles_per_slice;
+    int rc = 0;
+#pragma omp parallel
+    {
+        float *acc = malloc(sizeof(float) * ((size_t)BR * s->D + BC));
+        if (!acc) {
+#pragma omp atomic write
+            rc = -1;
+        } else {
+#pragma omp for schedule(dynamic, 1)
+            for (long t = 0; t < tiles; t++) {
+                const size_t bh = (size_t)(t / tiles_per_slice);
+                const int i0 = (int)(t % tiles_per_slice) * BR;
+                const int nr = i0 + BR <= s->S ? BR : s->S - i0;
+                flash_tile(s, q, k, v, o, bh, i0, nr, acc, acc + (size_t)BR * s->D);
+            }
+            free(acc);
+        }
+    }
+    return rc;
+}
+
+void cpu_flash_teardown(void *ctx) { (void)ctx; }

@@ -1,0 +1,44 @@
+/*
+ * data.c: seeded random inputs and dtype rounding (see data.h for the exact
+ * generator, which adapters reproduce).
+ */
+#include "data.h"
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+#include <string.h>
+
+float ab_round_to(float x, ab_dtype t)
+{
+    switch (t) {
+    case AB_FP16:
+        return (float)(_Float16)x; /* IEEE binary16, round to nearest even */
+    case AB_BF16: {
+        uint32_t u;
+        memcpy(&u, &x, sizeof u);
+        if ((u & 0x7f800000u) != 0x7f800000u) /* finite: round to nearest even */
+            u += 0x7fffu + ((u >> 16) & 1u);
+        u &= 0xffff0000u;
+        memcpy(&x, &u, sizeof x);
+        return x;
+    }
+    case AB_FP32:
+    default:
+        return x;
+    }
+}
+
+int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, float *v)
+{
+    size_t n = ab_shape_numel(s);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        return -1;
+    gsl_rng_set(r, seed);
+    float *dst[3] = {q, k, v};
+    for (int t = 0; t < 3; t++)
+        for (size_t i = 0; i < n; i++)
+            dst[t][i] = ab_round_to((float)(2.0 * gsl_rng_uniform(r) - 1.0), s->dtype);
+    gsl_rng_free(r);
+    return 0;
+}

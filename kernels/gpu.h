@@ -1,0 +1,81 @@
+/*
+ * gpu.h: the GPU side of the harness, callable from C. Implemented in
+ * gpu_harness.cu when CUDA is built, and by gpu_stub.c (every call fails with
+ * "built without CUDA") otherwise, so src/ never needs CUDA headers.
+ *
+ * A measurement on the GPU: ab_gpu_bufs_create uploads the dtype-rounded
+ * inputs once; for each variant, setup (outside timing), warm-up launches,
+ * ab_gpu_time for the samples, then ab_gpu_poison + one ab_gpu_run_once +
+ * ab_gpu_output for the correctness check.
+ */
+#ifndef ATTNBENCH_GPU_H
+#define ATTNBENCH_GPU_H
+
+#include "variant.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ab_gpu_info {
+    int device;
+    char name[256];
+    char uuid[64];            /* "GPU-xxxxxxxx-...", from cudaDeviceProp.uuid */
+    int cc_major, cc_minor;
+    int sm_count;
+    size_t mem_total, mem_free; /* bytes */
+    int l2_bytes;             /* cudaDevAttrL2CacheSize */
+    int driver_version, runtime_version; /* 12040 = 12.4 */
+    int cublas_version;
+    int cudnn_version;        /* 0 when cuDNN is not linked */
+    int sm_clock_khz, mem_clock_khz; /* device attributes (max clocks) */
+    int ecc;
+} ab_gpu_info;
+
+/* Timing modes (issue "Measurements a GPU engineer trusts"):
+ *   COLD:  L2 flushed (a cudaMemsetAsync over 2x the L2 size) before each
+ *          sample; one launch between one event pair.
+ *   HOT:   back-to-back launches, an event pair around each.
+ *   GRAPH: `graph_k` launches captured in one CUDA graph, one event pair
+ *          around each replay, sample = elapsed / graph_k. */
+typedef enum ab_timing_mode { AB_TIME_COLD = 0, AB_TIME_HOT = 1, AB_TIME_GRAPH = 2 } ab_timing_mode;
+const char *ab_timing_mode_name(ab_timing_mode m);
+int ab_timing_mode_parse(const char *s, ab_timing_mode *m);
+
+typedef struct ab_gpu_bufs ab_gpu_bufs;
+
+/* Whether a CUDA device is usable; fills *g. Returns 0, or -1 with the
+ * reason in err ("no CUDA device: ..."). */
+int ab_gpu_query(ab_gpu_info *g, char *err, size_t n);
+
+/* Device bytes needed for Q, K, V, O of shape s and the L2 flush buffer. */
+size_t ab_gpu_bytes_needed(const ab_shape *s);
+
+/* Allocates Q, K, V, O in s->dtype and uploads q, k, v (host floats, already
+ * rounded to the dtype). Checks free memory first. 0 or -1 with err. */
+int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k, const float *v,
+                       ab_gpu_bufs **out, char *err, size_t n);
+void ab_gpu_bufs_destroy(ab_gpu_bufs *b);
+
+/* Fills O with NaN (0xFFFF / 0xFFFFFFFF bit patterns). */
+int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n);
+
+/* Runs variant v once, synchronises, checks launch and execution errors. */
+int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n);
+
+/* Times `count` samples of v in mode m, writing milliseconds to ms[0..count).
+ * graph_k: launches per graph replay (GRAPH mode; >= 1). */
+int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m,
+                int graph_k, size_t count, double *ms, char *err, size_t n);
+
+/* Copies O back as floats (numel of the shape). */
+int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n);
+
+/* Bytes of device memory in use now (total - free), for peak accounting. */
+size_t ab_gpu_mem_used(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,356 @@
+/*
+ * gpu_harness.cu: the GPU side of the harness (gpu.h): device query, input
+ * upload in the dtype, output poisoning, timing with CUDA events in the cold,
+ * hot and graph modes, and output download. Variants never time themselves.
+ */
+#include "gpu.h"
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#ifdef AB_HAVE_CUDNN
+#include <cudnn.h>
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+struct ab_gpu_bufs {
+    ab_shape s;
+    void *q, *k, *v, *o;
+    void *flush;          /* L2 flush buffer, 2x L2 size */
+    size_t flush_bytes;
+    cudaStream_t stream;
+    cudaEvent_t e0, e1;
+};
+
+#define CK(call)                                                                        \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            snprintf(err, n, "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, \
+                     __LINE__);                                                         \
+            return -1;                                                                  \
+        }                                                                               \
+    } while (0)
+
+extern "C" int ab_gpu_query(ab_gpu_info *g, char *err, size_t n)
+{
+    memset(g, 0, sizeof *g);
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        snprintf(err, n, "no CUDA device: %s",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount returned 0");
+        return -1;
+    }
+    CK(cudaGetDevice(&g->device));
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, g->device));
+    snprintf(g->name, sizeof g->name, "%s", p.name);
+    const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+    snprintf(g->uuid, sizeof g->uuid,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+    g->cc_major = p.major;
+    g->cc_minor = p.minor;
+    g->sm_count = p.multiProcessorCount;
+    g->ecc = p.ECCEnabled;
+    CK(cudaDeviceGetAttribute(&g->l2_bytes, cudaDevAttrL2CacheSize, g->device));
+    CK(cudaDeviceGetAttribute(&g->sm_clock_khz, cudaDevAttrClockRate, g->device));
+    CK(cudaDeviceGetAttribute(&g->mem_clock_khz, cudaDevAttrMemoryClockRate, g->device));
+    CK(cudaMemGetInfo(&g->mem_free, &g->mem_total));
+    CK(cudaDriverGetVersion(&g->driver_version));
+    CK(cudaRuntimeGetVersion(&g->runtime_version));
+    g->cublas_version = (int)cublasGetCudartVersion(); /* runtime cuBLAS was built for */
+    {
+        cublasHandle_t h;
+        if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
+            int v = 0;
+            if (cublasGetVersion(h, &v) == CUBLAS_STATUS_SUCCESS)
+                g->cublas_version = v;
+            cublasDestroy(h);
+        }
+    }
+#ifdef AB_HAVE_CUDNN
+    g->cudnn_version = (int)cudnnGetVersion();
+#endif
+    return 0;
+}
+
+static size_t flush_bytes_for_device(void)
+{
+    int dev = 0, l2 = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess || l2 <= 0)
+        return 64u << 20;
+    return 2 * (size_t)l2;
+}
+
+extern "C" size_t ab_gpu_bytes_needed(const ab_shape *s)
+{
+    return 4 * ab_shape_numel(s) * ab_dtype_size(s->dtype) + flush_bytes_for_device();
+}
+
+static int upload(void *dst, const float *src, size_t numel, ab_dtype t, char *err, size_t n)
+{
+    if (t == AB_FP32) {
+        CK(cudaMemcpy(dst, src, numel * 4, cudaMemcpyHostToDevice));
+        return 0;
+    }
+    std::vector<unsigned short> bits(numel);
+    for (size_t i = 0; i < numel; i++) {
+        if (t == AB_FP16) {
+            __half h = __float2half_rn(src[i]);
+            memcpy(&bits[i], &h, 2);
+        } else {
+            __nv_bfloat16 h = __float2bfloat16_rn(src[i]);
+            memcpy(&bits[i], &h, 2);
+        }
+    }
+    CK(cudaMemcpy(dst, bits.data(), numel * 2, cudaMemcpyHostToDevice));
+    return 0;
+}
+
+extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k,
+                                  const float *v, ab_gpu_bufs **out, char *err, size_t n)
+{
+    *out = NULL;
+    size_t free_b = 0, total_b = 0;
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    const size_t need = ab_gpu_bytes_needed(s);
+    if (need > free_b) {
+        snprintf(err, n,
+                 "B=%d H=%d S=%d D=%d %s needs %.2f GiB of device memory for Q, K, V, O and the "
+                 "L2 flush buffer; %.2f GiB free",
+                 s->B, s->H, s->S, s->D, ab_dtype_name(s->dtype), need / 1073741824.0,
+                 free_b / 1073741824.0);
+        return -1;
+    }
+    ab_gpu_bufs *b = (ab_gpu_bufs *)calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(err, n, "out of host memory");
+        return -1;
+    }
+    b->s = *s;
+    const size_t bytes = ab_shape_numel(s) * ab_dtype_size(s->dtype);
+    b->flush_bytes = flush_bytes_for_device();
+    int rc = -1;
+#define CKB(call)                                                                      \
+    do {                                                                               \
+        cudaError_t e_ = (call);                                                       \
+        if (e_ != cudaSuccess) {                                                       \
+            snprintf(err, n, "%s: %s", #call, cudaGetErrorString(e_));                 \
+            goto cleanup;                                                              \
+        }                                                                              \
+    } while (0)
+    CKB(cudaMalloc(&b->q, bytes));
+    CKB(cudaMalloc(&b->k, bytes));
+    CKB(cudaMalloc(&b->v, bytes));
+    CKB(cudaMalloc(&b->o, bytes));
+    CKB(cudaMalloc(&b->flush, b->flush_bytes));
+    CKB(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
+    CKB(cudaEventCreate(&b->e0));
+    CKB(cudaEventCreate(&b->e1));
+    if (upload(b->q, q, ab_shape_numel(s), s->dtype, err, n) ||
+        upload(b->k, k, ab_shape_numel(s), s->dtype, err, n) ||
+        upload(b->v, v, ab_shape_numel(s), s->dtype, err, n))
+        goto cleanup;
+    rc = 0;
+cleanup:
+#undef CKB
+    if (rc)
+        ab_gpu_bufs_destroy(b);
+    else
+        *out = b;
+    return rc;
+}
+
+extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
+{
+    if (!b)
+        return;
+    cudaFree(b->q);
+    cudaFree(b->k);
+    cudaFree(b->v);
+    cudaFree(b->o);
+    cudaFree(b->flush);
+    if (b->stream)
+        cudaStreamDestroy(b->stream);
+    if (b->e0)
+        cudaEventDestroy(b->e0);
+    if (b->e1)
+        cudaEventDestroy(b->e1);
+    free(b);
+}
+
+extern "C" int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n)
+{
+    /* all-ones bit patterns are NaN in fp16, bf16 and fp32 alike */
+    CK(cudaMemsetAsync(b->o, 0xff, ab_shape_numel(&b->s) * ab_dtype_size(b->s.dtype), b->stream));
+    CK(cudaStreamSynchronize(b->stream));
+    return 0;
+}
+
+static int launch(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n)
+{
+    int r = v->run(ctx, &b->s, b->q, b->k, b->v, b->o, (void *)b->stream);
+    if (r != 0) {
+        snprintf(err, n, "%s: run returned status %d", v->name, r);
+        return -1;
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        snprintf(err, n, "%s: launch failed: %s", v->name, cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err,
+                               size_t n)
+{
+    if (launch(v, ctx, b, err, n))
+        return -1;
+    cudaError_t e = cudaStreamSynchronize(b->stream);
+    if (e != cudaSuccess) {
+        snprintf(err, n, "%s: execution failed: %s", v->name, cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m,
+                           int graph_k, size_t count, double *ms, char *err, size_t n)
+{
+    if (m == AB_TIME_GRAPH) {
+        if (graph_k < 1)
+            graph_k = 1;
+        cudaGraph_t graph = NULL;
+        cudaGraphExec_t exec = NULL;
+        int rc = -1;
+        CK(cudaStreamBeginCapture(b->stream, cudaStreamCaptureModeThreadLocal));
+        for (int i = 0; i < graph_k; i++)
+            if (launch(v, ctx, b, err, n)) {
+                cudaStreamEndCapture(b->stream, &graph);
+                if (graph)
+                    cudaGraphDestroy(graph);
+                return -1;
+            }
+        CK(cudaStreamEndCapture(b->stream, &graph));
+        cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+        if (e != cudaSuccess) {
+            snprintf(err, n, "%s: graph instantiation failed: %s", v->name, cudaGetErrorString(e));
+            cudaGraphDestroy(graph);
+            return -1;
+        }
+        /* one untimed replay: uploads the graph */
+        if (cudaGraphLaunch(exec, b->stream) != cudaSuccess)
+            goto graph_out;
+        for (size_t i = 0; i < count; i++) {
+            float t = 0;
+            if (cudaEventRecord(b->e0, b->stream) != cudaSuccess ||
+                cudaGraphLaunch(exec, b->stream) != cudaSuccess ||
+                cudaEventRecord(b->e1, b->stream) != cudaSuccess ||
+                cudaEventSynchronize(b->e1) != cudaSuccess ||
+                cudaEventElapsedTime(&t, b->e0, b->e1) != cudaSuccess)
+                goto graph_out;
+            ms[i] = (double)t / graph_k;
+        }
+        rc = 0;
+    graph_out:
+        if (rc)
+            snprintf(err, n, "%s: graph replay failed: %s", v->name,
+                     cudaGetErrorString(cudaGetLastError()));
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        return rc;
+    }
+
+    if (m == AB_TIME_HOT) {
+        /* back to back: count launches enqueued without a host round trip,
+         * an event between each pair of launches; sample i = e[i] -> e[i+1]. */
+        std::vector<cudaEvent_t> ev(count + 1, (cudaEvent_t)0);
+        int rc = -1;
+        for (size_t i = 0; i <= count; i++)
+            if (cudaEventCreate(&ev[i]) != cudaSuccess)
+                goto hot_out;
+        if (cudaEventRecord(ev[0], b->stream) != cudaSuccess)
+            goto hot_out;
+        for (size_t i = 0; i < count; i++) {
+            if (launch(v, ctx, b, err, n))
+                goto hot_fail;
+            if (cudaEventRecord(ev[i + 1], b->stream) != cudaSuccess)
+                goto hot_out;
+        }
+        if (cudaEventSynchronize(ev[count]) != cudaSuccess)
+            goto hot_out;
+        for (size_t i = 0; i < count; i++) {
+            float t = 0;
+            if (cudaEventElapsedTime(&t, ev[i], ev[i + 1]) != cudaSuccess)
+                goto hot_out;
+            ms[i] = t;
+        }
+        rc = 0;
+    hot_out:
+        if (rc)
+            snprintf(err, n, "%s: hot timing failed: %s", v->name,
+                     cudaGetErrorString(cudaGetLastError()));
+    hot_fail:
+        for (size_t i = 0; i <= count; i++)
+            if (ev[i])
+                cudaEventDestroy(ev[i]);
+        return rc;
+    }
+
+    /* COLD: the flush, then one event pair around one launch; each sample is
+     * read before the next is enqueued. */
+    for (size_t i = 0; i < count; i++) {
+        CK(cudaMemsetAsync(b->flush, (int)(i & 0xff), b->flush_bytes, b->stream));
+        CK(cudaEventRecord(b->e0, b->stream));
+        if (launch(v, ctx, b, err, n))
+            return -1;
+        CK(cudaEventRecord(b->e1, b->stream));
+        CK(cudaEventSynchronize(b->e1));
+        float t = 0;
+        CK(cudaEventElapsedTime(&t, b->e0, b->e1));
+        ms[i] = t;
+    }
+    return 0;
+}
+
+extern "C" int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n)
+{
+    const size_t numel = ab_shape_numel(&b->s);
+    CK(cudaStreamSynchronize(b->stream));
+    if (b->s.dtype == AB_FP32) {
+        CK(cudaMemcpy(o, b->o, numel * 4, cudaMemcpyDeviceToHost));
+        return 0;
+    }
+    std::vector<unsigned short> bits(numel);
+    CK(cudaMemcpy(bits.data(), b->o, numel * 2, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < numel; i++) {
+        if (b->s.dtype == AB_FP16) {
+            __half h;
+            memcpy(&h, &bits[i], 2);
+            o[i] = __half2float(h);
+        } else {
+            __nv_bfloat16 h;
+            memcpy(&h, &bits[i], 2);
+            o[i] = __bfloat162float(h);
+        }
+    }
+    return 0;
+}
+
+extern "C" size_t ab_gpu_mem_used(void)
+{
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess)
+        return 0;
+    return t - f;
+}

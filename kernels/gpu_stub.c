@@ -1,0 +1,43 @@
+/*
+ * gpu_stub.c: the GPU harness of a build without CUDA. Every entry point of
+ * gpu.h fails with the same clear message, so CUDA variants are refused at
+ * validation and `attnbench env` reports no GPU.
+ */
+#include "gpu.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NO_CUDA_MSG "attnbench was built without CUDA (no nvcc at configure time, or -Dcuda=disabled)"
+
+static int fail(char *err, size_t n)
+{
+    snprintf(err, n, "%s", NO_CUDA_MSG);
+    return -1;
+}
+
+int ab_gpu_query(ab_gpu_info *g, char *err, size_t n)
+{
+    memset(g, 0, sizeof *g);
+    return fail(err, n);
+}
+size_t ab_gpu_bytes_needed(const ab_shape *s) { return 0; }
+int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k, const float *v,
+                       ab_gpu_bufs **out, char *err, size_t n)
+{
+    *out = NULL;
+    return fail(err, n);
+}
+void ab_gpu_bufs_destroy(ab_gpu_bufs *b) { (void)b; }
+int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n) { return fail(err, n); }
+int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n)
+{
+    return fail(err, n);
+}
+int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m, int graph_k,
+                size_t count, double *ms, char *err, size_t n)
+{
+    return fail(err, n);
+}
+int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n) { return fail(err, n); }
+size_t ab_gpu_mem_used(void) { return 0; }

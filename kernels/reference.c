@@ -1,0 +1,123 @@
+/*
+ * reference.c: the float64 oracle and the plain same-precision reference
+ * (reference.h), plus the `cpu_reference` variant, which runs the oracle over
+ * every row so it can be timed like any other variant.
+ *
+ * Idea: exact softmax attention in double, one query row at a time: scores,
+ * row max, exp, sum, weighted sum of V. Source: the definition (Vaswani et
+ * al. 2017, eq. 1). Measured speed: seconds, not milliseconds; it exists to
+ * be right.
+ */
+#include "reference.h"
+#include "data.h"
+#include "entry_points.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void ab_reference_row(const ab_shape *s, const float *q, const float *k, const float *v,
+                      size_t bh, int i, double *out, double *scratch)
+{
+    const int S = s->S, D = s->D;
+    const size_t base = bh * (size_t)S * (size_t)D;
+    const float *qi = q + base + (size_t)i * D;
+    const int L = s->causal ? i + 1 : S;
+    const double scale = 1.0 / sqrt((double)D);
+    double mx = -INFINITY;
+    for (int j = 0; j < L; j++) {
+        const float *kj = k + base + (size_t)j * D;
+        double acc = 0.0;
+        for (int d = 0; d < D; d++)
+            acc += (double)qi[d] * (double)kj[d];
+        scratch[j] = acc * scale;
+        if (scratch[j] > mx)
+            mx = scratch[j];
+    }
+    double sum = 0.0;
+    for (int j = 0; j < L; j++) {
+        scratch[j] = exp(scratch[j] - mx);
+        sum += scratch[j];
+    }
+    for (int d = 0; d < D; d++)
+        out[d] = 0.0;
+    for (int j = 0; j < L; j++) {
+        const float *vj = v + base + (size_t)j * D;
+        const double p = scratch[j] / sum;
+        for (int d = 0; d < D; d++)
+            out[d] += p * (double)vj[d];
+    }
+}
+
+void ab_plain_row(const ab_shape *s, const float *q, const float *k, const float *v,
+                  size_t bh, int i, float *out, float *scratch)
+{
+    const int S = s->S, D = s->D;
+    const ab_dtype t = s->dtype;
+    const size_t base = bh * (size_t)S * (size_t)D;
+    const float *qi = q + base + (size_t)i * D;
+    const int L = s->causal ? i + 1 : S;
+    const float scale = ab_round_to((float)(1.0 / sqrt((double)D)), t);
+    float mx = -INFINITY;
+    for (int j = 0; j < L; j++) {
+        const float *kj = k + base + (size_t)j * D;
+        float acc = 0.0f;
+        for (int d = 0; d < D; d++)
+            acc += ab_round_to(qi[d] * scale, t) * kj[d];
+        scratch[j] = ab_round_to(acc, t);
+        if (scratch[j] > mx)
+            mx = scratch[j];
+    }
+    float sum = 0.0f;
+    for (int j = 0; j < L; j++) {
+        scratch[j] = expf(scratch[j] - mx);
+        sum += scratch[j];
+    }
+    for (int j = 0; j < L; j++)
+        scratch[j] = ab_round_to(scratch[j] / sum, t);
+    for (int d = 0; d < D; d++) {
+        float acc = 0.0f;
+        for (int j = 0; j < L; j++)
+            acc += scratch[j] * v[base + (size_t)j * D + d];
+        out[d] = ab_round_to(acc, t);
+    }
+}
+
+/* ---- the cpu_reference variant ---------------------------------------------- */
+
+int cpu_reference_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    return 0;
+}
+
+int cpu_reference_run(void *ctx, const ab_shape *s, const void *q, const void *k,
+                      const void *v, void *o, void *stream)
+{
+    const size_t slices = (size_t)s->B * (size_t)s->H;
+    const long rows = (long)(slices * (size_t)s->S);
+    int rc = 0;
+#pragma omp parallel
+    {
+        double *scratch = malloc(sizeof(double) * (size_t)(s->S + s->D));
+        if (!scratch) {
+#pragma omp atomic write
+            rc = -1;
+        } else {
+#pragma omp for schedule(static)
+            for (long r = 0; r < rows; r++) {
+                const size_t bh = (size_t)r / (size_t)s->S;
+                const int i = (int)((size_t)r % (size_t)s->S);
+                double *row = scratch + s->S;
+                ab_reference_row(s, q, k, v, bh, i, row, scratch);
+                float *oi = (float *)o + (size_t)r * s->D;
+                for (int d = 0; d < s->D; d++)
+                    oi[d] = (float)row[d];
+            }
+            free(scratch);
+        }
+    }
+    return rc;
+}
+
+void cpu_reference_teardown(void *ctx) { (void)ctx; }
