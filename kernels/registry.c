@@ -39,6 +39,15 @@ static const ab_variant registry[] = {
      "exact attention in float64 on the CPU; the correctness oracle", ROW_CPU(cpu_reference)},
     {"cpu_flash", "cpu", AB_DEV_CPU, AB_DT(AB_FP32), {0},
      "FlashAttention's tiled online softmax in float on the CPU", ROW_CPU(cpu_flash)},
+    {"cuda_naive", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0},
+     "standard attention in 3 plain kernels; fp32 score matrix in global memory",
+     ROW_CUDA(cuda_naive)},
+    {"cuda_fa1_rowwise", "cuda", AB_DEV_CUDA, AB_DT_ALL, {64, 128},
+     "FlashAttention-1 loop, one thread per query row, K/V tiles in smem (the seeds' kernel)",
+     ROW_CUDA(cuda_fa1_rowwise)},
+    {"cublas_standard", "cublas", AB_DEV_CUDA, AB_DT_ALL, {0},
+     "standard attention: cuBLAS strided-batched GEMMs (fp32 scores, no TF32) + softmax kernel",
+     ROW_CUDA(cublas_standard)},
     /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
 };
 

@@ -9,6 +9,10 @@
  * "skipped") when there is no CUDA device.
  *
  * Usage: gpu_check VARIANT [S...]
+ *        gpu_check --time B,H,S,D,causal,dtype VARIANT...
+ * The second form is a quick timing, not a test: per variant, 5 warm-up runs
+ * then the median of 50 hot-mode samples (ab_gpu_time, AB_TIME_HOT) of that
+ * shape, with TFLOP/s by ab_attention_flops.
  */
 #include "check.h"
 #include "data.h"
@@ -17,6 +21,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const int odd_lengths[] = {1, 17, 97, 113, 200, 1023, 1025, 2049};
 
@@ -72,6 +77,68 @@ cleanup:
     return rc;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* gpu_check --time B,H,S,D,causal,dtype VARIANT...; 0, or 1 if any failed. */
+static int time_variants(const char *shape, char **names, int nnames)
+{
+    enum { WARM = 5, SAMPLES = 50 };
+    char err[512] = "out of host memory", dt[16];
+    ab_shape s;
+    int fails = 0;
+    if (sscanf(shape, "%d,%d,%d,%d,%d,%15s", &s.B, &s.H, &s.S, &s.D, &s.causal, dt) != 6 ||
+        ab_dtype_parse(dt, &s.dtype) || s.B < 1 || s.H < 1 || s.S < 1 || s.D < 1) {
+        fprintf(stderr, "gpu_check --time: bad shape '%s' (want B,H,S,D,causal,dtype)\n", shape);
+        return 2;
+    }
+    const size_t numel = ab_shape_numel(&s);
+    float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
+    float *vv = malloc(numel * sizeof *vv);
+    ab_gpu_bufs *b = NULL;
+    if (!q || !k || !vv || ab_inputs_fill(&s, 1, q, k, vv) ||
+        ab_gpu_bufs_create(&s, q, k, vv, &b, err, sizeof err)) {
+        fprintf(stderr, "gpu_check --time: %s\n", err);
+        free(q), free(k), free(vv);
+        return 1;
+    }
+    for (int i = 0; i < nnames; i++) {
+        const ab_variant *v = ab_variant_find(names[i]);
+        double ms[SAMPLES], warm[WARM];
+        size_t ws = 0;
+        void *ctx = NULL;
+        if (!v || ab_variant_supports(v, &s, err, sizeof err)) {
+            printf("time %-18s skipped: %s\n", names[i], v ? err : "unknown variant");
+            continue;
+        }
+        if (v->setup(&s, &ctx, &ws, err, sizeof err)) {
+            printf("time %-18s setup failed: %s\n", v->name, err);
+            fails++;
+            continue;
+        }
+        if (ab_gpu_time(v, ctx, b, AB_TIME_HOT, 1, WARM, warm, err, sizeof err) ||
+            ab_gpu_time(v, ctx, b, AB_TIME_HOT, 1, SAMPLES, ms, err, sizeof err)) {
+            printf("time %-18s failed: %s\n", v->name, err);
+            fails++;
+        } else {
+            qsort(ms, SAMPLES, sizeof ms[0], cmp_double);
+            const double med = 0.5 * (ms[SAMPLES / 2 - 1] + ms[SAMPLES / 2]);
+            printf("time %-18s B=%d H=%d S=%d D=%d causal=%d %s median %.4f ms "
+                   "(min %.4f, max %.4f) %.2f TFLOP/s ws=%.1f MiB\n",
+                   v->name, s.B, s.H, s.S, s.D, s.causal, dt, med, ms[0], ms[SAMPLES - 1],
+                   ab_attention_flops(&s) / (med * 1e9), ws / 1048576.0);
+        }
+        if (v->teardown)
+            v->teardown(ctx);
+    }
+    ab_gpu_bufs_destroy(b);
+    free(q), free(k), free(vv);
+    return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     char err[256];
@@ -79,6 +146,18 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr, "usage: gpu_check VARIANT [S...]\n");
         return 2;
+    }
+    if (strcmp(argv[1], "--time") == 0) {
+        if (argc < 4) {
+            fprintf(stderr, "usage: gpu_check --time B,H,S,D,causal,dtype VARIANT...\n");
+            return 2;
+        }
+        if (ab_gpu_query(&g, err, sizeof err)) {
+            printf("skipped: no CUDA device (%s)\n", err);
+            return 77;
+        }
+        printf("timing on %s (sm_%d%d)\n", g.name, g.cc_major, g.cc_minor);
+        return time_variants(argv[2], argv + 3, argc - 3);
     }
     const ab_variant *v = ab_variant_find(argv[1]);
     if (!v) {
