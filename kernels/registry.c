@@ -48,6 +48,9 @@ static const ab_variant registry[] = {
     {"cublas_standard", "cublas", AB_DEV_CUDA, AB_DT_ALL, {0},
      "standard attention: cuBLAS strided-batched GEMMs (fp32 scores, no TF32) + softmax kernel",
      ROW_CUDA(cublas_standard)},
+    {"cudnn_sdpa", "cudnn", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "cuDNN 9 fused flash attention (SDPA fprop graph, C backend API); the vendor ceiling",
+     ROW_CUDNN(cudnn_sdpa)},
     /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
 };
 

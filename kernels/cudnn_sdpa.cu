@@ -1,0 +1,545 @@
+/*
+ * cudnn_sdpa.cu: the `cudnn_sdpa` variant, cuDNN 9's fused flash-attention
+ * forward ("SDPA" fprop) for fp16 and bf16, causal and non-causal, driven
+ * through cuDNN's C backend API (cudnn_graph.h) without the C++ frontend.
+ *
+ * Idea: describe attention to cuDNN as an operation graph and let its
+ * heuristics pick the fused flash engine that the frontend's `sdpa` node maps
+ * to. The graph is the documented SDPA fprop pattern, built here node by node
+ * the way cudnn-frontend's CompositeSDPANode expands it for cuDNN < 9.21:
+ *     S1 = MATMUL(Q, K^T)                 (K^T: K's dims and strides swapped)
+ *     S2 = POINTWISE MUL(S1, scale)       (scale = 1/sqrt(D), a by-value float)
+ *     causal only: r = GEN_INDEX(S2, axis 2), c = GEN_INDEX(S2, axis 3),
+ *                  m = CMP_GE(r, c), S2 = BINARY_SELECT(S2, -inf, m)
+ *     M = REDUCTION MAX(S2) over keys, E = EXP(S2 - M),
+ *     L = REDUCTION ADD(E), P = DIV(E, L)  (P in the I/O dtype)
+ *     O = MATMUL(P, V)
+ * Every intermediate is a virtual float tensor (the index tensors int32, the
+ * mask boolean); Q, K, V, O are [B, H, S, D] contiguous. The softmax
+ * statistics (M + log L) are not an output: inference mode. If no engine
+ * takes that graph, setup retries once with the statistics as a real output
+ * (the training-mode graph), allocated in its workspace.
+ * Plan: heuristics mode A (then FALLBACK) ranks engine configs; the first
+ * whose execution plan finalizes is kept. The plan, handle and workspace are
+ * built in setup; run only (re)builds the variant pack when the device
+ * pointers change, then cudnnSetStream + cudnnBackendExecute.
+ *
+ * Source: NVIDIA cuDNN documentation, "Graph API: Specialized Runtime Fusion
+ * Engines: Fused Flash Attention fprop", and cudnn-frontend's
+ * include/cudnn_frontend/node/scaled_dot_product_flash_attention.h,
+ * softmax.h, diagonal_band_mask.h (read as a spec of the backend attributes,
+ * not copied). PyTorch 2.11's default SDPA backend on Hopper is this engine
+ * (SDPBackend.CUDNN_ATTENTION; shared/reference/h200-pytorch-sdpa.json shows
+ * "default" tracking "cudnn").
+ * Step: the vendor-library ceiling the hand-written ladder is measured
+ * against; not a rung of its own.
+ * Measured: not yet (fill in with GPU and date).
+ *
+ * Set AB_CUDNN_SDPA_VERBOSE=1 to have setup print the chosen engine, the
+ * number of configs tried and the workspace size on stderr.
+ */
+#include "entry_points.h"
+
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Unique ids of the graph's tensors (virtual ones need ids too). */
+enum {
+    UID_Q = 1, UID_KT, UID_V, UID_O, UID_SCALE, UID_NEG_INF, UID_STATS,
+    UID_S1 = 100, UID_S2, UID_ROW, UID_COL, UID_MASK, UID_S3, UID_MAX, UID_SUB,
+    UID_EXP, UID_SUM, UID_P, UID_LOG
+};
+
+enum { MAX_DESCS = 96 };
+
+typedef struct cudnn_sdpa_ctx {
+    cudnnHandle_t handle;
+    cudnnBackendDescriptor_t plan;
+    cudnnBackendDescriptor_t vpack; /* cached for the pointers below */
+    const void *vp_q, *vp_k, *vp_v;
+    void *vp_o;
+    void *workspace;       /* plan workspace, then stats when with_stats */
+    size_t plan_ws_bytes;
+    float *stats;          /* inside workspace; NULL in inference mode */
+    int with_stats;
+    float scale, neg_inf;  /* by-value scalars: the variant pack points here */
+    int64_t engine_index;
+    /* every descriptor setup created, destroyed at teardown */
+    cudnnBackendDescriptor_t descs[MAX_DESCS];
+    int ndescs;
+} cudnn_sdpa_ctx;
+
+/* Builder state: the shape (for messages) and where errors go. */
+typedef struct build {
+    cudnn_sdpa_ctx *c;
+    const ab_shape *s;
+    cudnnDataType_t io;
+    char *err;
+    size_t errlen;
+} build;
+
+static const char *io_name(const ab_shape *s) { return ab_dtype_name(s->dtype); }
+
+/* Writes "cudnn_sdpa: <step> (shape): <status string>[: last error]". */
+static int fail(build *b, const char *step, cudnnStatus_t st)
+{
+    char last[256];
+    last[0] = '\0';
+    cudnnGetLastErrorString(last, sizeof last);
+    for (char *p = last; *p; p++) /* keep it one line */
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    snprintf(b->err, b->errlen, "cudnn_sdpa: %s (B=%d H=%d S=%d D=%d, %s%s): %s%s%s", step,
+             b->s->B, b->s->H, b->s->S, b->s->D, io_name(b->s), b->s->causal ? ", causal" : "",
+             cudnnGetErrorString(st), last[0] ? ": " : "", last);
+    return -1;
+}
+
+#define CK(step, call)                                                                       \
+    do {                                                                                     \
+        cudnnStatus_t st_ = (call);                                                          \
+        if (st_ != CUDNN_STATUS_SUCCESS)                                                     \
+            return fail(b, step, st_);                                                       \
+    } while (0)
+
+/* Creates a descriptor owned by the context (destroyed at teardown). */
+static int create(build *b, cudnnBackendDescriptorType_t t, cudnnBackendDescriptor_t *d,
+                  const char *step)
+{
+    if (b->c->ndescs == MAX_DESCS) {
+        snprintf(b->err, b->errlen, "cudnn_sdpa: %s: too many descriptors", step);
+        return -1;
+    }
+    *d = NULL;
+    CK(step, cudnnBackendCreateDescriptor(t, d));
+    b->c->descs[b->c->ndescs++] = *d;
+    return 0;
+}
+
+static cudnnStatus_t set1(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a,
+                          cudnnBackendAttributeType_t t, const void *v)
+{
+    return cudnnBackendSetAttribute(d, a, t, 1, v);
+}
+
+static cudnnStatus_t set_desc(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a,
+                              cudnnBackendDescriptor_t v)
+{
+    return cudnnBackendSetAttribute(d, a, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &v);
+}
+
+/* A 4-d tensor descriptor. */
+static int tensor(build *b, int64_t uid, cudnnDataType_t dt, const int64_t dims[4],
+                  const int64_t strides[4], bool is_virtual, bool by_value,
+                  cudnnBackendDescriptor_t *out, const char *step)
+{
+    cudnnBackendDescriptor_t t;
+    int64_t align = 16;
+    if (create(b, CUDNN_BACKEND_TENSOR_DESCRIPTOR, &t, step))
+        return -1;
+    CK(step, set1(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, &dt));
+    CK(step, cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims));
+    CK(step, cudnnBackendSetAttribute(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides));
+    CK(step, set1(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, &uid));
+    CK(step, set1(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, &align));
+    CK(step, set1(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, &is_virtual));
+    if (by_value)
+        CK(step, set1(t, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, &by_value));
+    CK(step, cudnnBackendFinalize(t));
+    *out = t;
+    return 0;
+}
+
+/* A pointwise operation y = mode(x[, bb[, tt]]); axis >= 0 for GEN_INDEX. */
+static int pointwise(build *b, cudnnPointwiseMode_t mode, cudnnDataType_t prec, int64_t axis,
+                     cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t bb,
+                     cudnnBackendDescriptor_t tt, cudnnBackendDescriptor_t y,
+                     cudnnBackendDescriptor_t *op, const char *step)
+{
+    cudnnBackendDescriptor_t pw;
+    float alpha = 1.0f;
+    if (create(b, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, &pw, step))
+        return -1;
+    CK(step, set1(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, &mode));
+    CK(step, set1(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, &prec));
+    if (axis >= 0)
+        CK(step, set1(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, &axis));
+    CK(step, cudnnBackendFinalize(pw));
+    if (create(b, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, op, step))
+        return -1;
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x));
+    if (bb)
+        CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, bb));
+    if (tt)
+        CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, tt));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y));
+    CK(step, set1(*op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA1, CUDNN_TYPE_FLOAT, &alpha));
+    CK(step, set1(*op, CUDNN_ATTR_OPERATION_POINTWISE_ALPHA2, CUDNN_TYPE_FLOAT, &alpha));
+    CK(step, cudnnBackendFinalize(*op));
+    return 0;
+}
+
+/* A reduction y = reduce(x) over the dimensions where y has extent 1. */
+static int reduction(build *b, cudnnReduceTensorOp_t rop, cudnnBackendDescriptor_t x,
+                     cudnnBackendDescriptor_t y, cudnnBackendDescriptor_t *op, const char *step)
+{
+    cudnnBackendDescriptor_t r;
+    cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+    if (create(b, CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &r, step))
+        return -1;
+    CK(step, set1(r, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, &rop));
+    CK(step, set1(r, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &f32));
+    CK(step, cudnnBackendFinalize(r));
+    if (create(b, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, op, step))
+        return -1;
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, r));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y));
+    CK(step, cudnnBackendFinalize(*op));
+    return 0;
+}
+
+/* A batched matmul c = a @ bm, float accumulation. */
+static int matmul(build *b, cudnnBackendDescriptor_t a, cudnnBackendDescriptor_t bm,
+                  cudnnBackendDescriptor_t cc, cudnnBackendDescriptor_t *op, const char *step)
+{
+    cudnnBackendDescriptor_t mm;
+    cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+    if (create(b, CUDNN_BACKEND_MATMUL_DESCRIPTOR, &mm, step))
+        return -1;
+    CK(step, set1(mm, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, &f32));
+    CK(step, cudnnBackendFinalize(mm));
+    if (create(b, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, op, step))
+        return -1;
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, a));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, bm));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, cc));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_MATMUL_DESC, mm));
+    CK(step, cudnnBackendFinalize(*op));
+    return 0;
+}
+
+/* Builds the SDPA operation graph into *graph. */
+static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
+{
+    const ab_shape *s = b->s;
+    const int64_t B = s->B, H = s->H, S = s->S, D = s->D;
+    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, i32 = CUDNN_DATA_INT32;
+    const cudnnDataType_t boolean = CUDNN_DATA_BOOLEAN;
+    const int64_t qd[4] = {B, H, S, D}, qs[4] = {H * S * D, S * D, D, 1};
+    const int64_t kd[4] = {B, H, D, S}, ks[4] = {H * S * D, S * D, 1, D}; /* K^T */
+    const int64_t sd[4] = {B, H, S, S}, ss[4] = {H * S * S, S * S, S, 1};
+    const int64_t rd[4] = {B, H, S, 1}, rs[4] = {H * S, S, 1, 1};
+    const int64_t one[4] = {1, 1, 1, 1};
+    cudnnBackendDescriptor_t q, kt, v, o, scale, ninf, stats = NULL;
+    cudnnBackendDescriptor_t s1, s2, row, col, mask, s3, mx, sub, ex, sum, p, lg;
+    cudnnBackendDescriptor_t ops[16];
+    int nops = 0;
+
+    if (tensor(b, UID_Q, b->io, qd, qs, false, false, &q, "tensor Q") ||
+        tensor(b, UID_KT, b->io, kd, ks, false, false, &kt, "tensor K^T") ||
+        tensor(b, UID_V, b->io, qd, qs, false, false, &v, "tensor V") ||
+        tensor(b, UID_O, b->io, qd, qs, false, false, &o, "tensor O") ||
+        tensor(b, UID_SCALE, f32, one, one, false, true, &scale, "tensor scale") ||
+        tensor(b, UID_S1, f32, sd, ss, true, false, &s1, "tensor S1") ||
+        tensor(b, UID_S2, f32, sd, ss, true, false, &s2, "tensor S2") ||
+        tensor(b, UID_MAX, f32, rd, rs, true, false, &mx, "tensor max") ||
+        tensor(b, UID_SUB, f32, sd, ss, true, false, &sub, "tensor S-max") ||
+        tensor(b, UID_EXP, f32, sd, ss, true, false, &ex, "tensor exp") ||
+        tensor(b, UID_SUM, f32, rd, rs, true, false, &sum, "tensor sum") ||
+        tensor(b, UID_P, b->io, sd, ss, true, false, &p, "tensor P"))
+        return -1;
+
+    if (matmul(b, q, kt, s1, &ops[nops++], "operation Q K^T") ||
+        pointwise(b, CUDNN_POINTWISE_MUL, f32, -1, s1, scale, NULL, s2, &ops[nops++],
+                  "operation scale"))
+        return -1;
+    cudnnBackendDescriptor_t scores = s2;
+    if (s->causal) {
+        if (tensor(b, UID_NEG_INF, f32, one, one, false, true, &ninf, "tensor -inf") ||
+            tensor(b, UID_ROW, i32, sd, ss, true, false, &row, "tensor row index") ||
+            tensor(b, UID_COL, i32, sd, ss, true, false, &col, "tensor column index") ||
+            tensor(b, UID_MASK, boolean, sd, ss, true, false, &mask, "tensor mask") ||
+            tensor(b, UID_S3, f32, sd, ss, true, false, &s3, "tensor masked S") ||
+            pointwise(b, CUDNN_POINTWISE_GEN_INDEX, f32, 2, s2, NULL, NULL, row, &ops[nops++],
+                      "operation row index") ||
+            pointwise(b, CUDNN_POINTWISE_GEN_INDEX, f32, 3, s2, NULL, NULL, col, &ops[nops++],
+                      "operation column index") ||
+            pointwise(b, CUDNN_POINTWISE_CMP_GE, boolean, -1, row, col, NULL, mask, &ops[nops++],
+                      "operation row >= column") ||
+            pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, f32, -1, s2, ninf, mask, s3,
+                      &ops[nops++], "operation causal select"))
+            return -1;
+        scores = s3;
+    }
+    if (reduction(b, CUDNN_REDUCE_TENSOR_MAX, scores, mx, &ops[nops++], "operation row max") ||
+        pointwise(b, CUDNN_POINTWISE_SUB, f32, -1, scores, mx, NULL, sub, &ops[nops++],
+                  "operation S - max") ||
+        pointwise(b, CUDNN_POINTWISE_EXP, f32, -1, sub, NULL, NULL, ex, &ops[nops++],
+                  "operation exp") ||
+        reduction(b, CUDNN_REDUCE_TENSOR_ADD, ex, sum, &ops[nops++], "operation row sum"))
+        return -1;
+    if (b->c->with_stats) {
+        if (tensor(b, UID_STATS, f32, rd, rs, false, false, &stats, "tensor stats") ||
+            tensor(b, UID_LOG, f32, rd, rs, true, false, &lg, "tensor log sum") ||
+            pointwise(b, CUDNN_POINTWISE_LOG, f32, -1, sum, NULL, NULL, lg, &ops[nops++],
+                      "operation log sum") ||
+            pointwise(b, CUDNN_POINTWISE_ADD, f32, -1, mx, lg, NULL, stats, &ops[nops++],
+                      "operation stats"))
+            return -1;
+    }
+    if (pointwise(b, CUDNN_POINTWISE_DIV, f32, -1, ex, sum, NULL, p, &ops[nops++],
+                  "operation softmax divide") ||
+        matmul(b, p, v, o, &ops[nops++], "operation P V"))
+        return -1;
+
+    if (create(b, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph, "operation graph"))
+        return -1;
+    CK("operation graph", cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_OPS,
+                                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, nops, ops));
+    CK("operation graph",
+       set1(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &b->c->handle));
+    CK("operation graph finalize", cudnnBackendFinalize(*graph));
+    return 0;
+}
+
+/* Heuristics, then the first engine config whose plan finalizes. Returns 0,
+ * or -1 with the error set (the status of the last refusal). */
+static int build_plan(build *b, cudnnBackendDescriptor_t graph, int *tried)
+{
+    const cudnnBackendHeurMode_t modes[2] = {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK};
+    cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
+    char last_msg[256] = "";
+    *tried = 0;
+    for (int mi = 0; mi < 2; mi++) {
+        cudnnBackendDescriptor_t heur;
+        int64_t count = 0, got = 0;
+        if (create(b, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heur, "heuristics"))
+            return -1;
+        CK("heuristics", set_desc(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
+        CK("heuristics", set1(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, &modes[mi]));
+        cudnnStatus_t st = cudnnBackendFinalize(heur);
+        if (st != CUDNN_STATUS_SUCCESS) { /* this mode has nothing for the graph */
+            last = st;
+            cudnnGetLastErrorString(last_msg, sizeof last_msg);
+            continue;
+        }
+        CK("heuristics results", cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                                          CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
+                                                          &count, NULL));
+        if (count <= 0)
+            continue;
+        if (count > 32)
+            count = 32;
+        cudnnBackendDescriptor_t cfgs[32];
+        for (int64_t i = 0; i < count; i++)
+            if (create(b, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, &cfgs[i], "engine config"))
+                return -1;
+        CK("heuristics results", cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                                          CUDNN_TYPE_BACKEND_DESCRIPTOR, count,
+                                                          &got, cfgs));
+        for (int64_t i = 0; i < got; i++) {
+            cudnnBackendDescriptor_t plan;
+            (*tried)++;
+            if (create(b, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan, "execution plan"))
+                return -1;
+            CK("execution plan", set_desc(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, cfgs[i]));
+            if (cudnnGetVersion() < 90800) /* the handle is optional from 9.8 on */
+                CK("execution plan", set1(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
+                                          CUDNN_TYPE_HANDLE, &b->c->handle));
+            st = cudnnBackendFinalize(plan);
+            if (st != CUDNN_STATUS_SUCCESS) {
+                last = st;
+                cudnnGetLastErrorString(last_msg, sizeof last_msg);
+                continue;
+            }
+            int64_t ws = 0;
+            CK("workspace size", cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                                          CUDNN_TYPE_INT64, 1, &got, &ws));
+            b->c->plan = plan;
+            b->c->plan_ws_bytes = (size_t)(ws > 0 ? ws : 0);
+            /* the engine's global index, for the verbose line */
+            cudnnBackendDescriptor_t eng;
+            int64_t n1 = 0;
+            b->c->engine_index = -1;
+            if (create(b, CUDNN_BACKEND_ENGINE_DESCRIPTOR, &eng, "engine query") == 0 &&
+                cudnnBackendGetAttribute(cfgs[i], CUDNN_ATTR_ENGINECFG_ENGINE,
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n1, &eng) ==
+                    CUDNN_STATUS_SUCCESS)
+                CK("engine query", cudnnBackendGetAttribute(eng, CUDNN_ATTR_ENGINE_GLOBAL_INDEX,
+                                                            CUDNN_TYPE_INT64, 1, &n1,
+                                                            &b->c->engine_index));
+            return 0;
+        }
+    }
+    /* fail() appends cudnnGetLastErrorString, which may since have been
+     * overwritten: put back the message of the last refusal */
+    for (char *p = last_msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    snprintf(b->err, b->errlen,
+             "cudnn_sdpa: no engine config for this graph (B=%d H=%d S=%d D=%d, %s%s; %d "
+             "configs tried): %s%s%s",
+             b->s->B, b->s->H, b->s->S, b->s->D, io_name(b->s), b->s->causal ? ", causal" : "",
+             *tried, cudnnGetErrorString(last), last_msg[0] ? ": " : "", last_msg);
+    return -1;
+}
+
+static void destroy_descs(cudnn_sdpa_ctx *c)
+{
+    for (int i = c->ndescs - 1; i >= 0; i--)
+        cudnnBackendDestroyDescriptor(c->descs[i]);
+    c->ndescs = 0;
+    c->plan = NULL;
+}
+
+extern "C" void cudnn_sdpa_teardown(void *ctx)
+{
+    cudnn_sdpa_ctx *c = (cudnn_sdpa_ctx *)ctx;
+    if (!c)
+        return;
+    if (c->vpack)
+        cudnnBackendDestroyDescriptor(c->vpack);
+    destroy_descs(c);
+    if (c->workspace)
+        cudaFree(c->workspace);
+    if (c->handle)
+        cudnnDestroy(c->handle);
+    free(c);
+}
+
+/* setup: handle, graph, plan and workspace for shape s (fp16/bf16 only).
+ * Fails with cuDNN's status and the step when cuDNN refuses the shape. */
+extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    if (s->dtype != AB_FP16 && s->dtype != AB_BF16) {
+        snprintf(err, n, "cudnn_sdpa: dtype %s not supported (fp16, bf16)", io_name(s));
+        return -1;
+    }
+    cudnn_sdpa_ctx *c = (cudnn_sdpa_ctx *)calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, n, "cudnn_sdpa: out of host memory");
+        return -1;
+    }
+    build b = {c, s, s->dtype == AB_FP16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, err, n};
+    c->scale = 1.0f / sqrtf((float)s->D);
+    c->neg_inf = -INFINITY;
+    cudnnStatus_t st = cudnnCreate(&c->handle);
+    if (st != CUDNN_STATUS_SUCCESS) {
+        c->handle = NULL;
+        fail(&b, "cudnnCreate", st);
+        cudnn_sdpa_teardown(c);
+        return -1;
+    }
+    int tried = 0;
+    cudnnBackendDescriptor_t graph;
+    /* inference graph first; the training graph (stats output) if refused */
+    char first_err[512] = "";
+    for (c->with_stats = 0; c->with_stats <= 1; c->with_stats++) {
+        if (c->with_stats) {
+            snprintf(first_err, sizeof first_err, "%s", err);
+            destroy_descs(c);
+        }
+        if (build_graph(&b, &graph) == 0 && build_plan(&b, graph, &tried) == 0)
+            break;
+    }
+    if (!c->plan) { /* report the inference graph's refusal */
+        snprintf(err, n, "%s (with a stats output as well)", first_err);
+        cudnn_sdpa_teardown(c);
+        return -1;
+    }
+    size_t stats_bytes = c->with_stats ? (size_t)s->B * s->H * s->S * sizeof(float) : 0;
+    size_t ws_off = (c->plan_ws_bytes + 255) & ~(size_t)255;
+    size_t total = ws_off + stats_bytes;
+    if (total) {
+        cudaError_t e = cudaMalloc(&c->workspace, total);
+        if (e != cudaSuccess) {
+            c->workspace = NULL;
+            snprintf(err, n, "cudnn_sdpa: workspace of %zu bytes: %s", total, cudaGetErrorString(e));
+            cudnn_sdpa_teardown(c);
+            return -1;
+        }
+        if (c->with_stats)
+            c->stats = (float *)((char *)c->workspace + ws_off);
+    }
+    *ws = total;
+    if (getenv("AB_CUDNN_SDPA_VERBOSE"))
+        fprintf(stderr,
+                "cudnn_sdpa: B=%d H=%d S=%d D=%d %s%s: engine %lld, %s graph, %d configs tried, "
+                "workspace %zu bytes, cuDNN %zu\n",
+                s->B, s->H, s->S, s->D, io_name(s), s->causal ? " causal" : "",
+                (long long)c->engine_index, c->with_stats ? "training (stats)" : "inference",
+                tried, total, cudnnGetVersion());
+    *ctx = c;
+    return 0;
+}
+
+/* run: one forward pass on `stream`. Rebuilds the variant pack only when the
+ * device pointers differ from the last call's. Returns a cudnnStatus_t. */
+extern "C" int cudnn_sdpa_run(void *ctx, const ab_shape *s, const void *q, const void *k,
+                              const void *v, void *o, void *stream)
+{
+    cudnn_sdpa_ctx *c = (cudnn_sdpa_ctx *)ctx;
+    cudnnStatus_t st;
+    const char *step = "cudnnSetStream";
+    if ((st = cudnnSetStream(c->handle, (cudaStream_t)stream)) != CUDNN_STATUS_SUCCESS)
+        goto out;
+    if (!c->vpack || c->vp_q != q || c->vp_k != k || c->vp_v != v || c->vp_o != o) {
+        int64_t uids[8] = {UID_Q, UID_KT, UID_V, UID_O, UID_SCALE};
+        void *ptrs[8] = {(void *)q, (void *)k, (void *)v, o, &c->scale};
+        int64_t np = 5;
+        if (s->causal) {
+            uids[np] = UID_NEG_INF;
+            ptrs[np++] = &c->neg_inf;
+        }
+        if (c->with_stats) {
+            uids[np] = UID_STATS;
+            ptrs[np++] = c->stats;
+        }
+        if (c->vpack) {
+            cudnnBackendDestroyDescriptor(c->vpack);
+            c->vpack = NULL;
+        }
+        step = "variant pack";
+        if ((st = cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &c->vpack)) !=
+            CUDNN_STATUS_SUCCESS) {
+            c->vpack = NULL;
+            goto out;
+        }
+        if ((st = cudnnBackendSetAttribute(c->vpack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
+                                           CUDNN_TYPE_INT64, np, uids)) != CUDNN_STATUS_SUCCESS ||
+            (st = cudnnBackendSetAttribute(c->vpack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
+                                           CUDNN_TYPE_VOID_PTR, np, ptrs)) != CUDNN_STATUS_SUCCESS ||
+            (st = cudnnBackendSetAttribute(c->vpack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
+                                           CUDNN_TYPE_VOID_PTR, 1, &c->workspace)) !=
+                CUDNN_STATUS_SUCCESS ||
+            (st = cudnnBackendFinalize(c->vpack)) != CUDNN_STATUS_SUCCESS) {
+            cudnnBackendDestroyDescriptor(c->vpack);
+            c->vpack = NULL;
+            goto out;
+        }
+        c->vp_q = q;
+        c->vp_k = k;
+        c->vp_v = v;
+        c->vp_o = o;
+    }
+    step = "cudnnBackendExecute";
+    st = cudnnBackendExecute(c->handle, c->plan, c->vpack);
+out:
+    if (st != CUDNN_STATUS_SUCCESS) {
+        char last[256] = "";
+        cudnnGetLastErrorString(last, sizeof last);
+        fprintf(stderr, "cudnn_sdpa: %s: %s %s\n", step, cudnnGetErrorString(st), last);
+        return (int)st;
+    }
+    return 0;
+}
