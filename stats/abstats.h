@@ -79,7 +79,9 @@ typedef struct ab_mw_result {
 
 /* Mann-Whitney U test, two-sided (Mann & Whitney 1947), matching
  * scipy.stats.mannwhitneyu(a, b, alternative='two-sided', method='auto'):
- * exact when both n < 8 and no ties, otherwise asymptotic. O(n log n). */
+ * exact when at most one sample has more than 8 observations and there are
+ * no ties (scipy 1.10 _mwu_choose_method: asymptotic "if n1 > 8 and n2 > 8"
+ * or if any ties), otherwise asymptotic. O(n log n). */
 int ab_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                     ab_mw_result *r);
 

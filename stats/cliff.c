@@ -24,7 +24,9 @@
  *   s^2 = (nb^2 sum_i (d_i. - d)^2 + na^2 sum_j (d_.j - d)^2
  *          - sum_ij (d_ij - d)^2) / (na nb (na - 1)(nb - 1)),
  * with sum_ij (d_ij - d)^2 = #{a_i != b_j} - na nb d^2, floored at
- * (1 - d^2) / (na nb - 1) as Cliff recommends; and his asymmetric interval
+ * (1 - d^2) / (na nb - 1) as Cliff recommends, except when every pair ties
+ * (d_ij = 0 for all: constant equal samples, s^2 = 0, the interval is the
+ * degenerate [0, 0]); and his asymmetric interval
  *   (d - d^3 -+ z s sqrt((1 - d^2)^2 + z^2 s^2)) / (1 - d^2 + z^2 s^2),
  * z = Phi^-1((1 + level) / 2), clipped to [-1, 1] (degenerate [d, d] when
  * d = +-1 and s = 0). Errors: AB_STATS_EINVAL, AB_STATS_ENONFINITE,
@@ -73,7 +75,7 @@ int ab_cliffs_delta(const double *a, size_t na, const double *b, size_t nb,
     double sij = (gt + lt) - n * d * d;
     double s2 = (fb * fb * sr + fa * fa * sc - sij) / (n * (fa - 1) * (fb - 1));
     double floor_s2 = (1 - d * d) / (n - 1);
-    if (s2 < floor_s2)
+    if (gt + lt > 0 && s2 < floor_s2)
         s2 = floor_s2;
     double z = gsl_cdf_ugaussian_Pinv(0.5 + level / 2.0);
     double den = 1 - d * d + z * z * s2;
