@@ -35,8 +35,17 @@
  * NeurIPS 2022; the cuBLAS documentation of cublasGemmStridedBatchedEx.
  * Rung: the library form of cuda_naive; the reference point for the fused
  * SIMT variants and for the tensor-core rungs.
- * Measured: see the table at the end of this comment.
- *   @@MEASURED_CUBLAS@@
+ * Measured:
+ *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
+ *   hot-mode samples after 5 warm-up runs; TFLOP/s = 4*B*H*S^2*D / t,
+ *   halved when causal:
+ *     B=16 H=8  S=512  D=64  causal fp16     0.2002 ms   21.45 TFLOP/s
+ *     B=1  H=1  S=4096 D=64  full   fp16     0.0981 ms   43.77 TFLOP/s
+ *     B=4  H=16 S=4096 D=128 full   fp16     5.2040 ms  105.64 TFLOP/s
+ *     B=16 H=8  S=512  D=64  causal fp32     0.3982 ms   10.79 TFLOP/s
+ *     B=4  H=16 S=4096 D=128 causal bf16     3.9105 ms   70.29 TFLOP/s
+ *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21); fp32 max error ~1e-7
+ *   (no TF32). The softmax kernel: 20 registers, no spills.
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"

@@ -20,8 +20,18 @@
  * Source: "standard attention" (Algorithm 0 of Dao et al., FlashAttention,
  * NeurIPS 2022), the baseline every FlashAttention paper starts from.
  * Rung: the first CUDA rung, the correctness anchor for the others.
- * Measured: see the table at the end of this comment.
- *   @@MEASURED_NAIVE@@
+ * Measured:
+ *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
+ *   hot-mode samples after 5 warm-up runs; TFLOP/s = 4*B*H*S^2*D / t,
+ *   halved when causal:
+ *     B=16 H=8  S=512  D=64  causal fp16     0.8863 ms    4.85 TFLOP/s
+ *     B=1  H=1  S=4096 D=64  full   fp16     0.8513 ms    5.04 TFLOP/s
+ *     B=4  H=16 S=4096 D=128 full   fp16    92.5592 ms    5.94 TFLOP/s
+ *     B=16 H=8  S=512  D=64  causal fp32     0.8870 ms    4.84 TFLOP/s
+ *     B=4  H=16 S=4096 D=128 causal bf16    47.1907 ms    5.82 TFLOP/s
+ *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 31-32
+ *   registers, 2.1 KiB static shared memory per GEMM kernel, 20 registers
+ *   for the softmax; no spills.
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"
