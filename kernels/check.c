@@ -20,6 +20,18 @@ static double rounding_near_03(double x, ab_dtype t)
     return fabs((double)ab_round_to(b - xr, t));
 }
 
+double ab_check_atol_bound(ab_dtype t, double xmax)
+{
+    double m = 0;
+    for (int i = -32768; i <= 32768; i++) {
+        double a = rounding_near_03(xmax * i / 32768.0, t);
+        if (a > m)
+            m = a;
+    }
+    m *= 2.0;
+    return t == AB_FP32 && m < 1e-5 ? 1e-5 : m;
+}
+
 int ab_check_output(const ab_shape *s, const float *q, const float *k, const float *v,
                     const float *o, unsigned long seed, size_t rows_per_slice,
                     ab_check *out)

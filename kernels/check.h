@@ -45,6 +45,11 @@ int ab_check_output(const ab_shape *s, const float *q, const float *k, const flo
                     const float *o, unsigned long seed, size_t rows_per_slice,
                     ab_check *out);
 
+/* FlashAttention's atol term maximised over outputs x in [-xmax, xmax]
+ * (a grid of 2^16 points), floored like ab_check_output's: for checks
+ * whose outputs are not at hand (external variants). */
+double ab_check_atol_bound(ab_dtype t, double xmax);
+
 #ifdef __cplusplus
 }
 #endif

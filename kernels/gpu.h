@@ -71,6 +71,10 @@ int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m
 /* Copies O back as floats (numel of the shape). */
 int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n);
 
+/* An empty kernel as a variant: timed with ab_gpu_time it gives the floor
+ * of the timer in each mode (launch overhead plus event resolution). */
+extern const ab_variant ab_gpu_empty_variant;
+
 /* Bytes of device memory in use now (total - free), for peak accounting. */
 size_t ab_gpu_mem_used(void);
 

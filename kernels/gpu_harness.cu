@@ -104,13 +104,8 @@ static int upload(void *dst, const float *src, size_t numel, ab_dtype t, char *e
     }
     std::vector<unsigned short> bits(numel);
     for (size_t i = 0; i < numel; i++) {
-        if (t == AB_FP16) {
-            __half h = __float2half_rn(src[i]);
-            memcpy(&bits[i], &h, 2);
-        } else {
-            __nv_bfloat16 h = __float2bfloat16_rn(src[i]);
-            memcpy(&bits[i], &h, 2);
-        }
+        bits[i] = t == AB_FP16 ? __half_as_ushort(__float2half_rn(src[i]))
+                               : __bfloat16_as_ushort(__float2bfloat16_rn(src[i]));
     }
     CK(cudaMemcpy(dst, bits.data(), numel * 2, cudaMemcpyHostToDevice));
     return 0;
@@ -334,15 +329,8 @@ extern "C" int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n)
     std::vector<unsigned short> bits(numel);
     CK(cudaMemcpy(bits.data(), b->o, numel * 2, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < numel; i++) {
-        if (b->s.dtype == AB_FP16) {
-            __half h;
-            memcpy(&h, &bits[i], 2);
-            o[i] = __half2float(h);
-        } else {
-            __nv_bfloat16 h;
-            memcpy(&h, &bits[i], 2);
-            o[i] = __bfloat162float(h);
-        }
+        o[i] = b->s.dtype == AB_FP16 ? __half2float(__ushort_as_half(bits[i]))
+                                     : __bfloat162float(__ushort_as_bfloat16(bits[i]));
     }
     return 0;
 }
@@ -354,3 +342,26 @@ extern "C" size_t ab_gpu_mem_used(void)
         return 0;
     return t - f;
 }
+
+/* ---- the timer floor: an empty kernel timed like any variant ---------------- */
+
+__global__ void ab_empty_kernel(void) {}
+
+static int empty_setup(const ab_shape *, void **ctx, size_t *ws, char *, size_t)
+{
+    *ctx = NULL;
+    *ws = 0;
+    return 0;
+}
+static int empty_run(void *, const ab_shape *, const void *, const void *, const void *, void *,
+                     void *stream)
+{
+    ab_empty_kernel<<<1, 1, 0, (cudaStream_t)stream>>>();
+    return 0;
+}
+static void empty_teardown(void *) {}
+
+extern "C" const ab_variant ab_gpu_empty_variant = {
+    "empty_kernel", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0},
+    "an empty kernel: the floor of what the timer can resolve",
+    empty_setup, empty_run, empty_teardown, ab_attention_flops, NULL};

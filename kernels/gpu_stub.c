@@ -41,3 +41,7 @@ int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m
 }
 int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n) { return fail(err, n); }
 size_t ab_gpu_mem_used(void) { return 0; }
+
+const ab_variant ab_gpu_empty_variant = {
+    "empty_kernel", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0}, "an empty kernel (not built)",
+    NULL, NULL, NULL, ab_attention_flops, NO_CUDA_MSG};

@@ -1,0 +1,100 @@
+/*
+ * schema.c: the SQLite schema of attnbench as an ordered list of migrations.
+ * Migration i takes a database from user_version i to i+1; ab_db_open applies
+ * the missing ones in one transaction each. Never edit a released migration:
+ * append a new one.
+ */
+#include "schema.h"
+
+#include <stddef.h>
+
+static const char *const migrations[] = {
+    /* 0 -> 1: the core tables */
+    "CREATE TABLE environments (\n"
+    "  id          INTEGER PRIMARY KEY,\n"
+    "  hash        TEXT NOT NULL UNIQUE,      -- FNV-1a 64 of the canonical fingerprint JSON\n"
+    "  fingerprint TEXT NOT NULL              -- JSON object (attnbench env)\n"
+    ");\n"
+    "CREATE TABLE experiments (\n"
+    "  id         INTEGER PRIMARY KEY,\n"
+    "  name       TEXT NOT NULL,\n"
+    "  path       TEXT NOT NULL,              -- as given to attnbench run\n"
+    "  definition TEXT NOT NULL,              -- the experiment file's text\n"
+    "  hash       TEXT NOT NULL UNIQUE        -- FNV-1a 64 of the text\n"
+    ");\n"
+    "CREATE TABLE runs (\n"
+    "  id             INTEGER PRIMARY KEY,\n"
+    "  uuid           TEXT NOT NULL UNIQUE,   -- identity across export/import\n"
+    "  experiment_id  INTEGER NOT NULL REFERENCES experiments(id),\n"
+    "  environment_id INTEGER NOT NULL REFERENCES environments(id),\n"
+    "  started_at     TEXT NOT NULL,          -- UTC, ISO 8601\n"
+    "  finished_at    TEXT,\n"
+    "  status         TEXT NOT NULL CHECK (status IN ('running','complete','failed','interrupted')),\n"
+    "  command        TEXT NOT NULL,          -- reproduces the run\n"
+    "  timing_mode    TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE measurements (\n"
+    "  id            INTEGER PRIMARY KEY,\n"
+    "  run_id        INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  variant       TEXT NOT NULL,\n"
+    "  backend       TEXT NOT NULL,\n"
+    "  B INTEGER NOT NULL, H INTEGER NOT NULL, S INTEGER NOT NULL, D INTEGER NOT NULL,\n"
+    "  causal        INTEGER NOT NULL,\n"
+    "  dtype         TEXT NOT NULL,\n"
+    "  warmup        INTEGER NOT NULL,\n"
+    "  timing_mode   TEXT NOT NULL,\n"
+    "  graph_k       INTEGER NOT NULL DEFAULT 1,\n"
+    "  status        TEXT NOT NULL CHECK (status IN ('ok','failed','error')),\n"
+    "  message       TEXT,\n"
+    "  checked       INTEGER NOT NULL DEFAULT 0,\n"
+    "  max_abs_err   REAL, mean_abs_err REAL, rel_l2_err REAL, tolerance REAL,\n"
+    "  nonfinite     INTEGER, rows_checked INTEGER,\n"
+    "  flops         REAL NOT NULL,           -- per forward pass\n"
+    "  bytes         REAL NOT NULL,           -- Q, K, V read + O written once\n"
+    "  peak_bytes    REAL,\n"
+    "  stop_reason   TEXT,\n"
+    "  external      INTEGER NOT NULL DEFAULT 0,\n"
+    "  adapter_env   TEXT,\n"
+    "  stderr_text   TEXT,\n"
+    "  UNIQUE (run_id, variant, B, H, S, D, causal, dtype)\n"
+    ");\n"
+    "CREATE TABLE samples (\n"
+    "  measurement_id INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,\n"
+    "  idx            INTEGER NOT NULL,       -- order taken, from 0\n"
+    "  ms             REAL NOT NULL,          -- latency, milliseconds\n"
+    "  round          INTEGER NOT NULL DEFAULT 0,\n"
+    "  t_s            REAL,                   -- seconds since the run started\n"
+    "  throttled      INTEGER NOT NULL DEFAULT 0,\n"
+    "  PRIMARY KEY (measurement_id, idx)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX measurements_by_config ON measurements(variant, B, H, S, D, causal, dtype);\n",
+
+    /* 1 -> 2: what the GPU was doing while it was measured */
+    "CREATE TABLE clock_blocks (\n"
+    "  measurement_id INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,\n"
+    "  round          INTEGER NOT NULL,\n"
+    "  first_idx      INTEGER NOT NULL,       -- samples first_idx .. first_idx+n-1\n"
+    "  n              INTEGER NOT NULL,\n"
+    "  sm_mhz_before  INTEGER, sm_mhz_after INTEGER, mem_mhz INTEGER,\n"
+    "  temp_c         INTEGER, power_w REAL,\n"
+    "  reasons        INTEGER,                -- NVML clocks-event reasons, OR of both readings\n"
+    "  throttled      INTEGER NOT NULL,       -- thermal or hardware slowdown\n"
+    "  power_capped   INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE timer_floor (\n"
+    "  run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  timing_mode TEXT NOT NULL,\n"
+    "  n           INTEGER NOT NULL,\n"
+    "  median_ms   REAL NOT NULL,             -- an empty kernel, timed like a variant\n"
+    "  PRIMARY KEY (run_id, timing_mode)\n"
+    ");\n"
+    "ALTER TABLE runs ADD COLUMN clocks_monitored INTEGER NOT NULL DEFAULT 0;\n",
+};
+
+int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }
+
+const char *ab_schema_migration(int from_version)
+{
+    return from_version >= 0 && from_version < ab_schema_count() ? migrations[from_version]
+                                                                 : NULL;
+}

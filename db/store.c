@@ -1,0 +1,459 @@
+/*
+ * store.c: the SQLite store of store.h: opening and migrating, and writing
+ * environments, experiments, runs, measurements and samples.
+ */
+#include "store.h"
+#include "schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fail(sqlite3 *db, char *err, const char *what)
+{
+    snprintf(err, AB_ERR, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    return -1;
+}
+
+int ab_db_schema_version(void) { return ab_schema_count(); }
+
+int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
+        snprintf(err, AB_ERR, "database: %s", sqlite3_errmsg(db));
+        return -1;
+    }
+    return 0;
+}
+
+static int exec(sqlite3 *db, const char *sql, char *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int user_version(sqlite3 *db, int *v, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db, "PRAGMA user_version", &st, err))
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return fail(db, err, "reading the schema version");
+    }
+    *v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int migrate(sqlite3 *db, const char *path, char *err)
+{
+    int v;
+    if (user_version(db, &v, err))
+        return -1;
+    if (v > ab_schema_count()) {
+        snprintf(err, AB_ERR,
+                 "%s: schema version %d is newer than this attnbench understands (%d)", path, v,
+                 ab_schema_count());
+        return -1;
+    }
+    for (; v < ab_schema_count(); v++) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
+        if (exec(db, "BEGIN IMMEDIATE", err))
+            return -1;
+        if (exec(db, ab_schema_migration(v), err) || exec(db, pragma, err)) {
+            char keep[AB_ERR];
+            snprintf(keep, sizeof keep, "%s: migrating schema %d -> %d: %s", path, v, v + 1, err);
+            exec(db, "ROLLBACK", err);
+            snprintf(err, AB_ERR, "%s", keep);
+            return -1;
+        }
+        if (exec(db, "COMMIT", err))
+            return -1;
+    }
+    return 0;
+}
+
+int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
+{
+    sqlite3 *db = NULL;
+    *out = NULL;
+    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (readonly && access(path, F_OK) != 0) {
+        snprintf(err, AB_ERR, "%s: no such database (run an experiment first, or pass --db)",
+                 path);
+        return -1;
+    }
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+        snprintf(err, AB_ERR, "%s: cannot open database: %s", path,
+                 db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    /* A file that is not a database fails on its first read. */
+    int v = 0;
+    if (user_version(db, &v, err)) {
+        snprintf(err, AB_ERR, "%s: not an attnbench database: %s", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    if (exec(db, "PRAGMA foreign_keys = ON", err))
+        goto fail;
+    if (readonly) {
+        if (v != ab_schema_count()) {
+            snprintf(err, AB_ERR,
+                     "%s: schema version %d, this attnbench needs %d (open it read-write once "
+                     "to migrate)",
+                     path, v, ab_schema_count());
+            goto fail;
+        }
+    } else {
+        if (exec(db, "PRAGMA journal_mode = WAL", err)) {
+            char keep[AB_ERR];
+            snprintf(keep, sizeof keep, "%s: %s", path, err);
+            snprintf(err, AB_ERR, "%s", keep);
+            goto fail;
+        }
+        if (migrate(db, path, err))
+            goto fail;
+    }
+    *out = db;
+    return 0;
+fail:
+    sqlite3_close(db);
+    return -1;
+}
+
+void ab_db_close(sqlite3 *db)
+{
+    if (db)
+        sqlite3_close(db);
+}
+
+/* Inserts-or-finds a row keyed by a unique hash: `ins` must be an INSERT OR
+ * IGNORE whose parameters are bound by the caller; `sel` selects the id. */
+static int upsert(sqlite3 *db, sqlite3_stmt *ins, const char *sel, const char *hash,
+                  sqlite3_int64 *id, char *err, const char *what)
+{
+    int rc = -1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_step(ins) != SQLITE_DONE) {
+        fail(db, err, what);
+        goto cleanup;
+    }
+    if (ab_db_prepare(db, sel, &st, err))
+        goto cleanup;
+    sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        fail(db, err, what);
+        goto cleanup;
+    }
+    *id = sqlite3_column_int64(st, 0);
+    rc = 0;
+cleanup:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ins);
+    return rc;
+}
+
+int ab_db_put_environment(sqlite3 *db, const char *hash, const char *fingerprint,
+                          sqlite3_int64 *id, char *err)
+{
+    sqlite3_stmt *ins = NULL;
+    if (ab_db_prepare(db, "INSERT OR IGNORE INTO environments(hash, fingerprint) VALUES (?, ?)",
+                      &ins, err))
+        return -1;
+    sqlite3_bind_text(ins, 1, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 2, fingerprint, -1, SQLITE_STATIC);
+    return upsert(db, ins, "SELECT id FROM environments WHERE hash = ?", hash, id, err,
+                  "storing the environment");
+}
+
+int ab_db_put_experiment(sqlite3 *db, const char *name, const char *path, const char *text,
+                         const char *hash, sqlite3_int64 *id, char *err)
+{
+    sqlite3_stmt *ins = NULL;
+    if (ab_db_prepare(db,
+                      "INSERT OR IGNORE INTO experiments(name, path, definition, hash) "
+                      "VALUES (?, ?, ?, ?)",
+                      &ins, err))
+        return -1;
+    sqlite3_bind_text(ins, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 2, path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 3, text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 4, hash, -1, SQLITE_STATIC);
+    return upsert(db, ins, "SELECT id FROM experiments WHERE hash = ?", hash, id, err,
+                  "storing the experiment");
+}
+
+static void now_iso(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void new_uuid(char *buf, size_t n)
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
+        /* no entropy source: time and pid still make collisions unlikely */
+        unsigned long long x = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+        for (int i = 0; i < 16; i++)
+            b[i] = (unsigned char)(x >> ((i % 8) * 8)) ^ (unsigned char)(i * 37);
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* RFC 4122 version 4 */
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(buf, n,
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+             b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+             b[15]);
+}
+
+int ab_db_begin_run(sqlite3 *db, sqlite3_int64 experiment_id, sqlite3_int64 environment_id,
+                    const char *command, const char *timing_mode, sqlite3_int64 *run_id,
+                    char *err)
+{
+    sqlite3_stmt *st = NULL;
+    char ts[32], uuid[40];
+    now_iso(ts, sizeof ts);
+    new_uuid(uuid, sizeof uuid);
+    if (ab_db_prepare(db,
+                      "INSERT INTO runs(uuid, experiment_id, environment_id, started_at, status, "
+                      "command, timing_mode) VALUES (?, ?, ?, ?, 'running', ?, ?)",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, experiment_id);
+    sqlite3_bind_int64(st, 3, environment_id);
+    sqlite3_bind_text(st, 4, ts, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, command, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, timing_mode, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "starting the run");
+    sqlite3_finalize(st);
+    if (rc == 0)
+        *run_id = sqlite3_last_insert_rowid(db);
+    return rc;
+}
+
+int ab_db_end_run(sqlite3 *db, sqlite3_int64 run_id, const char *status, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    char ts[32];
+    now_iso(ts, sizeof ts);
+    if (ab_db_prepare(db, "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, ts, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, run_id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "finishing the run");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void bind_opt_double(sqlite3_stmt *st, int i, int present, double x)
+{
+    if (present)
+        sqlite3_bind_double(st, i, x);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample *s, size_t n,
+                          const ab_clock_block *cb, size_t ncb, sqlite3_int64 *id, char *err)
+{
+    sqlite3_stmt *st = NULL, *ss = NULL, *sc = NULL;
+    int rc = -1;
+    if (exec(db, "BEGIN IMMEDIATE", err))
+        return -1;
+    if (ab_db_prepare(db,
+                      "INSERT INTO measurements(run_id, variant, backend, B, H, S, D, causal, "
+                      "dtype, warmup, timing_mode, graph_k, status, message, checked, "
+                      "max_abs_err, mean_abs_err, rel_l2_err, tolerance, nonfinite, rows_checked, "
+                      "flops, bytes, peak_bytes, stop_reason, external, adapter_env, stderr_text) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      &st, err))
+        goto cleanup;
+    int i = 1;
+    sqlite3_bind_int64(st, i++, m->run_id);
+    sqlite3_bind_text(st, i++, m->variant, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, m->backend, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, i++, m->shape.B);
+    sqlite3_bind_int(st, i++, m->shape.H);
+    sqlite3_bind_int(st, i++, m->shape.S);
+    sqlite3_bind_int(st, i++, m->shape.D);
+    sqlite3_bind_int(st, i++, m->shape.causal);
+    sqlite3_bind_text(st, i++, ab_dtype_name(m->shape.dtype), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, i++, m->warmup);
+    sqlite3_bind_text(st, i++, m->timing_mode, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, i++, m->graph_k);
+    sqlite3_bind_text(st, i++, m->status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, m->message, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, i++, m->checked);
+    bind_opt_double(st, i++, m->checked, m->max_abs_err);
+    bind_opt_double(st, i++, m->checked, m->mean_abs_err);
+    bind_opt_double(st, i++, m->checked, m->rel_l2_err);
+    bind_opt_double(st, i++, m->checked, m->tolerance);
+    if (m->checked) {
+        sqlite3_bind_int64(st, i++, m->nonfinite);
+        sqlite3_bind_int64(st, i++, m->rows_checked);
+    } else {
+        sqlite3_bind_null(st, i++);
+        sqlite3_bind_null(st, i++);
+    }
+    sqlite3_bind_double(st, i++, m->flops);
+    sqlite3_bind_double(st, i++, m->bytes);
+    bind_opt_double(st, i++, m->peak_bytes > 0, m->peak_bytes);
+    sqlite3_bind_text(st, i++, m->stop_reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, i++, m->external);
+    sqlite3_bind_text(st, i++, m->adapter_env, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, m->stderr_text, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        fail(db, err, "storing the measurement");
+        goto rollback;
+    }
+    *id = sqlite3_last_insert_rowid(db);
+    if (ab_db_prepare(db,
+                      "INSERT INTO samples(measurement_id, idx, ms, round, t_s, throttled) "
+                      "VALUES (?, ?, ?, ?, ?, ?)",
+                      &ss, err))
+        goto rollback;
+    for (size_t k = 0; k < n; k++) {
+        sqlite3_bind_int64(ss, 1, *id);
+        sqlite3_bind_int64(ss, 2, (sqlite3_int64)k);
+        sqlite3_bind_double(ss, 3, s[k].ms);
+        sqlite3_bind_int(ss, 4, s[k].round);
+        sqlite3_bind_double(ss, 5, s[k].t_s);
+        sqlite3_bind_int(ss, 6, s[k].throttled);
+        if (sqlite3_step(ss) != SQLITE_DONE) {
+            fail(db, err, "storing the samples");
+            goto rollback;
+        }
+        sqlite3_reset(ss);
+    }
+    if (ncb && ab_db_prepare(db,
+                             "INSERT INTO clock_blocks(measurement_id, round, first_idx, n, "
+                             "sm_mhz_before, sm_mhz_after, mem_mhz, temp_c, power_w, reasons, "
+                             "throttled, power_capped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                             &sc, err))
+        goto rollback;
+    for (size_t k = 0; k < ncb; k++) {
+        sqlite3_bind_int64(sc, 1, *id);
+        sqlite3_bind_int(sc, 2, cb[k].round);
+        sqlite3_bind_int64(sc, 3, (sqlite3_int64)cb[k].first_idx);
+        sqlite3_bind_int64(sc, 4, (sqlite3_int64)cb[k].n);
+        sqlite3_bind_int(sc, 5, cb[k].sm_mhz_before);
+        sqlite3_bind_int(sc, 6, cb[k].sm_mhz_after);
+        sqlite3_bind_int(sc, 7, cb[k].mem_mhz);
+        sqlite3_bind_int(sc, 8, cb[k].temp_c);
+        sqlite3_bind_double(sc, 9, cb[k].power_w);
+        sqlite3_bind_int64(sc, 10, cb[k].reasons);
+        sqlite3_bind_int(sc, 11, cb[k].throttled);
+        sqlite3_bind_int(sc, 12, cb[k].power_capped);
+        if (sqlite3_step(sc) != SQLITE_DONE) {
+            fail(db, err, "storing the clock readings");
+            goto rollback;
+        }
+        sqlite3_reset(sc);
+    }
+    if (exec(db, "COMMIT", err))
+        goto rollback;
+    rc = 0;
+    goto cleanup;
+rollback : {
+    char keep[AB_ERR];
+    snprintf(keep, sizeof keep, "%s", err);
+    exec(db, "ROLLBACK", err);
+    snprintf(err, AB_ERR, "%s", keep);
+}
+cleanup:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ss);
+    sqlite3_finalize(sc);
+    return rc;
+}
+
+int ab_db_put_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const char *mode, size_t n,
+                          double median_ms, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "INSERT OR REPLACE INTO timer_floor(run_id, timing_mode, n, median_ms) "
+                      "VALUES (?, ?, ?, ?)",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
+    sqlite3_bind_double(st, 4, median_ms);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "storing the timer floor");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ab_db_set_clocks_monitored(sqlite3 *db, sqlite3_int64 run_id, int yes, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db, "UPDATE runs SET clocks_monitored = ? WHERE id = ?", &st, err))
+        return -1;
+    sqlite3_bind_int(st, 1, yes);
+    sqlite3_bind_int64(st, 2, run_id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "updating the run");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttled, double **ms,
+                  size_t *n, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 128, len = 0;
+    double *buf = malloc(cap * sizeof *buf);
+    *ms = NULL;
+    *n = 0;
+    if (!buf)
+        return fail(NULL, err, "loading samples");
+    if (ab_db_prepare(db,
+                      "SELECT ms FROM samples WHERE measurement_id = ? AND (? OR throttled = 0) "
+                      "ORDER BY idx",
+                      &st, err)) {
+        free(buf);
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, measurement_id);
+    sqlite3_bind_int(st, 2, include_throttled);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (len == cap) {
+            double *nb = realloc(buf, 2 * cap * sizeof *buf);
+            if (!nb) {
+                free(buf);
+                sqlite3_finalize(st);
+                return fail(NULL, err, "loading samples");
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        buf[len++] = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        free(buf);
+        return fail(db, err, "loading samples");
+    }
+    *ms = buf;
+    *n = len;
+    return 0;
+}

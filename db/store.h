@@ -1,0 +1,113 @@
+/*
+ * store.h: attnbench's SQLite store. One file holds every run: the
+ * environment fingerprints, experiment definitions, runs, measurements and
+ * every raw latency sample (one row each, so plain SQL can read the arrays).
+ *
+ * The schema is created and migrated by version (PRAGMA user_version, see
+ * schema.c); connections use WAL and enforce foreign keys. Each measurement
+ * is written in its own transaction as soon as it finishes, so an interrupted
+ * or failed run keeps everything measured before the failure.
+ *
+ * All functions return 0 on success or -1 with a one-line message in `err`
+ * (sized AB_ERR); they never exit.
+ */
+#ifndef ATTNBENCH_STORE_H
+#define ATTNBENCH_STORE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "variant.h"
+
+#define AB_ERR 1024
+
+/* Current schema version (PRAGMA user_version after migration). */
+int ab_db_schema_version(void);
+
+/* Opens (creating if needed) the database at path and migrates it to the
+ * current schema. readonly: open with SQLITE_OPEN_READONLY and refuse a file
+ * that does not exist or has an older schema. Fails on a file that is not a
+ * SQLite database ("file is not a database") or is newer than this build. */
+int ab_db_open(const char *path, int readonly, sqlite3 **db, char *err);
+void ab_db_close(sqlite3 *db);
+
+/* Inserts the environment (fingerprint JSON text, its hash) unless a row
+ * with that hash exists; returns its id either way. */
+int ab_db_put_environment(sqlite3 *db, const char *hash, const char *fingerprint,
+                          sqlite3_int64 *id, char *err);
+
+/* Same for an experiment definition (name, path as given, file text, hash). */
+int ab_db_put_experiment(sqlite3 *db, const char *name, const char *path, const char *text,
+                         const char *hash, sqlite3_int64 *id, char *err);
+
+/* Starts a run: status 'running', started_at = now (UTC, ISO 8601), the
+ * command line that reproduces it. A fresh random uuid gives the run an
+ * identity that survives export and import. */
+int ab_db_begin_run(sqlite3 *db, sqlite3_int64 experiment_id, sqlite3_int64 environment_id,
+                    const char *command, const char *timing_mode, sqlite3_int64 *run_id,
+                    char *err);
+
+/* Ends a run: status one of 'complete', 'failed', 'interrupted';
+ * finished_at = now. */
+int ab_db_end_run(sqlite3 *db, sqlite3_int64 run_id, const char *status, char *err);
+
+/* One measurement: a (variant, configuration) of a run and its outcome. */
+typedef struct ab_measurement {
+    sqlite3_int64 run_id;
+    const char *variant, *backend;
+    ab_shape shape;
+    int warmup;
+    const char *timing_mode;
+    int graph_k;
+    const char *status;     /* 'ok', 'failed' (correctness), 'error' (did not run) */
+    const char *message;    /* why, for failed/error; NULL otherwise */
+    int checked;            /* correctness figures present */
+    double max_abs_err, mean_abs_err, rel_l2_err, tolerance;
+    long nonfinite, rows_checked;
+    double flops, bytes;    /* per forward pass */
+    double peak_bytes;      /* device (or host) bytes the variant needed */
+    const char *stop_reason; /* 'fixed', 'converged', 'max_samples', 'budget' */
+    int external;
+    const char *adapter_env; /* JSON of an external adapter, or NULL */
+    const char *stderr_text; /* adapter's stderr, or NULL */
+} ab_measurement;
+
+/* One latency sample. */
+typedef struct ab_sample {
+    double ms;
+    int round;        /* interleaving round it was taken in */
+    double t_s;       /* seconds since the run started, when it was taken */
+    int throttled;    /* NVML reported a throttle reason during its block */
+} ab_sample;
+
+/* NVML's view of one block of samples (readings before and after it). */
+typedef struct ab_clock_block {
+    int round;
+    size_t first_idx, n;
+    int sm_mhz_before, sm_mhz_after, mem_mhz, temp_c;
+    double power_w;
+    long long reasons;
+    int throttled, power_capped;
+} ab_clock_block;
+
+/* Writes m, its samples and its clock blocks (may be 0) in one transaction;
+ * *id gets the measurement id. */
+int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample *s, size_t n,
+                          const ab_clock_block *cb, size_t ncb, sqlite3_int64 *id, char *err);
+
+/* Records the timer floor of one mode for a run. */
+int ab_db_put_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const char *mode, size_t n,
+                          double median_ms, char *err);
+
+/* Marks whether the run's clocks were monitored through NVML. */
+int ab_db_set_clocks_monitored(sqlite3 *db, sqlite3_int64 run_id, int yes, char *err);
+
+/* Loads the samples (ms) of a measurement in index order; *ms is malloc'd.
+ * include_throttled: 0 leaves out samples flagged throttled. */
+int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttled,
+                  double **ms, size_t *n, char *err);
+
+/* Prepares sql or reports sqlite's message with the statement's purpose. */
+int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err);
+
+#endif

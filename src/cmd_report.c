@@ -1,0 +1,100 @@
+/*
+ * cmd_report.c: `attnbench report RUN [--baseline V] [--chain] [-o FILE]`.
+ */
+#include "commands.h"
+#include "report.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* reports/<experiment name>-run<RUN>.md */
+static int default_path(sqlite3 *db, long long run, char *buf, size_t n)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    if (ab_db_prepare(db,
+                      "SELECT x.name FROM runs r JOIN experiments x ON x.id = r.experiment_id "
+                      "WHERE r.id = ?",
+                      &st, err))
+        return error("%s", err);
+    sqlite3_bind_int64(st, 1, run);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return error("report: no run %lld in the database (attnbench runs lists them)", run);
+    }
+    snprintf(buf, n, "reports/%s-run%lld.md", (const char *)sqlite3_column_text(st, 0), run);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *run_s = NULL, *db_flag = NULL, *outpath = NULL, *v;
+    ab_report_opts o = {0};
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if ((v = ab_opt(argc, argv, &i, "--baseline", &missing)))
+            o.baseline = v;
+        else if ((v = ab_opt(argc, argv, &i, "-o", &missing)))
+            outpath = v;
+        else if (missing)
+            return error("report: %s needs a value", argv[i]) ? 2 : 2;
+        else if (strcmp(argv[i], "--chain") == 0)
+            o.chain = 1;
+        else if (argv[i][0] == '-')
+            return error("report: unknown option '%s' (attnbench help report)", argv[i]) ? 2 : 2;
+        else if (!run_s)
+            run_s = argv[i];
+        else
+            return error("report: one run at a time ('%s' is extra)", argv[i]) ? 2 : 2;
+    }
+    char *end;
+    long long run = run_s ? strtoll(run_s, &end, 10) : 0;
+    if (!run_s || *end || run <= 0)
+        return error("report: RUN must be a run id (attnbench runs lists them)") ? 2 : 2;
+
+    char err[AB_ERR], pathbuf[512];
+    sqlite3 *db = NULL;
+    const char *db_path = ab_db_path(db_flag);
+    if (ab_db_open(db_path, 1, &db, err)) {
+        error("%s", err);
+        return 1;
+    }
+    const char *slash = strrchr(db_path, '/');
+    char label[300];
+    snprintf(label, sizeof label, "`%s`", slash ? slash + 1 : db_path);
+    o.db_label = label;
+    if (!outpath) {
+        if (default_path(db, run, pathbuf, sizeof pathbuf)) {
+            ab_db_close(db);
+            return 1;
+        }
+        mkdir("reports", 0777);
+        outpath = pathbuf;
+    }
+    FILE *out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
+    if (!out) {
+        error("report: cannot write %s: %s", outpath, strerror(errno));
+        ab_db_close(db);
+        return 1;
+    }
+    int rc = ab_report_write(db, run, &o, out);
+    if (out != stdout && fclose(out) != 0 && rc == 0)
+        rc = error("report: writing %s failed: %s", outpath, strerror(errno));
+    ab_db_close(db);
+    if (rc) {
+        if (out != stdout)
+            remove(outpath);
+        return 1;
+    }
+    if (out != stdout)
+        printf("%s\n", outpath);
+    return 0;
+}

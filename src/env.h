@@ -1,0 +1,31 @@
+/*
+ * env.h: the environment fingerprint, a JSON object describing the machine,
+ * the GPU, the software stack and the build. Its hash is the environment's
+ * key in the database: two runs with the same hash ran in the same
+ * environment, and a report comparing different ones names the fields that
+ * differ.
+ *
+ * Fields vary only with the environment (nothing like free memory or current
+ * clocks, which change from minute to minute).
+ */
+#ifndef ATTNBENCH_ENV_H
+#define ATTNBENCH_ENV_H
+
+#include <jansson.h>
+
+/* Builds the fingerprint (a new reference). with_gpu: query the CUDA device
+ * (0 for CPU-only runs, which then record "gpu": null). timing_mode: the
+ * run's mode, recorded too (NULL to leave it out). Returns NULL only when out
+ * of memory. */
+json_t *ab_env_fingerprint(int with_gpu, const char *timing_mode);
+
+/* Canonical text (sorted keys, compact) and its FNV-1a 64 hash (util.h).
+ * *text is malloc'd. Returns 0 or -1 (out of memory). */
+int ab_env_canonical(const json_t *fp, char **text, char hash[17]);
+
+/* Names of top-level or nested fields ("gpu.driver_version") whose values
+ * differ between two fingerprints, comma-separated into out (empty when
+ * equal). */
+void ab_env_diff(const json_t *a, const json_t *b, char *out, size_t n);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * experiment.c: parsing and validating experiment files with libconfig.
+ *
+ * An experiment names its variants, a baseline, and a sweep: axes B, H, S, D,
+ * causal, dtype, each a scalar or a list, whose cross product is the list of
+ * configurations. An optional `configs` list of groups gives several sweeps
+ * (each group's axes override the top-level sweep's), for studies that are
+ * not one cross product (seed 000's five shapes, seed 004's S/B/H sweeps).
+ */
+#include "experiment.h"
+#include "registry.h"
+#include "util.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { AX_B, AX_H, AX_S, AX_D, AX_CAUSAL, AX_DTYPE, NAXES };
+static const char *const axis_names[NAXES] = {"B", "H", "S", "D", "causal", "dtype"};
+
+typedef struct axis {
+    int v[64];
+    int n;
+} axis;
+
+static int where(char *err, size_t n, const char *path, const config_setting_t *s,
+                 const char *fmt, const char *field)
+{
+    int line = s ? config_setting_source_line(s) : 0;
+    char msg[256];
+    snprintf(msg, sizeof msg, fmt, field);
+    if (line > 0)
+        snprintf(err, n, "%s:%d: %s", path, line, msg);
+    else
+        snprintf(err, n, "%s: %s", path, msg);
+    return -1;
+}
+
+/* One axis value from a scalar setting. */
+static int axis_value(const config_setting_t *s, int ax, int *out)
+{
+    int t = config_setting_type(s);
+    if (ax == AX_DTYPE) {
+        ab_dtype d;
+        if (t != CONFIG_TYPE_STRING || ab_dtype_parse(config_setting_get_string(s), &d))
+            return -1;
+        *out = (int)d;
+        return 0;
+    }
+    if (ax == AX_CAUSAL) {
+        if (t == CONFIG_TYPE_BOOL)
+            *out = config_setting_get_bool(s);
+        else if (t == CONFIG_TYPE_INT && (config_setting_get_int(s) == 0 || config_setting_get_int(s) == 1))
+            *out = config_setting_get_int(s);
+        else
+            return -1;
+        return 0;
+    }
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+        return -1;
+    long long x = config_setting_get_int64(s);
+    if (t == CONFIG_TYPE_INT)
+        x = config_setting_get_int(s);
+    if (x < 1 || x > (1 << 24))
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static const char *axis_rule(int ax)
+{
+    switch (ax) {
+    case AX_DTYPE:
+        return "%s must be a dtype or a list of dtypes (\"fp16\", \"bf16\", \"fp32\")";
+    case AX_CAUSAL:
+        return "%s must be true/false or a list of them";
+    default:
+        return "%s must be a list of positive integers";
+    }
+}
+
+/* Reads axis `ax` from group g into a; absent leaves a untouched. */
+static int read_axis(const config_setting_t *g, int ax, axis *a, const char *path, char *err,
+                     size_t n)
+{
+    const config_setting_t *s = config_setting_get_member(g, axis_names[ax]);
+    if (!s)
+        return 0;
+    if (config_setting_is_aggregate(s)) {
+        int len = config_setting_length(s);
+        if (len < 1 || len > 64)
+            return where(err, n, path, s, axis_rule(ax), axis_names[ax]);
+        for (int i = 0; i < len; i++)
+            if (axis_value(config_setting_get_elem(s, (unsigned)i), ax, &a->v[i]))
+                return where(err, n, path, s, axis_rule(ax), axis_names[ax]);
+        a->n = len;
+        return 0;
+    }
+    if (axis_value(s, ax, &a->v[0]))
+        return where(err, n, path, s, axis_rule(ax), axis_names[ax]);
+    a->n = 1;
+    return 0;
+}
+
+static int add_cross_product(ab_experiment *e, const axis ax[NAXES])
+{
+    size_t add = 1;
+    for (int i = 0; i < NAXES; i++)
+        add *= (size_t)ax[i].n;
+    ab_shape *c = realloc(e->configs, (e->nconfigs + add) * sizeof *c);
+    if (!c)
+        return -1;
+    e->configs = c;
+    /* dtype outermost, S innermost: sweeps over S read as contiguous rows */
+    for (int t = 0; t < ax[AX_DTYPE].n; t++)
+        for (int ca = 0; ca < ax[AX_CAUSAL].n; ca++)
+            for (int d = 0; d < ax[AX_D].n; d++)
+                for (int b = 0; b < ax[AX_B].n; b++)
+                    for (int h = 0; h < ax[AX_H].n; h++)
+                        for (int s = 0; s < ax[AX_S].n; s++)
+                            e->configs[e->nconfigs++] = (ab_shape){
+                                ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s], ax[AX_D].v[d],
+                                ax[AX_CAUSAL].v[ca], (ab_dtype)ax[AX_DTYPE].v[t]};
+    return 0;
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+/* Integer setting with default; -1 with err when present but not an int in
+ * [lo, hi]. */
+static int get_int(const config_setting_t *root, const char *name, int dflt, int lo, int hi,
+                   int *out, const char *path, char *err, size_t n)
+{
+    const config_setting_t *s = config_setting_get_member(root, name);
+    *out = dflt;
+    if (!s)
+        return 0;
+    if (config_setting_type(s) != CONFIG_TYPE_INT || config_setting_get_int(s) < lo ||
+        config_setting_get_int(s) > hi) {
+        char fmt[128];
+        snprintf(fmt, sizeof fmt, "%%s must be an integer in [%d, %d]", lo, hi);
+        return where(err, n, path, s, fmt, name);
+    }
+    *out = config_setting_get_int(s);
+    return 0;
+}
+
+static int get_float(const config_setting_t *root, const char *name, double dflt, double lo,
+                     double hi, double *out, const char *path, char *err, size_t n)
+{
+    const config_setting_t *s = config_setting_get_member(root, name);
+    *out = dflt;
+    if (!s)
+        return 0;
+    int t = config_setting_type(s);
+    double x = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+               : t == CONFIG_TYPE_INT ? (double)config_setting_get_int(s)
+                                      : -1e300;
+    if (!(x >= lo && x <= hi)) {
+        char fmt[128];
+        snprintf(fmt, sizeof fmt, "%%s must be a number in [%g, %g]", lo, hi);
+        return where(err, n, path, s, fmt, name);
+    }
+    *out = x;
+    return 0;
+}
+
+static int get_string(const config_setting_t *root, const char *name, int required,
+                      const char **out, const char *path, char *err, size_t n)
+{
+    const config_setting_t *s = config_setting_get_member(root, name);
+    *out = NULL;
+    if (!s)
+        return required ? where(err, n, path, NULL, "missing required field '%s'", name) : 0;
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return where(err, n, path, s, "%s must be a string", name);
+    *out = config_setting_get_string(s);
+    return 0;
+}
+
+static int load_variants(const config_setting_t *root, ab_experiment *e, const char *path,
+                         char *err, size_t n)
+{
+    const config_setting_t *vs = config_setting_get_member(root, "variants");
+    if (!vs)
+        return where(err, n, path, NULL, "missing required field '%s'", "variants");
+    int len = config_setting_is_aggregate(vs) ? config_setting_length(vs) : 0;
+    if (len < 1)
+        return where(err, n, path, vs, "%s must be a non-empty list of variant names or "
+                     "{ name; command; } groups", "variants");
+    e->variants = calloc((size_t)len, sizeof *e->variants);
+    if (!e->variants)
+        return where(err, n, path, vs, "out of memory reading %s", "variants");
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *s = config_setting_get_elem(vs, (unsigned)i);
+        ab_exp_variant *v = &e->variants[e->nvariants++];
+        if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+            const char *name = config_setting_get_string(s);
+            v->name = strdup(name);
+            v->native = ab_variant_find(name);
+            if (!v->native && e->resolve) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "unknown variant '%s' (attnbench variants lists them)",
+                         name);
+                return where(err, n, path, s, "%s", msg);
+            }
+        } else if (config_setting_is_group(s)) {
+            const char *name = NULL, *cmd = NULL;
+            if (get_string(s, "name", 1, &name, path, err, n) ||
+                get_string(s, "command", 1, &cmd, path, err, n))
+                return -1;
+            if (ab_variant_find(name))
+                return where(err, n, path, s,
+                             "external variant '%s' has the name of a built-in variant", name);
+            v->name = strdup(name);
+            v->command = strdup(cmd);
+            if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n))
+                return -1;
+        } else {
+            return where(err, n, path, s, "%s entries must be names or { name; command; } groups",
+                         "variants");
+        }
+        for (size_t j = 0; j + 1 < e->nvariants; j++)
+            if (strcmp(e->variants[j].name, v->name) == 0)
+                return where(err, n, path, s, "variant '%s' is listed twice", v->name);
+    }
+    return 0;
+}
+
+static int load_configs(const config_setting_t *root, ab_experiment *e, const char *path,
+                        char *err, size_t n)
+{
+    axis base[NAXES] = {{{1}, 1}, {{1}, 1}, {{0}, 0}, {{64}, 1}, {{0}, 1}, {{AB_FP16}, 1}};
+    const config_setting_t *sweep = config_setting_get_member(root, "sweep");
+    const config_setting_t *groups = config_setting_get_member(root, "configs");
+    if (!sweep && !groups)
+        return where(err, n, path, NULL, "missing required field '%s' (or 'configs')", "sweep");
+    if (sweep) {
+        if (!config_setting_is_group(sweep))
+            return where(err, n, path, sweep, "%s must be a group { B = [...]; S = [...]; ... }",
+                         "sweep");
+        for (int a = 0; a < NAXES; a++)
+            if (read_axis(sweep, a, &base[a], path, err, n))
+                return -1;
+    }
+    if (!groups) {
+        if (base[AX_S].n == 0)
+            return where(err, n, path, sweep, "missing required field '%s' in sweep", "S");
+        return add_cross_product(e, base) ? where(err, n, path, sweep, "out of memory in %s",
+                                                  "sweep")
+                                          : 0;
+    }
+    if (!config_setting_is_list(groups) || config_setting_length(groups) < 1)
+        return where(err, n, path, groups, "%s must be a list of groups ( { S = 128; }, ... )",
+                     "configs");
+    for (int i = 0; i < config_setting_length(groups); i++) {
+        const config_setting_t *g = config_setting_get_elem(groups, (unsigned)i);
+        if (!config_setting_is_group(g))
+            return where(err, n, path, g, "%s entries must be groups { B = ...; S = ...; }",
+                         "configs");
+        axis ax[NAXES];
+        memcpy(ax, base, sizeof ax);
+        for (int a = 0; a < NAXES; a++)
+            if (read_axis(g, a, &ax[a], path, err, n))
+                return -1;
+        if (ax[AX_S].n == 0)
+            return where(err, n, path, g, "missing required field '%s' in this configs entry",
+                         "S");
+        if (add_cross_product(e, ax))
+            return where(err, n, path, g, "out of memory in %s", "configs");
+    }
+    return 0;
+}
+
+static int load_stopping(const config_setting_t *root, ab_experiment *e, const char *path,
+                         char *err, size_t n)
+{
+    const config_setting_t *st = config_setting_get_member(root, "stopping");
+    e->adaptive = 0;
+    e->target_rel_ci = 0.005;
+    e->min_samples = 20;
+    e->max_samples = 2000;
+    e->budget_s = 10.0;
+    if (!st)
+        return 0;
+    if (!config_setting_is_group(st))
+        return where(err, n, path, st, "%s must be a group { target_rel_ci = 0.005; ... }",
+                     "stopping");
+    e->adaptive = 1;
+    if (get_float(st, "target_rel_ci", 0.005, 1e-5, 0.5, &e->target_rel_ci, path, err, n) ||
+        get_int(st, "min_samples", 20, 5, 10000000, &e->min_samples, path, err, n) ||
+        get_int(st, "max_samples", 2000, 5, 10000000, &e->max_samples, path, err, n) ||
+        get_float(st, "budget_s", 10.0, 0.001, 86400.0, &e->budget_s, path, err, n))
+        return -1;
+    if (e->max_samples < e->min_samples)
+        return where(err, n, path, st, "%s must be >= min_samples", "max_samples");
+    return 0;
+}
+
+int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
+{
+    char *text = ab_read_file(path, NULL);
+    if (!text) {
+        memset(e, 0, sizeof *e);
+        snprintf(err, n, "%s: cannot read experiment file: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = ab_experiment_parse(path, text, 1, e, err, n);
+    free(text);
+    return rc;
+}
+
+int ab_experiment_parse(const char *path, const char *text, int resolve, ab_experiment *e,
+                        char *err, size_t n)
+{
+    config_t cfg;
+    int rc = -1;
+    const char *s = NULL;
+    memset(e, 0, sizeof *e);
+    e->path = strdup(path);
+    e->text = strdup(text);
+    e->resolve = resolve;
+    ab_hash_hex(e->text, strlen(e->text), e->hash);
+    config_init(&cfg);
+    if (!config_read_string(&cfg, e->text)) {
+        snprintf(err, n, "%s:%d: syntax error: %s", path, config_error_line(&cfg),
+                 config_error_text(&cfg));
+        goto cleanup;
+    }
+    const config_setting_t *root = config_root_setting(&cfg);
+    if (get_string(root, "name", 1, &s, path, err, n))
+        goto cleanup;
+    e->name = strdup(s);
+    if (get_string(root, "hypothesis", 0, &s, path, err, n))
+        goto cleanup;
+    e->hypothesis = strdup(s ? s : "");
+    if (load_variants(root, e, path, err, n))
+        goto cleanup;
+    if (get_string(root, "baseline", 0, &s, path, err, n))
+        goto cleanup;
+    e->baseline = dup_or_null(s);
+    if (e->baseline) {
+        int found = 0;
+        for (size_t i = 0; i < e->nvariants; i++)
+            found |= strcmp(e->variants[i].name, e->baseline) == 0;
+        if (!found) {
+            where(err, n, path, config_setting_get_member(root, "baseline"),
+                  "baseline '%s' is not one of the experiment's variants", e->baseline);
+            goto cleanup;
+        }
+    }
+    if (load_configs(root, e, path, err, n))
+        goto cleanup;
+    int seed = 42;
+    if (get_int(root, "warmup", 10, 0, 1000000, &e->warmup, path, err, n) ||
+        get_int(root, "samples", 100, 1, 10000000, &e->samples, path, err, n) ||
+        get_int(root, "seed", 42, 0, 2147483647, &seed, path, err, n) ||
+        get_int(root, "graph_k", 10, 1, 10000, &e->graph_k, path, err, n) ||
+        get_int(root, "round_size", 10, 1, 10000000, &e->round_size, path, err, n) ||
+        get_float(root, "alpha", 0.05, 1e-6, 0.5, &e->alpha, path, err, n) ||
+        get_float(root, "practical", 0.01, 0.0, 1.0, &e->practical, path, err, n) ||
+        load_stopping(root, e, path, err, n))
+        goto cleanup;
+    e->seed = (unsigned long)seed;
+    if (get_string(root, "timing", 0, &s, path, err, n))
+        goto cleanup;
+    e->timing = AB_TIME_HOT;
+    if (s && ab_timing_mode_parse(s, &e->timing)) {
+        where(err, n, path, config_setting_get_member(root, "timing"),
+              "%s must be \"cold\", \"hot\" or \"graph\"", "timing");
+        goto cleanup;
+    }
+    rc = 0;
+cleanup:
+    config_destroy(&cfg);
+    return rc;
+}
+
+int ab_experiment_validate(const ab_experiment *e, char *err, size_t n)
+{
+    for (size_t i = 0; i < e->nvariants; i++) {
+        const ab_variant *v = e->variants[i].native;
+        if (!v)
+            continue; /* external: the adapter refuses what it cannot run */
+        for (size_t c = 0; c < e->nconfigs; c++) {
+            char why[256];
+            if (ab_variant_supports(v, &e->configs[c], why, sizeof why)) {
+                snprintf(err, n, "%s: %s (configuration B=%d H=%d S=%d D=%d %s %s)", e->path,
+                         why, e->configs[c].B, e->configs[c].H, e->configs[c].S, e->configs[c].D,
+                         e->configs[c].causal ? "causal" : "non-causal",
+                         ab_dtype_name(e->configs[c].dtype));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+void ab_experiment_free(ab_experiment *e)
+{
+    for (size_t i = 0; i < e->nvariants; i++) {
+        free(e->variants[i].name);
+        free(e->variants[i].command);
+    }
+    free(e->variants);
+    free(e->configs);
+    free(e->path);
+    free(e->text);
+    free(e->name);
+    free(e->hypothesis);
+    free(e->baseline);
+    memset(e, 0, sizeof *e);
+}

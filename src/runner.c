@@ -1,0 +1,614 @@
+/*
+ * runner.c: the measurement loop of runner.h.
+ *
+ * Per configuration: one set of seeded random inputs (kernels/data.h), shared
+ * by every variant. Per variant: setup outside timing, warm-up launches, then
+ * check-then-benchmark (karpathy/llm.c dev/cuda): O is poisoned with NaN, the
+ * variant runs once and is compared with the float64 reference
+ * (kernels/check.h); a variant that fails is stored as failed and never
+ * timed. The variants that pass are sampled in interleaved rounds: each round
+ * visits them in an order shuffled by a seeded RNG and takes `round_size`
+ * samples of each, so slow drift of the machine spreads over all variants
+ * instead of becoming a fake speedup. Sampling stops at a fixed count, or
+ * adaptively when the bootstrap CI of the median is narrow enough
+ * (nvbench's relative-noise criterion, on the median), at a maximum count,
+ * or at a time budget. NVML is read around each block of samples.
+ * External variants (programs) run after the native ones, one process per
+ * configuration (src/external.h).
+ */
+#include "runner.h"
+#include "abstats.h"
+#include "check.h"
+#include "data.h"
+#include "env.h"
+#include "external.h"
+#include "gpu.h"
+#include "nvml_monitor.h"
+#include "store.h"
+#include "util.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile sig_atomic_t interrupted = 0;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* The state of one native variant within one configuration. */
+typedef struct vstate {
+    const ab_exp_variant *ev;
+    const ab_variant *v;
+    void *ctx;
+    int have_ctx;
+    int active;            /* still sampling */
+    ab_measurement m;
+    char message[AB_ERR];
+    ab_sample *samples;
+    size_t n, cap;
+    ab_clock_block *blocks;
+    size_t nblocks, capblocks;
+    double spent_s;        /* time spent sampling */
+} vstate;
+
+static int push_sample(vstate *s, ab_sample x)
+{
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? 2 * s->cap : 256;
+        ab_sample *p = realloc(s->samples, nc * sizeof *p);
+        if (!p)
+            return -1;
+        s->samples = p;
+        s->cap = nc;
+    }
+    s->samples[s->n++] = x;
+    return 0;
+}
+
+static int push_block(vstate *s, ab_clock_block b)
+{
+    if (s->nblocks == s->capblocks) {
+        size_t nc = s->capblocks ? 2 * s->capblocks : 32;
+        ab_clock_block *p = realloc(s->blocks, nc * sizeof *p);
+        if (!p)
+            return -1;
+        s->blocks = p;
+        s->capblocks = nc;
+    }
+    s->blocks[s->nblocks++] = b;
+    return 0;
+}
+
+static const char *shape_str(const ab_shape *s, char *buf, size_t n)
+{
+    snprintf(buf, n, "B=%d H=%d S=%d D=%d %s %s", s->B, s->H, s->S, s->D,
+             s->causal ? "causal" : "non-causal", ab_dtype_name(s->dtype));
+    return buf;
+}
+
+/* Runs a CPU variant `count` times, timing each with the monotonic clock. */
+static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *k,
+                    const float *v, float *o, size_t count, double *ms)
+{
+    for (size_t i = 0; i < count; i++) {
+        double t0 = ab_now_s();
+        if (st->v->run(st->ctx, s, q, k, v, o, NULL))
+            return -1;
+        ms[i] = (ab_now_s() - t0) * 1e3;
+    }
+    return 0;
+}
+
+/* Whether sampling of st should stop; sets stop_reason. */
+static int should_stop(const ab_experiment *e, vstate *st)
+{
+    if (!e->adaptive) {
+        if ((int)st->n >= e->samples) {
+            st->m.stop_reason = "fixed";
+            return 1;
+        }
+        return 0;
+    }
+    if ((int)st->n >= e->max_samples) {
+        st->m.stop_reason = "max_samples";
+        return 1;
+    }
+    if (st->spent_s >= e->budget_s) {
+        st->m.stop_reason = "budget";
+        return 1;
+    }
+    if ((int)st->n < e->min_samples)
+        return 0;
+    double *x = malloc(st->n * sizeof *x);
+    if (!x)
+        return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (!st->samples[i].throttled)
+            x[k++] = st->samples[i].ms;
+    int stop = 0;
+    ab_summary sum;
+    ab_boot_opts o;
+    ab_boot_opts_default(&o);
+    o.method = AB_CI_PERCENTILE;
+    o.resamples = 2000; /* a stopping check, not the reported CI */
+    double lo, hi;
+    if (k >= 5 && ab_summarize(x, k, &sum) == AB_STATS_OK &&
+        ab_bootstrap_median_ci(x, k, &o, &lo, &hi) == AB_STATS_OK && sum.median > 0 &&
+        (hi - lo) / 2.0 / sum.median <= e->target_rel_ci) {
+        st->m.stop_reason = "converged";
+        stop = 1;
+    }
+    free(x);
+    return stop;
+}
+
+/* Takes one block of samples of st; returns 0 or -1 (st->message set). */
+static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs *bufs,
+                      const ab_gpu_info *gpu, const float *q, const float *k, const float *v,
+                      float *o, double run_t0)
+{
+    size_t count = (size_t)e->round_size;
+    if (!e->adaptive && st->n + count > (size_t)e->samples)
+        count = (size_t)e->samples - st->n;
+    if (e->adaptive && st->n + count > (size_t)e->max_samples)
+        count = (size_t)e->max_samples - st->n;
+    double *ms = malloc(count * sizeof *ms);
+    if (!ms) {
+        snprintf(st->message, sizeof st->message, "out of host memory");
+        return -1;
+    }
+    ab_clock_reading before = {0}, after = {0};
+    if (gpu)
+        ab_nvml_read(gpu->uuid, &before);
+    double t0 = ab_now_s();
+    int rc = st->v->device == AB_DEV_CUDA
+                 ? ab_gpu_time(st->v, st->ctx, bufs, e->timing, e->graph_k, count, ms,
+                               st->message, sizeof st->message)
+                 : cpu_time(st, &st->m.shape, q, k, v, o, count, ms);
+    double t1 = ab_now_s();
+    if (gpu)
+        ab_nvml_read(gpu->uuid, &after);
+    st->spent_s += t1 - t0;
+    if (rc) {
+        if (!st->message[0])
+            snprintf(st->message, sizeof st->message, "%s: run failed", st->v->name);
+        free(ms);
+        return -1;
+    }
+    int throttled = before.throttled || after.throttled;
+    if (before.valid || after.valid) {
+        ab_clock_block b = {round, st->n, count, (int)before.sm_mhz, (int)after.sm_mhz,
+                            (int)after.mem_mhz, (int)(before.temp_c > after.temp_c ? before.temp_c : after.temp_c),
+                            before.power_w > after.power_w ? before.power_w : after.power_w,
+                            (long long)(before.reasons | after.reasons), throttled,
+                            before.power_capped || after.power_capped};
+        push_block(st, b);
+    }
+    /* timestamps: spread the block's wall time over its samples in order */
+    double t = t0 - run_t0, step = count ? (t1 - t0) / (double)count : 0;
+    for (size_t i = 0; i < count; i++)
+        if (push_sample(st, (ab_sample){ms[i], round, t + step * (double)i, throttled})) {
+            free(ms);
+            snprintf(st->message, sizeof st->message, "out of host memory");
+            return -1;
+        }
+    free(ms);
+    return 0;
+}
+
+static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
+{
+    char err[AB_ERR];
+    sqlite3_int64 id;
+    st->m.status = status;
+    st->m.message = msg && *msg ? msg : NULL;
+    if (ab_db_put_measurement(db, &st->m, st->samples, st->n, st->blocks, st->nblocks, &id, err))
+        return error("%s", err);
+    return 0;
+}
+
+static void print_outcome(const vstate *st, const char *shape)
+{
+    if (strcmp(st->m.status, "ok") != 0) {
+        fprintf(stderr, "  %-20s %s: %s\n", st->v->name, st->m.status,
+                st->m.message ? st->m.message : "");
+        return;
+    }
+    double *x = malloc(st->n * sizeof *x);
+    ab_summary s;
+    if (!x)
+        return;
+    for (size_t i = 0; i < st->n; i++)
+        x[i] = st->samples[i].ms;
+    if (ab_summarize(x, st->n, &s) == AB_STATS_OK)
+        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f TFLOP/s  n=%zu (%s)  max_err %.2e\n",
+                st->v->name, s.median, st->m.flops / (s.median * 1e9), st->n,
+                st->m.stop_reason ? st->m.stop_reason : "-", st->m.max_abs_err);
+    (void)shape;
+    free(x);
+}
+
+/* Prepares st for variant ev on shape s: setup, warm-up, correctness check.
+ * Returns 1 when it is ready to sample, 0 when it was stored as failed or
+ * errored, -1 on a database error. */
+static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
+                   ab_gpu_bufs *bufs, const float *q, const float *k, const float *v, float *o,
+                   unsigned long check_seed)
+{
+    size_t ws = 0;
+    char err[AB_ERR] = "";
+    const ab_variant *var = st->v;
+    const int gpu = var->device == AB_DEV_CUDA;
+
+    if (gpu && !bufs)
+        return store(db, st, "error", "GPU buffers unavailable for this configuration") ? -1 : 0;
+    size_t used_before = gpu ? ab_gpu_mem_used() : 0;
+    if (var->setup(s, &st->ctx, &ws, err, sizeof err)) {
+        return store(db, st, "error", err) ? -1 : 0;
+    }
+    st->have_ctx = 1;
+    if (gpu) {
+        size_t used_after = ab_gpu_mem_used();
+        size_t grew = used_after > used_before ? used_after - used_before : 0;
+        /* Q, K, V, O plus what setup allocated (the larger of what it
+         * reported and what the allocator saw) */
+        st->m.peak_bytes = (double)(4 * ab_shape_numel(s) * ab_dtype_size(s->dtype)) +
+                           (double)(ws > grew ? ws : grew);
+    } else {
+        st->m.peak_bytes = (double)(4 * ab_shape_numel(s) * sizeof(float) + ws);
+    }
+
+    /* warm-up: module load, handle creation, clocks ramping up */
+    if (e->warmup > 0) {
+        double *ms = malloc((size_t)e->warmup * sizeof *ms);
+        int rc = !ms ? -1
+                 : gpu ? ab_gpu_time(var, st->ctx, bufs, AB_TIME_HOT, 1, (size_t)e->warmup, ms,
+                                     err, sizeof err)
+                       : cpu_time(st, s, q, k, v, o, (size_t)e->warmup, ms);
+        free(ms);
+        if (rc) {
+            if (!err[0])
+                snprintf(err, sizeof err, "%s: warm-up failed", var->name);
+            return store(db, st, "error", err) ? -1 : 0;
+        }
+    }
+
+    /* check: poisoned output, one run, float64 reference */
+    const size_t numel = ab_shape_numel(s);
+    if (gpu) {
+        if (ab_gpu_poison(bufs, err, sizeof err) || ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err) ||
+            ab_gpu_output(bufs, o, err, sizeof err))
+            return store(db, st, "error", err) ? -1 : 0;
+    } else {
+        for (size_t i = 0; i < numel; i++)
+            o[i] = NAN;
+        if (var->run(st->ctx, s, q, k, v, o, NULL))
+            return store(db, st, "error", "run failed") ? -1 : 0;
+    }
+    ab_check c;
+    if (ab_check_output(s, q, k, v, o, check_seed, AB_CHECK_ROWS_PER_SLICE, &c))
+        return store(db, st, "error", "out of host memory in the correctness check") ? -1 : 0;
+    st->m.checked = 1;
+    st->m.max_abs_err = c.max_abs_err;
+    st->m.mean_abs_err = c.mean_abs_err;
+    st->m.rel_l2_err = c.rel_l2_err;
+    st->m.tolerance = c.tolerance;
+    st->m.nonfinite = c.nonfinite;
+    st->m.rows_checked = c.rows_checked;
+    if (!c.pass) {
+        snprintf(st->message, sizeof st->message,
+                 "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs: not timed",
+                 c.max_abs_err, c.tolerance, c.nonfinite);
+        return store(db, st, "failed", st->message) ? -1 : 0;
+    }
+    return 1;
+}
+
+/* Measures one external variant on shape s and stores it. */
+static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_variant *ev,
+                        const ab_shape *s, sqlite3_int64 run_id, double run_t0)
+{
+    ab_ext_request rq = {0};
+    ab_ext_result res;
+    memset(&res, 0, sizeof res);
+    rq.name = ev->name;
+    rq.command = ev->command;
+    rq.B = s->B;
+    rq.H = s->H;
+    rq.S = s->S;
+    rq.D = s->D;
+    rq.causal = s->causal;
+    rq.dtype = ab_dtype_name(s->dtype);
+    rq.warmup = e->warmup;
+    rq.samples = e->adaptive ? e->max_samples : e->samples;
+    if (e->adaptive && rq.samples > 1000)
+        rq.samples = 1000;
+    rq.seed = e->seed;
+    rq.timing_mode = ab_timing_mode_name(e->timing);
+    rq.graph_k = e->graph_k;
+    rq.timeout_s = ev->timeout_s;
+    rq.workdir = NULL;
+    double t0 = ab_now_s() - run_t0;
+    int rc = ab_ext_measure(&rq, &res);
+
+    vstate st;
+    memset(&st, 0, sizeof st);
+    st.m.run_id = run_id;
+    st.m.variant = ev->name;
+    st.m.backend = "external";
+    st.m.shape = *s;
+    st.m.warmup = e->warmup;
+    st.m.timing_mode = ab_timing_mode_name(e->timing);
+    st.m.graph_k = e->timing == AB_TIME_GRAPH ? e->graph_k : 1;
+    st.m.flops = ab_attention_flops(s);
+    st.m.bytes = ab_attention_bytes(s);
+    st.m.external = 1;
+    st.m.stop_reason = "fixed";
+    st.m.adapter_env = res.env_json;
+    st.m.stderr_text = res.stderr_text;
+    const char *status = "ok";
+    char msg[AB_ERR] = "";
+    if (rc) {
+        status = "error";
+        snprintf(msg, sizeof msg, "%s", res.error);
+    } else {
+        /* FlashAttention's rule, as for native variants (kernels/check.h);
+         * the adapter's outputs are not here, so atol is FlashAttention's
+         * term maximised over outputs |x| <= 1 (attention outputs are convex
+         * combinations of V, and |V| <= 1). */
+        double atol = ab_check_atol_bound(s->dtype, 1.0);
+        st.m.checked = 1;
+        st.m.max_abs_err = res.max_abs_err;
+        st.m.mean_abs_err = res.mean_abs_err;
+        st.m.rel_l2_err = res.rel_l2_err;
+        st.m.tolerance = 2.0 * res.plain_max_abs_err + atol;
+        st.m.nonfinite = res.nonfinite;
+        st.m.rows_checked = res.rows_checked;
+        if (res.nonfinite || !(res.max_abs_err <= st.m.tolerance)) {
+            status = "failed";
+            snprintf(msg, sizeof msg,
+                     "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs",
+                     res.max_abs_err, st.m.tolerance, res.nonfinite);
+        } else {
+            for (size_t i = 0; i < res.n; i++)
+                push_sample(&st, (ab_sample){res.ms[i], 0, t0, 0});
+        }
+    }
+    static ab_variant pseudo = {0};
+    pseudo.name = ev->name;
+    st.v = &pseudo;
+    int out = store(db, &st, status, msg);
+    if (!out)
+        print_outcome(&st, "");
+    free(st.samples);
+    ab_ext_result_free(&res);
+    return out;
+}
+
+/* Times the empty kernel in each mode and stores the medians. */
+static void measure_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const ab_experiment *e)
+{
+    ab_shape tiny = {1, 1, 1, 1, 0, AB_FP32};
+    float one = 0.5f;
+    ab_gpu_bufs *b = NULL;
+    char err[AB_ERR];
+    enum { N = 200 };
+    double ms[N];
+    if (ab_gpu_bufs_create(&tiny, &one, &one, &one, &b, err, sizeof err))
+        return;
+    ab_gpu_time(&ab_gpu_empty_variant, NULL, b, AB_TIME_HOT, 1, 20, ms, err, sizeof err);
+    for (int m = 0; m < 3; m++) {
+        ab_summary s;
+        if (ab_gpu_time(&ab_gpu_empty_variant, NULL, b, (ab_timing_mode)m, e->graph_k, N, ms, err,
+                        sizeof err) == 0 &&
+            ab_summarize(ms, N, &s) == AB_STATS_OK)
+            ab_db_put_timer_floor(db, run_id, ab_timing_mode_name((ab_timing_mode)m), N, s.median,
+                                  err);
+    }
+    ab_gpu_bufs_destroy(b);
+}
+
+static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_int64 run_id,
+                      const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
+{
+    const ab_shape *s = &e->configs[ci];
+    const size_t numel = ab_shape_numel(s);
+    char sh[128], err[AB_ERR];
+    int rc = -1, any_gpu = 0;
+    float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
+    float *v = malloc(numel * sizeof *v), *o = malloc(numel * sizeof *o);
+    vstate *st = calloc(e->nvariants, sizeof *st);
+    size_t *order = calloc(e->nvariants, sizeof *order);
+    ab_gpu_bufs *bufs = NULL;
+
+    shape_str(s, sh, sizeof sh);
+    fprintf(stderr, "[%zu/%zu] %s\n", ci + 1, e->nconfigs, sh);
+    if (!q || !k || !v || !o || !st || !order) {
+        error("%s: out of host memory for %zu-element tensors", sh, numel);
+        goto cleanup;
+    }
+    if (ab_inputs_fill(s, e->seed, q, k, v)) {
+        error("out of memory for the RNG");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < e->nvariants; i++)
+        any_gpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA;
+    if (any_gpu && ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err))
+        fprintf(stderr, "  %s\n", err); /* each GPU variant is stored as an error below */
+
+    /* setup, warm-up, check */
+    size_t nactive = 0;
+    for (size_t i = 0; i < e->nvariants; i++) {
+        const ab_exp_variant *ev = &e->variants[i];
+        if (!ev->native)
+            continue;
+        vstate *x = &st[i];
+        x->ev = ev;
+        x->v = ev->native;
+        x->m.run_id = run_id;
+        x->m.variant = ev->name;
+        x->m.backend = x->v->backend;
+        x->m.shape = *s;
+        x->m.warmup = e->warmup;
+        x->m.timing_mode = x->v->device == AB_DEV_CUDA ? ab_timing_mode_name(e->timing) : "host";
+        x->m.graph_k = x->v->device == AB_DEV_CUDA && e->timing == AB_TIME_GRAPH ? e->graph_k : 1;
+        x->m.flops = x->v->flops(s);
+        x->m.bytes = ab_attention_bytes(s);
+        int p = prepare(db, e, x, s, x->v->device == AB_DEV_CUDA ? bufs : NULL, q, k, v, o,
+                        e->seed + 1000003UL * (ci + 1));
+        if (p < 0)
+            goto cleanup;
+        if (p == 0)
+            print_outcome(x, sh);
+        x->active = p == 1;
+        nactive += x->active;
+    }
+
+    /* interleaved rounds */
+    for (int round = 0; nactive > 0; round++) {
+        size_t n = 0;
+        for (size_t i = 0; i < e->nvariants; i++)
+            if (st[i].active)
+                order[n++] = i;
+        gsl_ran_shuffle(order_rng, order, n, sizeof *order);
+        for (size_t j = 0; j < n; j++) {
+            vstate *x = &st[order[j]];
+            if (interrupted)
+                goto cleanup;
+            if (take_block(e, x, round, x->v->device == AB_DEV_CUDA ? bufs : NULL,
+                           x->v->device == AB_DEV_CUDA ? gpu : NULL, q, k, v, o, run_t0)) {
+                x->active = 0;
+                nactive--;
+                if (store(db, x, "error", x->message))
+                    goto cleanup;
+                print_outcome(x, sh);
+                continue;
+            }
+            if (should_stop(e, x)) {
+                x->active = 0;
+                nactive--;
+                if (store(db, x, "ok", NULL))
+                    goto cleanup;
+                print_outcome(x, sh);
+            }
+        }
+    }
+
+    for (size_t i = 0; i < e->nvariants; i++) {
+        if (e->variants[i].native || interrupted)
+            continue;
+        if (run_external(db, e, &e->variants[i], s, run_id, run_t0))
+            goto cleanup;
+    }
+    rc = 0;
+cleanup:
+    for (size_t i = 0; st && i < e->nvariants; i++) {
+        if (st[i].have_ctx && st[i].v->teardown)
+            st[i].v->teardown(st[i].ctx);
+        free(st[i].samples);
+        free(st[i].blocks);
+    }
+    ab_gpu_bufs_destroy(bufs);
+    free(st);
+    free(order);
+    free(q);
+    free(k);
+    free(v);
+    free(o);
+    return rc;
+}
+
+int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
+                      sqlite3_int64 *run_id)
+{
+    char err[AB_ERR], *fp_text = NULL, hash[17];
+    int any_gpu = 0, rc = -1;
+    ab_gpu_info gpu;
+    sqlite3_int64 env_id, exp_id;
+    json_t *fp = NULL;
+    gsl_rng *order_rng = NULL;
+    struct sigaction sa, old_int, old_term;
+
+    *run_id = 0;
+    for (size_t i = 0; i < e->nvariants; i++)
+        if (e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA)
+            any_gpu = 1;
+    /* refuse what cannot run, before anything is stored */
+    if (any_gpu) {
+        if (ab_gpu_query(&gpu, err, sizeof err))
+            return error("%s: needs a CUDA device for its CUDA variants: %s", e->path, err);
+        for (size_t c = 0; c < e->nconfigs; c++) {
+            size_t need = ab_gpu_bytes_needed(&e->configs[c]);
+            if (need > gpu.mem_total) {
+                char sh[128];
+                return error("%s: configuration %s does not fit in GPU memory: Q, K, V, O "
+                             "need %.2f GiB, the GPU has %.2f GiB",
+                             e->path, shape_str(&e->configs[c], sh, sizeof sh),
+                             need / 1073741824.0, gpu.mem_total / 1073741824.0);
+            }
+        }
+    }
+
+    fp = ab_env_fingerprint(any_gpu, any_gpu ? ab_timing_mode_name(e->timing) : "host");
+    if (!fp || ab_env_canonical(fp, &fp_text, hash)) {
+        error("out of memory building the environment fingerprint");
+        goto cleanup;
+    }
+    if (ab_db_put_environment(db, hash, fp_text, &env_id, err) ||
+        ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
+        ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing), run_id,
+                        err)) {
+        error("%s", err);
+        goto cleanup;
+    }
+    fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants\n", (long long)*run_id,
+            e->name, e->nconfigs, e->nvariants);
+    if (any_gpu) {
+        ab_db_set_clocks_monitored(db, *run_id, ab_nvml_available(), err);
+        measure_timer_floor(db, *run_id, e);
+    }
+
+    order_rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!order_rng) {
+        error("out of memory");
+        goto finish;
+    }
+    gsl_rng_set(order_rng, e->seed ^ 0x5eedUL);
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    interrupted = 0;
+    const double t0 = ab_now_s();
+    rc = 0;
+    for (size_t c = 0; c < e->nconfigs && !interrupted; c++)
+        if (run_config(db, e, c, *run_id, any_gpu ? &gpu : NULL, order_rng, t0)) {
+            rc = -1;
+            break;
+        }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (interrupted && rc == 0)
+        rc = 1;
+finish:
+    if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err))
+        error("%s", err);
+    if (rc == 1)
+        error("run %lld interrupted: finished measurements are stored", (long long)*run_id);
+cleanup:
+    gsl_rng_free(order_rng);
+    free(fp_text);
+    json_decref(fp);
+    return rc;
+}
