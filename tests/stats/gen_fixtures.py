@@ -137,7 +137,43 @@ def cuda_grid(x):
     return np.round(np.asarray(x) / 0.0005) * 0.0005
 
 
+def cli_expected(path_a, path_b, out):
+    """Expected `attnbench stats a.txt b.txt --json` values (deterministic
+    keys; the bootstrap CIs are random and left to within-MC checks)."""
+    rd = lambda p: np.array([float(l.split("#")[0]) for l in open(p) if l.split("#")[0].strip()])
+    a, b = rd(path_a), rd(path_b)
+    mw = stats.mannwhitneyu(a, b, alternative="two-sided", method="auto")
+    d, lo, hi = cliff_brute(a, b, LEVEL)
+    hl = hl_brute(a, b, LEVEL)
+    L = ["# Expected values of `attnbench stats tests/stats/a.txt tests/stats/b.txt --json`\n",
+         HEADER.replace("# generated", "# computed"),
+         "# (scipy.stats.mannwhitneyu method='auto', brute-force Cliff / Hodges-Lehmann,\n",
+         "# numpy summaries, scipy.stats.spearmanr; tolerance 1e-6 relative)\n"]
+    for tag, x in (("a", a), ("b", b)):
+        q1, q3 = np.quantile(x, [0.25, 0.75])
+        iqr = q3 - q1
+        sev = int(np.sum((x < q1 - 3 * iqr) | (x > q3 + 3 * iqr)))
+        mild = int(np.sum((x < q1 - 1.5 * iqr) | (x > q3 + 1.5 * iqr))) - sev
+        r = stats.spearmanr(x, np.arange(len(x)))
+        L.append("%s.n %d\n%s.median %r\n%s.mean %r\n%s.stddev %r\n%s.q1 %r\n%s.q3 %r\n"
+                 "%s.outliers.mild %d\n%s.outliers.severe %d\n%s.drift.rho %r\n%s.drift.p %r\n"
+                 % (tag, len(x), tag, float(np.median(x)), tag, float(np.mean(x)), tag,
+                    float(np.std(x, ddof=1)), tag, float(q1), tag, float(q3), tag, mild, tag, sev,
+                    tag, float(r.statistic), tag, float(r.pvalue)))
+    L.append("mann_whitney.u %r\nmann_whitney.p %r\nmann_whitney.exact false\n"
+             % (float(mw.statistic), float(mw.pvalue)))
+    L.append("cliffs_delta.delta %r\ncliffs_delta.lo %r\ncliffs_delta.hi %r\n" % (d, lo, hi))
+    L.append("hodges_lehmann.shift %r\nhodges_lehmann.lo %r\nhodges_lehmann.hi %r\n"
+             % tuple(float(v) for v in hl))
+    L.append("speedup.ratio %r\n" % float(np.median(b) / np.median(a)))
+    with open(out, "w") as f:
+        f.writelines(L)
+
+
 def main():
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    cli_expected(here + "/a.txt", here + "/b.txt", here + "/cli_expected.txt")
     rng = np.random.default_rng(20240611)
     # 1. Ties at CUDA-event resolution: values like 0.0125, 0.013, 0.0135 ms.
     write_dataset("ties", cuda_grid(rng.normal(0.0132, 0.0006, 40)),
