@@ -19,6 +19,14 @@ in PROTOCOL.md; attnbench applies the verdict.
 
 Backends: flash, cudnn, efficient, math (torch.nn.attention.sdpa_kernel with
 that one SDPBackend) or default (no restriction: PyTorch's own choice).
+Measured (NVIDIA H200, torch 2.11.0+cu130, cuDNN 9.19, 2026-11-21, 50 samples,
+medians cold/hot/graph, tests/external/gpu_smoke.sh): B=4 H=16 S=4096 D=128
+fp16: flash 1.58/1.56/1.61 ms, cudnn 0.83/0.83/0.94, efficient 3.15/3.15/3.14,
+math 21.7/21.7/21.7, default (picks cuDNN) 0.85/0.83/0.95; B=32 H=8 S=512
+D=64 fp16: flash 0.073/0.071/0.068 ms, cudnn 0.050/0.049/0.047, efficient
+0.148/0.148/0.145, math 1.21/1.21/1.19, default 0.050/0.049/0.048. All pass
+the check; figures agree with kernels/check.c (check_figures.py).
+
 Requires torch (CUDA build) and numpy. Debugging: TORCH_SDPA_DUMP_O=PATH
 writes the checked output O as raw float32 [B, H, S, D] to PATH
 (tests/external/check_figures.py compares the figures with kernels/check.c's).
