@@ -482,8 +482,10 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         gsl_ran_shuffle(order_rng, order, n, sizeof *order);
         for (size_t j = 0; j < n; j++) {
             vstate *x = &st[order[j]];
-            if (interrupted)
+            if (interrupted) {
+                rc = 0; /* not an error: the caller marks the run interrupted */
                 goto cleanup;
+            }
             if (take_block(e, x, round, x->v->device == AB_DEV_CUDA ? bufs : NULL,
                            x->v->device == AB_DEV_CUDA ? gpu : NULL, q, k, v, o, run_t0)) {
                 x->active = 0;

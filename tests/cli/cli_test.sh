@@ -1,0 +1,172 @@
+#!/bin/sh
+# tests/cli/cli_test.sh: end-to-end tests of the attnbench command line.
+# Usage: cli_test.sh CASE ATTNBENCH SOURCE_ROOT
+# Each case runs in a fresh temporary directory and exits 0 (pass), 1 (fail)
+# or 77 (skipped). Expected values are computed independently of attnbench:
+# medians by sort(1) over the samples that sqlite3(1) reads from the database.
+set -u
+case_name=$1; AB=$2; SRC=$3
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# runs attnbench expecting failure; checks the message on stderr
+expect_error() { # pattern, args...
+  pat=$1; shift
+  if "$AB" "$@" >out.txt 2>err.txt; then fail "'attnbench $*' succeeded; expected an error"; fi
+  grep -q -- "$pat" err.txt || { cat err.txt >&2; fail "stderr of 'attnbench $*' lacks '$pat'"; }
+  [ "$(wc -l <err.txt)" -le 3 ] || { cat err.txt >&2; fail "more than one message for '$*'"; }
+  echo "ok: $* -> $(head -n 1 err.txt)"
+}
+
+small_cfg() { # name, extra settings
+  cat >"$1" <<CFG
+name = "tiny";
+hypothesis = "cpu_flash and cpu_reference compute the same attention.";
+variants = ["cpu_reference", "cpu_flash"];
+baseline = "cpu_reference";
+sweep = { B = 1; H = 2; S = [16, 33]; D = 8; causal = [false, true]; dtype = "fp32"; };
+warmup = 1;
+samples = 12;
+round_size = 4;
+seed = 7;
+$2
+CFG
+}
+
+count() { sqlite3 "$1" "$2"; }
+
+case $case_name in
+experiment-errors)
+  small_cfg good.cfg ""
+  "$AB" run good.cfg --db keep.db >/dev/null 2>&1 || fail "good experiment did not run"
+  before=$(count keep.db "SELECT count(*) FROM samples")
+  [ "$before" -gt 0 ] || fail "no samples stored"
+  expect_error "missing.cfg: cannot read experiment file" run missing.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 1;\n' >syntax.cfg
+  expect_error "syntax.cfg:4: syntax error" run syntax.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = {\n  S = [128, -4];\n};\n' >neg.cfg
+  expect_error "neg.cfg:4: S must be a list of positive integers" run neg.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash", "warp_magic"];\nsweep = { S = 8; };\n' >unknown.cfg
+  expect_error "unknown.cfg:2: unknown variant 'warp_magic'" run unknown.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; dtype = "fp16"; };\n' >pair.cfg
+  expect_error "cpu_flash: dtype fp16 not supported" run pair.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; dtype = "fp64"; };\n' >dtype.cfg
+  expect_error "dtype.cfg:3: dtype must be a dtype" run dtype.cfg --db keep.db
+  printf 'variants = ["cpu_flash"];\nsweep = { S = 8; };\n' >noname.cfg
+  expect_error "missing required field 'name'" run noname.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nbaseline = "cpu_reference";\nsweep = { S = 8; };\n' >base.cfg
+  expect_error "base.cfg:3: baseline 'cpu_reference' is not one of" run base.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nsamples = 0;\n' >samples.cfg
+  expect_error "samples.cfg:4: samples must be an integer" run samples.cfg --db keep.db
+  after=$(count keep.db "SELECT count(*) FROM samples")
+  [ "$before" = "$after" ] || fail "stored samples changed: $before -> $after"
+  runs=$(count keep.db "SELECT count(*) FROM runs")
+  [ "$runs" = 1 ] || fail "refused experiments created runs ($runs)"
+  ;;
+bad-database)
+  small_cfg good.cfg ""
+  echo "this is not a database, just text that must survive" >notdb.db
+  cp notdb.db orig.txt
+  expect_error "notdb.db: not an attnbench database" run good.cfg --db notdb.db
+  cmp -s notdb.db orig.txt || fail "the non-database file was modified"
+  mkdir ro && chmod 555 ro
+  if [ "$(id -u)" != 0 ]; then
+    expect_error "cannot open database" run good.cfg --db ro/x.db
+  fi
+  expect_error "no such database" runs --db absent.db
+  "$AB" run good.cfg --db ok.db >/dev/null 2>&1 || fail "run into ok.db failed"
+  expect_error "no run 99 in the database" report 99 --db ok.db -o r.md
+  [ ! -e r.md ] || fail "a failed report left a file behind"
+  ;;
+cpu-end-to-end)
+  small_cfg e2e.cfg ""
+  run=$("$AB" run e2e.cfg --db e2e.db 2>log.txt) || { cat log.txt >&2; fail "run failed"; }
+  [ "$run" = 1 ] || fail "run id '$run', expected 1"
+  [ "$(count e2e.db "SELECT status FROM runs WHERE id = 1")" = complete ] || fail "run not complete"
+  [ "$(count e2e.db "SELECT count(*) FROM measurements WHERE status = 'ok'")" = 8 ] || fail "expected 8 ok measurements"
+  [ "$(count e2e.db "SELECT count(DISTINCT n) FROM (SELECT count(*) AS n FROM samples GROUP BY measurement_id)")" = 1 ] || fail "sample counts differ"
+  [ "$(count e2e.db "SELECT count(*) FROM samples")" = 96 ] || fail "expected 8 x 12 samples"
+  "$AB" report 1 --db e2e.db -o report.md >/dev/null || fail "report failed"
+  # every median in the report equals the median of the stored samples
+  # (computed here with sqlite3 + sort + awk, not by attnbench)
+  for id in $(count e2e.db "SELECT id FROM measurements ORDER BY id"); do
+    med=$(count e2e.db "SELECT ms FROM samples WHERE measurement_id = $id" | sort -g |
+          awk '{ v[NR] = $1 } END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f", m }')
+    var=$(count e2e.db "SELECT variant FROM measurements WHERE id = $id")
+    cfg=$(count e2e.db "SELECT 'B=' || B || ' H=' || H || ' S=' || S || ' D=' || D || ' ' || CASE causal WHEN 1 THEN 'causal' ELSE 'non-causal' END || ' ' || dtype FROM measurements WHERE id = $id")
+    awk -v cfg="### $cfg" -v var="| $var |" -v med="| $med |" '
+      $0 == cfg { inside = 1; next } /^### / { inside = 0 }
+      inside && index($0, var) == 1 && index($0, med) { found = 1 }
+      END { exit !found }' report.md || fail "report lacks median $med for $var at $cfg"
+  done
+  grep -q "## Correctness" report.md || fail "no correctness section"
+  grep -q "attnbench run e2e.cfg" report.md || fail "no reproduce command"
+  # the same database gives the same report, byte for byte
+  "$AB" report 1 --db e2e.db -o again.md >/dev/null && cmp report.md again.md || fail "report not reproducible"
+  "$AB" runs --db e2e.db | grep -q "tiny" || fail "runs does not list the run"
+  ;;
+interrupt)
+  cat >slow.cfg <<CFG
+name = "slow";
+variants = ["cpu_reference", "cpu_flash"];
+sweep = { B = 1; H = 1; S = [64, 65, 66, 67, 68, 69, 70, 71]; D = 16; dtype = "fp32"; };
+warmup = 0;
+samples = 4000;
+round_size = 50;
+CFG
+  "$AB" run slow.cfg --db int.db >id.txt 2>log.txt &
+  pid=$!
+  i=0
+  while [ "$(sqlite3 int.db "SELECT count(*) FROM measurements" 2>/dev/null || echo 0)" -lt 2 ] && [ $i -lt 300 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+  kill -INT $pid
+  wait $pid; rc=$?
+  [ $rc = 130 ] || { cat log.txt >&2; fail "exit status $rc after SIGINT, expected 130"; }
+  [ "$(count int.db "SELECT status FROM runs")" = interrupted ] || fail "run not marked interrupted"
+  kept=$(count int.db "SELECT count(*) FROM measurements WHERE status = 'ok'")
+  [ "$kept" -ge 2 ] || fail "finished measurements lost ($kept kept)"
+  [ "$(count int.db "SELECT count(*) FROM samples")" = $((kept * 4000)) ] || fail "samples of finished measurements incomplete"
+  echo "ok: interrupted, $kept measurements kept"
+  ;;
+no-gpu)
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    echo "skipped: a GPU is present"; exit 77
+  fi
+  printf 'name = "x";\nvariants = ["cuda_naive"];\nsweep = { S = 64; };\n' >gpu.cfg
+  if "$AB" variants | grep -A1 '^cuda_naive' | grep -q 'not built'; then
+    expect_error "cuda_naive: not built" run gpu.cfg --db g.db
+  else
+    expect_error "needs a CUDA device" run gpu.cfg --db g.db
+  fi
+  [ ! -e g.db ] || [ "$(count g.db "SELECT count(*) FROM runs")" = 0 ] || fail "a run was stored"
+  ;;
+stats-cli)
+  "$AB" stats "$SRC/tests/stats/a.txt" "$SRC/tests/stats/b.txt" --json >out.json || fail "stats --json failed"
+  "$JSON_EXPECT" out.json "$SRC/tests/stats/cli_expected.txt" || fail "stats values differ from scipy's"
+  printf '0.1\nabc\n' >bad.txt
+  expect_error "bad.txt:2" stats bad.txt "$SRC/tests/stats/b.txt"
+  ;;
+committed-report)
+  db="$SRC/reports/attnbench.db"
+  [ -f "$db" ] || { echo "skipped: no committed database"; exit 77; }
+  cp "$db" copy.db
+  n=0
+  for rep in "$SRC"/reports/*-run*.md; do
+    [ -f "$rep" ] || continue
+    run=$(basename "$rep" .md | sed 's/.*-run//')
+    grep -q "database \`attnbench.db\`" "$rep" || continue
+    "$AB" report "$run" --db copy.db -o regen.md $(grep -q "Each rung against" "$rep" && echo --chain) >/dev/null || fail "report $run failed"
+    sed -i 's/`copy.db`/`attnbench.db`/' regen.md
+    cmp -s regen.md "$rep" || { diff regen.md "$rep" | head -20 >&2; fail "$(basename "$rep") differs when regenerated"; }
+    n=$((n + 1))
+  done
+  [ $n -gt 0 ] || { echo "skipped: no committed report of that database"; exit 77; }
+  echo "ok: $n committed reports regenerated byte for byte"
+  ;;
+*)
+  fail "unknown case $case_name"
+  ;;
+esac
+exit 0
