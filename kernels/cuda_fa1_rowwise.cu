@@ -40,7 +40,7 @@
  *   (seed 000 reported 23.9 ms for the first shape on an L4: another GPU.)
  *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 127
  *   registers (D=64), 166-170 (D=128), no spills; 64/112 KiB dynamic shared
- *   memory, so 3 resp. 1 block(s) of 256 threads per SM (D=128: registers).
+ *   memory: 2 resp. 1 block(s) of 256 threads per SM, set by the registers.
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"
