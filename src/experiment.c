@@ -119,10 +119,18 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES])
             for (int d = 0; d < ax[AX_D].n; d++)
                 for (int b = 0; b < ax[AX_B].n; b++)
                     for (int h = 0; h < ax[AX_H].n; h++)
-                        for (int s = 0; s < ax[AX_S].n; s++)
-                            e->configs[e->nconfigs++] = (ab_shape){
-                                ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s], ax[AX_D].v[d],
-                                ax[AX_CAUSAL].v[ca], (ab_dtype)ax[AX_DTYPE].v[t]};
+                        for (int s = 0; s < ax[AX_S].n; s++) {
+                            ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s],
+                                          ax[AX_D].v[d], ax[AX_CAUSAL].v[ca],
+                                          (ab_dtype)ax[AX_DTYPE].v[t]};
+                            /* groups may overlap (seed 004's sweeps share their
+                             * centre): each configuration is measured once */
+                            int dup = 0;
+                            for (size_t i = 0; i < e->nconfigs && !dup; i++)
+                                dup = memcmp(&e->configs[i], &x, sizeof x) == 0;
+                            if (!dup)
+                                e->configs[e->nconfigs++] = x;
+                        }
     return 0;
 }
 
@@ -364,6 +372,14 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         load_stopping(root, e, path, err, n))
         goto cleanup;
     e->seed = (unsigned long)seed;
+    {
+        const config_setting_t *sk = config_setting_get_member(root, "skip_unsupported");
+        if (sk && config_setting_type(sk) != CONFIG_TYPE_BOOL) {
+            where(err, n, path, sk, "%s must be true or false", "skip_unsupported");
+            goto cleanup;
+        }
+        e->skip_unsupported = sk ? config_setting_get_bool(sk) : 0;
+    }
     if (get_string(root, "timing", 0, &s, path, err, n))
         goto cleanup;
     e->timing = AB_TIME_HOT;
@@ -384,6 +400,12 @@ int ab_experiment_validate(const ab_experiment *e, char *err, size_t n)
         const ab_variant *v = e->variants[i].native;
         if (!v)
             continue; /* external: the adapter refuses what it cannot run */
+        if (v->unavailable) {
+            snprintf(err, n, "%s: variant %s: %s", e->path, v->name, v->unavailable);
+            return -1;
+        }
+        if (e->skip_unsupported)
+            continue; /* nvbench-style skip: the runner leaves those pairs out */
         for (size_t c = 0; c < e->nconfigs; c++) {
             char why[256];
             if (ab_variant_supports(v, &e->configs[c], why, sizeof why)) {

@@ -42,6 +42,8 @@ typedef struct ab_experiment {
     /* comparison */
     double alpha, practical;
     int resolve;          /* variants were resolved against the registry */
+    int skip_unsupported; /* leave out (variant, configuration) pairs the variant
+                             cannot run instead of refusing the experiment */
 } ab_experiment;
 
 /* Loads and checks an experiment file. On error returns -1 with one line in

@@ -210,7 +210,7 @@ static void print_fingerprint_summary(FILE *out, json_t *fp)
 {
     json_t *gpu = json_object_get(fp, "gpu"), *host = json_object_get(fp, "host");
     if (json_is_object(gpu))
-        fprintf(out, "| GPU | %s (sm_%s, %lld SMs, %.0f GiB, L2 %.0f MB), driver %s, CUDA runtime %s |\n",
+        fprintf(out, "| GPU | %s (compute capability %s, %lld SMs, %.0f GiB, L2 %.0f MB), driver %s, CUDA runtime %s |\n",
                 json_string_value(json_object_get(gpu, "name")),
                 json_string_value(json_object_get(gpu, "compute_capability")),
                 (long long)json_integer_value(json_object_get(gpu, "sm_count")),
@@ -514,6 +514,40 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                 fprintf(out, " %.2f |", x->flops / (s.median * 1e9));
             else
                 fprintf(out, " %s |", x ? x->status : "—");
+        }
+        fprintf(out, "\n");
+        i = j;
+    }
+
+    /* ---- throughput and memory (seed 001, seed 003) ---- */
+    fprintf(out, "\n## Summary: throughput and memory\n\ntokens/s = B·S / median; peak = "
+                 "device memory the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
+                 "| configuration |");
+    for (size_t v = 0; v < e.nvariants; v++)
+        fprintf(out, " %s tokens/s | peak MiB |", e.variants[v].name);
+    fprintf(out, "\n|---|");
+    for (size_t v = 0; v < e.nvariants; v++)
+        fprintf(out, "---:|---:|");
+    fprintf(out, "\n");
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && sorted[j]->config == sorted[i]->config)
+            j++;
+        char title[128];
+        config_title(sorted[i], title, sizeof title);
+        fprintf(out, "| %s |", title);
+        for (size_t v = 0; v < e.nvariants; v++) {
+            meas *x = find(m, n, sorted[i]->config, e.variants[v].name);
+            ab_summary s;
+            if (usable(x) && ab_summarize(x->ms, x->n, &s) == AB_STATS_OK) {
+                fprintf(out, " %.3g |", (double)x->B * x->S / (s.median * 1e-3));
+                if (x->peak_bytes > 0)
+                    fprintf(out, " %.1f |", x->peak_bytes / 1048576.0);
+                else
+                    fprintf(out, " — |");
+            } else {
+                fprintf(out, " %s | |", x ? x->status : "—");
+            }
         }
         fprintf(out, "\n");
         i = j;

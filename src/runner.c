@@ -24,6 +24,7 @@
 #include "external.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
+#include "registry.h"
 #include "store.h"
 #include "util.h"
 
@@ -452,6 +453,11 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         if (!ev->native)
             continue;
         vstate *x = &st[i];
+        char why[256];
+        if (ab_variant_supports(ev->native, s, why, sizeof why)) {
+            fprintf(stderr, "  %-20s skipped: %s\n", ev->name, why); /* skip_unsupported */
+            continue;
+        }
         x->ev = ev;
         x->v = ev->native;
         x->m.run_id = run_id;
