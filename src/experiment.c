@@ -207,6 +207,7 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
         if (config_setting_type(s) == CONFIG_TYPE_STRING) {
             const char *name = config_setting_get_string(s);
             v->name = strdup(name);
+            v->timing = (ab_timing_mode)-1;
             v->native = ab_variant_find(name);
             if (!v->native && e->resolve) {
                 char msg[256];
@@ -215,17 +216,40 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
                 return where(err, n, path, s, "%s", msg);
             }
         } else if (config_setting_is_group(s)) {
-            const char *name = NULL, *cmd = NULL;
+            /* { name; command; [timeout;] [timing;] }: an external variant;
+             * { name; variant; [timing;] }: an instance of a built-in one
+             * under its own name, e.g. with its own timing mode */
+            const char *name = NULL, *cmd = NULL, *base = NULL, *mode = NULL;
             if (get_string(s, "name", 1, &name, path, err, n) ||
-                get_string(s, "command", 1, &cmd, path, err, n))
+                get_string(s, "command", 0, &cmd, path, err, n) ||
+                get_string(s, "variant", 0, &base, path, err, n) ||
+                get_string(s, "timing", 0, &mode, path, err, n))
                 return -1;
-            if (ab_variant_find(name))
-                return where(err, n, path, s,
-                             "external variant '%s' has the name of a built-in variant", name);
+            if (!cmd == !base)
+                return where(err, n, path, s, "variant '%s' needs exactly one of 'command' "
+                             "(an external program) or 'variant' (a built-in variant)", name);
+            if (mode && ab_timing_mode_parse(mode, &v->timing))
+                return where(err, n, path, s, "%s must be \"cold\", \"hot\" or \"graph\"",
+                             "timing");
+            v->timing = mode ? v->timing : (ab_timing_mode)-1;
+            const ab_variant *same = ab_variant_find(name);
+            if (same && (!base || strcmp(base, name) != 0))
+                return where(err, n, path, s, "variant '%s' has the name of a built-in variant",
+                             name);
             v->name = strdup(name);
-            v->command = strdup(cmd);
-            if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n))
-                return -1;
+            if (cmd) {
+                v->command = strdup(cmd);
+                if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n))
+                    return -1;
+            } else {
+                v->native = ab_variant_find(base);
+                if (!v->native && e->resolve) {
+                    char msg[256];
+                    snprintf(msg, sizeof msg,
+                             "unknown variant '%s' (attnbench variants lists them)", base);
+                    return where(err, n, path, s, "%s", msg);
+                }
+            }
         } else {
             return where(err, n, path, s, "%s entries must be names or { name; command; } groups",
                          "variants");
@@ -388,6 +412,9 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
               "%s must be \"cold\", \"hot\" or \"graph\"", "timing");
         goto cleanup;
     }
+    for (size_t i = 0; i < e->nvariants; i++)
+        if ((int)e->variants[i].timing < 0)
+            e->variants[i].timing = e->timing;
     rc = 0;
 cleanup:
     config_destroy(&cfg);

@@ -17,6 +17,8 @@ typedef struct ab_exp_variant {
     const ab_variant *native; /* NULL for an external variant */
     char *command;            /* external: shell command line */
     double timeout_s;         /* external: per configuration */
+    ab_timing_mode timing;    /* this variant's timing mode (the experiment's unless
+                                 the entry sets its own) */
 } ab_exp_variant;
 
 typedef struct ab_experiment {

@@ -172,7 +172,7 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
         ab_nvml_read(gpu->uuid, &before);
     double t0 = ab_now_s();
     int rc = st->v->device == AB_DEV_CUDA
-                 ? ab_gpu_time(st->v, st->ctx, bufs, e->timing, e->graph_k, count, ms,
+                 ? ab_gpu_time(st->v, st->ctx, bufs, st->ev->timing, e->graph_k, count, ms,
                                st->message, sizeof st->message)
                  : cpu_time(st, &st->m.shape, q, k, v, o, count, ms);
     double t1 = ab_now_s();
@@ -334,7 +334,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     if (e->adaptive && rq.samples > 1000)
         rq.samples = 1000;
     rq.seed = e->seed;
-    rq.timing_mode = ab_timing_mode_name(e->timing);
+    rq.timing_mode = ab_timing_mode_name(ev->timing);
     rq.graph_k = e->graph_k;
     rq.timeout_s = ev->timeout_s;
     rq.workdir = NULL;
@@ -348,8 +348,8 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     st.m.backend = "external";
     st.m.shape = *s;
     st.m.warmup = e->warmup;
-    st.m.timing_mode = ab_timing_mode_name(e->timing);
-    st.m.graph_k = e->timing == AB_TIME_GRAPH ? e->graph_k : 1;
+    st.m.timing_mode = ab_timing_mode_name(ev->timing);
+    st.m.graph_k = ev->timing == AB_TIME_GRAPH ? e->graph_k : 1;
     st.m.flops = ab_attention_flops(s);
     st.m.bytes = ab_attention_bytes(s);
     st.m.external = 1;
@@ -465,8 +465,8 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         x->m.backend = x->v->backend;
         x->m.shape = *s;
         x->m.warmup = e->warmup;
-        x->m.timing_mode = x->v->device == AB_DEV_CUDA ? ab_timing_mode_name(e->timing) : "host";
-        x->m.graph_k = x->v->device == AB_DEV_CUDA && e->timing == AB_TIME_GRAPH ? e->graph_k : 1;
+        x->m.timing_mode = x->v->device == AB_DEV_CUDA ? ab_timing_mode_name(ev->timing) : "host";
+        x->m.graph_k = x->v->device == AB_DEV_CUDA && ev->timing == AB_TIME_GRAPH ? e->graph_k : 1;
         x->m.flops = x->v->flops(s);
         x->m.bytes = ab_attention_bytes(s);
         int p = prepare(db, e, x, s, x->v->device == AB_DEV_CUDA ? bufs : NULL, q, k, v, o,
