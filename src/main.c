@@ -4,6 +4,7 @@
  * src/ calls exit, and only here.
  */
 #include "abstats.h"
+#include "calibrate.h"
 #include "commands.h"
 #include "util.h"
 
@@ -47,6 +48,13 @@ static const command commands[] = {
      "attnbench stats A B [--json] [--alpha 0.05] [--resamples N] [--seed N] [--ci percentile|bca]\n"
      "  A (candidate) and B (baseline) hold one latency in ms per line; blank lines\n"
      "  and # comments are ignored.\n"},
+    {"calibrate", cmd_calibrate, "A/A test: measure one variant against itself, report false positives",
+     "attnbench calibrate EXPERIMENT [--variant V] [--pairs K] [--db PATH]\n"
+     "  Runs 2K interleaved instances of V (default: the experiment's baseline) on the\n"
+     "  experiment's configurations and compares them in K pairs per configuration.\n"
+     "  Every difference the verdict rule reports is a false positive; prints the run\n"
+     "  id, and on stderr the observed rate against alpha. Reports of runs in the same\n"
+     "  environment show the result and flag a rule that exceeded alpha.\n"},
     {"help", cmd_help, "show the commands, or one command's usage", "attnbench help [COMMAND]\n"},
 };
 

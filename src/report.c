@@ -12,6 +12,7 @@
  */
 #include "report.h"
 #include "abstats.h"
+#include "calibrate.h"
 #include "experiment.h"
 #include "store.h"
 #include "util.h"
@@ -422,6 +423,19 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                 e.warmup, e.samples, e.round_size);
     fprintf(out, "| inputs | uniform on [-1, 1) from MT19937 seed %lu, rounded to the dtype |\n", e.seed);
     print_timer_and_clocks(db, run_id, monitored, out);
+    {
+        ab_calibration cal;
+        int c = ab_calibration_for_environment(db, env_hash, &cal);
+        if (c == 0 && cal.pairs > 0)
+            fprintf(out, "| A/A calibration | run %lld, same environment: the verdict rule called %d of %d "
+                         "identical pairs different without the family correction (%.1f%%, binomial "
+                         "p = %.3f against α), %d with Holm; α = %.2f%s |\n",
+                    cal.run_id, cal.uncorrected_positives, cal.pairs,
+                    100.0 * cal.uncorrected_positives / cal.pairs, cal.binom_p, cal.rule_positives, cal.alpha,
+                    cal.flagged ? ": **FLAGGED, the rule is too permissive on this machine**" : ": ok");
+        else if (c == 1)
+            fprintf(out, "| A/A calibration | none in this environment (attnbench calibrate) |\n");
+    }
     fprintf(out, "| reproduce | `%s` |\n\n", command);
 
     fprintf(out, "## Method\n\n"
