@@ -89,6 +89,37 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (run_id, timing_mode)\n"
     ");\n"
     "ALTER TABLE runs ADD COLUMN clocks_monitored INTEGER NOT NULL DEFAULT 0;\n",
+
+    /* 2 -> 3: views for plain SQL (sqlite3 shell, attnbench query). Medians
+     * over the unthrottled samples, as reports compute them: the middle row,
+     * or the mean of the two middle rows, by ROW_NUMBER over the count. */
+    "CREATE VIEW measurement_summary AS\n"
+    "WITH ranked AS (\n"
+    "  SELECT measurement_id, ms,\n"
+    "         ROW_NUMBER() OVER (PARTITION BY measurement_id ORDER BY ms) AS rn,\n"
+    "         COUNT(*) OVER (PARTITION BY measurement_id) AS cnt\n"
+    "  FROM samples WHERE throttled = 0\n"
+    "), med AS (\n"
+    "  SELECT measurement_id, AVG(ms) AS median_ms FROM ranked\n"
+    "  WHERE rn IN ((cnt + 1) / 2, (cnt + 2) / 2) GROUP BY measurement_id\n"
+    "), agg AS (\n"
+    "  SELECT measurement_id, count(*) AS n, min(ms) AS min_ms, max(ms) AS max_ms\n"
+    "  FROM samples WHERE throttled = 0 GROUP BY measurement_id\n"
+    ")\n"
+    "SELECT m.id AS measurement_id, m.run_id, r.uuid AS run_uuid, m.variant, m.B, m.H, m.S,\n"
+    "       m.D, m.causal, m.dtype, m.status, m.stop_reason, coalesce(agg.n, 0) AS n,\n"
+    "       med.median_ms, agg.min_ms, agg.max_ms,\n"
+    "       m.flops / (med.median_ms * 1e9) AS tflops  -- TFLOP/s at the median\n"
+    "FROM measurements m JOIN runs r ON r.id = m.run_id\n"
+    "LEFT JOIN agg ON agg.measurement_id = m.id LEFT JOIN med ON med.measurement_id = m.id;\n"
+    "CREATE VIEW latest_runs AS\n"
+    "SELECT x.name AS experiment, r.id AS run_id, r.uuid, r.started_at, r.finished_at,\n"
+    "       r.status, coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only') AS gpu,\n"
+    "       json_extract(v.fingerprint, '$.build.commit') AS commit_id, v.hash AS env_hash\n"
+    "FROM runs r JOIN experiments x ON x.id = r.experiment_id\n"
+    "JOIN environments v ON v.id = r.environment_id\n"
+    "WHERE r.id = (SELECT r2.id FROM runs r2 JOIN experiments x2 ON x2.id = r2.experiment_id\n"
+    "              WHERE x2.name = x.name ORDER BY r2.started_at DESC, r2.id DESC LIMIT 1);\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -48,6 +48,8 @@ int cmd_report(int argc, char **argv)
             return error("report: %s needs a value", argv[i]) ? 2 : 2;
         else if (strcmp(argv[i], "--chain") == 0)
             o.chain = 1;
+        else if (strcmp(argv[i], "--no-plots") == 0)
+            o.plots = -1;
         else if (argv[i][0] == '-')
             return error("report: unknown option '%s' (attnbench help report)", argv[i]) ? 2 : 2;
         else if (!run_s)
@@ -79,6 +81,8 @@ int cmd_report(int argc, char **argv)
         mkdir("reports", 0777);
         outpath = pathbuf;
     }
+    o.plots = o.plots == 0; /* on unless --no-plots */
+    o.path = outpath;
     FILE *out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
     if (!out) {
         error("report: cannot write %s: %s", outpath, strerror(errno));

@@ -11,6 +11,13 @@ int cmd_variants(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_env(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_query(int argc, char **argv);
 
 /* Option parsing shared by the handlers: returns the value of --name VALUE
  * or --name=VALUE at argv[*i] (advancing *i past it), or NULL when argv[*i]

@@ -29,13 +29,74 @@ static const command commands[] = {
      "  experiments/), checks each against the float64 reference, stores every raw\n"
      "  latency sample, and prints the new run's id on stdout.\n"},
     {"report", cmd_report, "write the markdown ablation report of a run",
-     "attnbench report RUN [--baseline VARIANT] [--chain] [-o FILE] [--db PATH]\n"
+     "attnbench report RUN [--baseline VARIANT] [--chain] [--no-plots] [-o FILE] [--db PATH]\n"
      "  Writes the report of RUN to FILE (default reports/<experiment>-run<RUN>.md)\n"
      "  and prints its path. --chain also compares each variant with the one listed\n"
-     "  before it (a ladder of optimisations). -o - writes to stdout.\n"},
+     "  before it (a ladder of optimisations). -o - writes to stdout. Figures (gnuplot,\n"
+     "  SVG) go beside the report as <report name>-K.svg unless --no-plots.\n"},
     {"runs", cmd_runs, "list the runs in the database",
-     "attnbench runs [--db PATH]\n"
-     "  One line per run: id, experiment, start (UTC), GPU, status, measurements.\n"},
+     "attnbench runs [--experiment NAME] [--variant NAME] [--gpu SUBSTRING]\n"
+     "               [--since YYYY-MM-DD] [--commit PREFIX] [--json] [--db PATH]\n"
+     "  One line per run: id, experiment, start (UTC), GPU, status, measurements.\n"
+     "  Filters: the experiment's name; runs that measured VARIANT; GPU name containing\n"
+     "  SUBSTRING (any case; CPU-only runs are 'CPU only'); started on or after the\n"
+     "  date (UTC); build commit (fingerprint build.commit) starting with PREFIX.\n"
+     "  --json prints an array of objects (id, uuid, experiment, started_at,\n"
+     "  finished_at, status, gpu, commit, env_hash, measurements, not_ok).\n"},
+    {"show", cmd_show, "show one run: configurations, medians with CIs, fingerprint",
+     "attnbench show RUN [--db PATH]\n"
+     "  RUN is a run id or a uuid prefix (4+ characters). Per configuration, every\n"
+     "  variant's status, sample count, median with its 95% BCa bootstrap CI\n"
+     "  (10,000 resamples, seed 42; throttled samples left out), TFLOP/s and stop\n"
+     "  reason; then the environment fingerprint.\n"},
+    {"compare", cmd_compare, "compare two runs measurement by measurement",
+     "attnbench compare RUN_A RUN_B [--fail-on-regression] [--practical 0.01]\n"
+     "                  [--alpha 0.05] [--db PATH]\n"
+     "  For every (variant, configuration) measured ok in both runs: median of A\n"
+     "  (before) and B (after), the change, the speedup of B over A = median(A) /\n"
+     "  median(B) with its bootstrap CI, Mann-Whitney p Holm-adjusted over all the\n"
+     "  pairs, Cliff's delta, and a verdict: improved or regressed when p (Holm) <\n"
+     "  alpha and the speedup CI excludes 1 +/- practical, unchanged otherwise. The\n"
+     "  environment fields that differ between the runs are listed first.\n"
+     "  Exit status: 0; 3 when --fail-on-regression is given and anything\n"
+     "  regressed; 1 on errors, 2 on usage errors.\n"},
+    {"history", cmd_history, "one measurement across all runs, with change points",
+     "attnbench history VARIANT --config B,H,S,D[,causal|noncausal][,dtype]\n"
+     "                  [--plot FILE.svg|FILE.png] [--practical 0.01] [--db PATH]\n"
+     "  Median and 95% CI of VARIANT at that configuration in every run, in time\n"
+     "  order, with run id, date, build commit, GPU and environment hash; then the\n"
+     "  change points found by airspeed velocity's step detection (an L1 piecewise-\n"
+     "  constant fit, Friedrich et al. 2008, penalty chosen by asv's information\n"
+     "  criterion), each with the size of the move and any environment change at\n"
+     "  the same run. --plot draws the series and the fitted steps with gnuplot.\n"},
+    {"export", cmd_export, "write runs with all their samples as JSON or CSV",
+     "attnbench export RUN... [--format json|csv] [-o FILE] [--db PATH]\n"
+     "  JSON (default): {\"attnbench_export\": 1, \"runs\": [...]}, per run its\n"
+     "  columns, experiment (with its text), environment fingerprint, timer floor and\n"
+     "  measurements with every sample and clock block; no database ids (runs are\n"
+     "  their uuids). CSV: one row per sample with run_uuid, experiment, variant,\n"
+     "  B, H, S, D, causal, dtype, status, idx, ms, round, t_s, throttled.\n"
+     "  Default output: stdout.\n"},
+    {"import", cmd_import, "add the runs of a JSON export to the database",
+     "attnbench import FILE [--db PATH]\n"
+     "  Adds each run of FILE (attnbench export --format json; - reads stdin) unless\n"
+     "  a run with its uuid is already there, so importing twice changes nothing.\n"
+     "  Environments and experiments are shared by hash; each run is added in one\n"
+     "  transaction, whole or not at all.\n"},
+    {"merge", cmd_merge, "add the runs of another attnbench database",
+     "attnbench merge OTHER.db [--db PATH]\n"
+     "  Copies every finished run of OTHER.db (SQLite ATTACH) that this database\n"
+     "  lacks (by uuid), with its experiment, environment, measurements, samples,\n"
+     "  clock blocks and timer floor, ids remapped, one transaction per run. Merging\n"
+     "  twice is a no-op; runs still 'running' in OTHER.db are skipped.\n"},
+    {"query", cmd_query, "run one read-only SQL query and print a table",
+     "attnbench query \"SQL\" [--db PATH]\n"
+     "  Runs one SQL statement on a read-only connection and prints the rows as\n"
+     "  aligned columns. Statements that could write (INSERT, UPDATE, DELETE, DROP,\n"
+     "  ATTACH, writing PRAGMAs, ...) are refused. Views: measurement_summary (one\n"
+     "  row per measurement: run, variant, B, H, S, D, causal, dtype, status, n,\n"
+     "  median_ms, min_ms, max_ms, tflops) and latest_runs (latest run per\n"
+     "  experiment name).\n"},
     {"variants", cmd_variants, "list the attention variants of this build",
      "attnbench variants\n"
      "  Name, backend, dtypes, head dimensions and idea of every variant; variants\n"

@@ -14,6 +14,7 @@
 #include "abstats.h"
 #include "calibrate.h"
 #include "experiment.h"
+#include "plot.h"
 #include "store.h"
 #include "util.h"
 
@@ -599,6 +600,9 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             config_title(sorted[i], title, sizeof title);
             fprintf(out, "- %s, %s: %s\n", title, sorted[i]->variant, sorted[i]->message);
         }
+
+    if (o->plots)
+        ab_report_plots(db, run_id, o->path, out); /* prints its own errors */
 
     /* ---- environment ---- */
     fprintf(out, "\n## Environment fingerprint\n\n```json\n");

@@ -14,6 +14,8 @@ typedef struct ab_report_opts {
     const char *baseline;   /* NULL: the experiment's baseline, else its first variant */
     int chain;              /* also compare each variant with the one listed before it */
     const char *db_label;   /* how the report names the database (e.g. its file name) */
+    int plots;              /* append a "## Plots" section with gnuplot figures (plot.h) */
+    const char *path;       /* where the report goes (its images go beside it); NULL or "-": stdout */
 } ab_report_opts;
 
 /* Writes the report of run_id to out. Returns 0, or -1 with a message

@@ -1,0 +1,220 @@
+/*
+ * cmd_compare.c: `attnbench compare RUN_A RUN_B`: every (variant,
+ * configuration) measured ok in both runs, B against A: medians, speedup of
+ * B over A with its bootstrap CI, Mann-Whitney p adjusted over the family
+ * (Holm), Cliff's delta, and a verdict (improved / regressed / unchanged) by
+ * ab_decide with the practical threshold. Environment fields that differ
+ * are listed first, so that a driver or clock change is not mistaken for a
+ * kernel change. Exit status 3 with --fail-on-regression when anything
+ * regressed.
+ */
+#include "abstats.h"
+#include "commands.h"
+#include "env.h"
+#include "rundata.h"
+#include "store.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pair {
+    ab_rmeas *a, *b;
+    ab_comparison c;
+    double p_adj;
+    ab_verdict v;
+} pair;
+
+/* the value of a dotted path ("gpu.driver") as compact JSON text */
+static char *path_value(json_t *fp, const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", path);
+    json_t *x = fp;
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && x; k = strtok_r(NULL, ".", &save))
+        x = json_is_object(x) ? json_object_get(x, k) : NULL;
+    return x ? json_dumps(x, JSON_ENCODE_ANY | JSON_COMPACT) : strdup("(absent)");
+}
+
+static json_t *run_fingerprint(sqlite3 *db, long long run)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    json_t *fp = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT v.fingerprint FROM runs r JOIN environments v "
+                      "ON v.id = r.environment_id WHERE r.id = ?",
+                      &st, err))
+        return NULL;
+    sqlite3_bind_int64(st, 1, run);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        fp = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+    sqlite3_finalize(st);
+    return fp;
+}
+
+/* Prints the environment fields that differ between two runs' fingerprints,
+ * one per line with both values. */
+void ab_print_env_diff(FILE *out, json_t *fa, json_t *fb, const char *indent)
+{
+    char diff[8192];
+    if (!fa || !fb) {
+        fprintf(out, "%s(a fingerprint is unreadable)\n", indent);
+        return;
+    }
+    ab_env_diff(fa, fb, diff, sizeof diff);
+    if (!*diff) {
+        fprintf(out, "%sidentical environments\n", indent);
+        return;
+    }
+    char *save = NULL;
+    for (char *f = strtok_r(diff, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        while (*f == ' ')
+            f++;
+        char *va = path_value(fa, f), *vb = path_value(fb, f);
+        fprintf(out, "%s%s: %s -> %s\n", indent, f, va ? va : "?", vb ? vb : "?");
+        free(va);
+        free(vb);
+    }
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    const char *db_flag = NULL, *runs[2] = {NULL, NULL}, *v;
+    int missing, fail_on_regression = 0, nruns = 0;
+    ab_compare_opts co;
+    ab_compare_opts_default(&co);
+    co.boot.method = AB_CI_BCA;
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if ((v = ab_opt(argc, argv, &i, "--practical", &missing))) {
+            co.practical = strtod(v, &end);
+            if (*end || !(co.practical >= 0 && co.practical < 1))
+                return error("compare: --practical wants a fraction in [0, 1), e.g. 0.01") ? 2 : 2;
+        } else if ((v = ab_opt(argc, argv, &i, "--alpha", &missing))) {
+            co.alpha = strtod(v, &end);
+            if (*end || !(co.alpha > 0 && co.alpha < 1))
+                return error("compare: --alpha wants a level in (0, 1), e.g. 0.05") ? 2 : 2;
+        } else if (!missing && strcmp(argv[i], "--fail-on-regression") == 0)
+            fail_on_regression = 1;
+        else if (missing || argv[i][0] == '-' || nruns == 2)
+            return error("compare: %s '%s' (attnbench help compare)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+        else
+            runs[nruns++] = argv[i];
+    }
+    if (nruns != 2)
+        return error("compare: needs two runs, RUN_A (before) and RUN_B (after)") ? 2 : 2;
+
+    char err[AB_ERR];
+    sqlite3 *db = NULL;
+    long long ra, rb;
+    if (ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
+        error("%s", err);
+        return 1;
+    }
+    ab_rmeas *ma = NULL, *mb = NULL;
+    size_t na = 0, nb = 0, np = 0;
+    pair *p = NULL;
+    int rc = 1;
+    if (ab_run_resolve(db, runs[0], &ra) || ab_run_resolve(db, runs[1], &rb) ||
+        ab_run_load(db, ra, &ma, &na) || ab_run_load(db, rb, &mb, &nb))
+        goto done;
+
+    json_t *fa = run_fingerprint(db, ra), *fb = run_fingerprint(db, rb);
+    printf("compare run %lld (A, before) with run %lld (B, after)\n\n", ra, rb);
+    printf("environment differences (A -> B):\n");
+    ab_print_env_diff(stdout, fa, fb, "  ");
+    json_decref(fa);
+    json_decref(fb);
+
+    p = calloc(na ? na : 1, sizeof *p);
+    if (!p) {
+        error("out of memory");
+        goto done;
+    }
+    size_t only_a = 0, only_b = 0;
+    for (size_t i = 0; i < na; i++) {
+        ab_rmeas *x = &ma[i], *y = NULL;
+        for (size_t j = 0; j < nb && !y; j++)
+            if (strcmp(mb[j].variant, x->variant) == 0 && ab_rmeas_same_config(x, &mb[j]))
+                y = &mb[j];
+        int okx = strcmp(x->status, "ok") == 0 && x->n >= 2;
+        int oky = y && strcmp(y->status, "ok") == 0 && y->n >= 2;
+        if (!okx || !oky) {
+            only_a += okx;
+            continue;
+        }
+        /* candidate B, baseline A: speedup = median(A) / median(B) */
+        if (ab_compare(y->ms, y->n, x->ms, x->n, &co, &p[np].c) != AB_STATS_OK)
+            continue;
+        p[np].a = x;
+        p[np].b = y;
+        np++;
+    }
+    for (size_t j = 0; j < nb; j++) {
+        int found = 0;
+        for (size_t k = 0; k < np; k++)
+            found |= p[k].b == &mb[j];
+        only_b += !found && strcmp(mb[j].status, "ok") == 0 && mb[j].n >= 2;
+    }
+    if (np) {
+        double *raw = malloc(np * sizeof *raw), *adj = malloc(np * sizeof *adj);
+        if (!raw || !adj) {
+            free(raw);
+            free(adj);
+            error("out of memory");
+            goto done;
+        }
+        for (size_t k = 0; k < np; k++)
+            raw[k] = p[k].c.mw.p;
+        ab_p_adjust(raw, np, AB_PADJ_HOLM, adj);
+        for (size_t k = 0; k < np; k++) {
+            p[k].p_adj = adj[k];
+            p[k].v = ab_decide(&p[k].c, adj[k], &co);
+        }
+        free(raw);
+        free(adj);
+    }
+    printf("\n%zu (variant, configuration) pairs measured ok in both runs", np);
+    if (only_a || only_b)
+        printf("; %zu only in A, %zu only in B", only_a, only_b);
+    printf(".\nspeedup = median(A) / median(B) (> 1: B is faster), %.0f%% %s bootstrap CI "
+           "(%zu resamples, seed %lu); change = median(B) / median(A) - 1; p: Mann-Whitney, "
+           "Holm-adjusted over the %zu pairs; Cliff's delta of B against A (< 0: B faster); "
+           "verdict: improved / regressed when p (Holm) < %.3g and the speedup CI excludes "
+           "1 +/- %.3g, else unchanged.\n\n",
+           100 * co.boot.level, ab_ci_method_name(co.boot.method), co.boot.resamples,
+           co.boot.seed, np, co.alpha, co.practical);
+    printf("%-36s %-20s %10s %10s %8s %-27s %9s %7s  %s\n", "configuration", "variant",
+           "A ms", "B ms", "change", "speedup [95% CI]", "p (Holm)", "delta", "verdict");
+    size_t regressed = 0, improved = 0;
+    for (size_t k = 0; k < np; k++) {
+        char title[128], sp[64];
+        ab_rmeas_title(p[k].a, title, sizeof title);
+        snprintf(sp, sizeof sp, "%.3fx [%.3f, %.3f]", p[k].c.speedup, p[k].c.speedup_lo,
+                 p[k].c.speedup_hi);
+        const char *verdict = p[k].v == AB_FASTER   ? "improved"
+                              : p[k].v == AB_SLOWER ? "REGRESSED"
+                                                    : "unchanged";
+        regressed += p[k].v == AB_SLOWER;
+        improved += p[k].v == AB_FASTER;
+        printf("%-36s %-20s %10.5f %10.5f %+7.2f%% %-27s %9.2g %+7.3f  %s\n", title,
+               p[k].a->variant, p[k].c.b.median, p[k].c.a.median,
+               100 * (p[k].c.a.median / p[k].c.b.median - 1), sp, p[k].p_adj, p[k].c.cliff.delta,
+               verdict);
+    }
+    printf("\n%zu improved, %zu regressed, %zu unchanged\n", improved, regressed,
+           np - improved - regressed);
+    rc = fail_on_regression && regressed ? 3 : 0;
+done:
+    free(p);
+    ab_run_free(ma, na);
+    ab_run_free(mb, nb);
+    ab_db_close(db);
+    return rc;
+}

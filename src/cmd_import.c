@@ -1,0 +1,517 @@
+/*
+ * cmd_import.c: `attnbench import FILE` (a JSON export, cmd_export.c) and
+ * `attnbench merge OTHER.db` (SQLite ATTACH), the receiving half of
+ * transfer.h: runs keep their uuid, environments and experiments are
+ * deduplicated by hash, ids are remapped, one transaction per run, and a run
+ * already present is skipped, so importing or merging twice changes nothing.
+ */
+#include "commands.h"
+#include "store.h"
+#include "transfer.h"
+#include "util.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int exec(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        error("database: %s", msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 when `column` is a column of schema.table */
+static int has_column(sqlite3 *db, const char *schema, const char *table, const char *column)
+{
+    sqlite3_stmt *st = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1, ?2) WHERE name = ?3", -1,
+                           &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, column, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static int run_exists(sqlite3 *db, const char *uuid)
+{
+    sqlite3_stmt *st = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.runs WHERE uuid = ?", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static int is_skipped(const char *key, const char *const *skip)
+{
+    for (; skip && *skip; skip++)
+        if (strcmp(key, *skip) == 0)
+            return 1;
+    return 0;
+}
+
+/* Inserts the objects of arr into table: their scalar members (but those in
+ * skip) as columns, each checked against the table, plus up to two fixed
+ * integer columns. *last gets the rowid of the last row. */
+static int insert_objects(sqlite3 *db, const char *table, json_t *arr, const char *const *skip,
+                          const char *f1, sqlite3_int64 v1, const char *f2, sqlite3_int64 v2,
+                          sqlite3_int64 *last)
+{
+    if (!json_is_array(arr))
+        return error("import: %s: expected an array", table);
+    if (json_array_size(arr) == 0)
+        return 0;
+    json_t *first = json_array_get(arr, 0);
+    if (!json_is_object(first))
+        return error("import: %s: expected objects", table);
+    size_t cap = json_object_size(first) + 2, nk = 0;
+    const char **keys = calloc(cap, sizeof *keys);
+    char *sql = malloc(64 + cap * 80);
+    if (!keys || !sql) {
+        free(keys);
+        free(sql);
+        return error("out of memory");
+    }
+    int rc = -1;
+    sqlite3_stmt *st = NULL;
+    const char *key;
+    json_t *val;
+    json_object_foreach(first, key, val) {
+        if (json_is_object(val) || json_is_array(val) || is_skipped(key, skip) ||
+            (f1 && strcmp(key, f1) == 0) || (f2 && strcmp(key, f2) == 0))
+            continue;
+        if (strlen(key) > 64 || !has_column(db, "main", table, key)) {
+            error("import: '%.64s' is not a column of %s (an export from a newer attnbench?)",
+                  key, table);
+            goto done;
+        }
+        keys[nk++] = key;
+    }
+    char *p = sql;
+    p += sprintf(p, "INSERT INTO main.%s(", table);
+    for (size_t k = 0; k < nk; k++)
+        p += sprintf(p, "%s\"%s\"", k ? ", " : "", keys[k]);
+    if (f1)
+        p += sprintf(p, "%s\"%s\"", nk ? ", " : "", f1);
+    if (f2)
+        p += sprintf(p, ", \"%s\"", f2);
+    p += sprintf(p, ") VALUES (");
+    size_t nparam = nk + (f1 != NULL) + (f2 != NULL);
+    for (size_t k = 0; k < nparam; k++)
+        p += sprintf(p, "%s?", k ? ", " : "");
+    sprintf(p, ")");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        error("import: %s: %s", table, sqlite3_errmsg(db));
+        goto done;
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        if (!json_is_object(o)) {
+            error("import: %s: expected objects", table);
+            goto done;
+        }
+        for (size_t k = 0; k < nk; k++) {
+            json_t *x = json_object_get(o, keys[k]);
+            int pi = (int)k + 1;
+            if (json_is_integer(x))
+                sqlite3_bind_int64(st, pi, json_integer_value(x));
+            else if (json_is_real(x))
+                sqlite3_bind_double(st, pi, json_real_value(x));
+            else if (json_is_string(x))
+                sqlite3_bind_text(st, pi, json_string_value(x), -1, SQLITE_STATIC);
+            else if (json_is_boolean(x))
+                sqlite3_bind_int(st, pi, json_is_true(x));
+            else
+                sqlite3_bind_null(st, pi);
+        }
+        if (f1)
+            sqlite3_bind_int64(st, (int)nk + 1, v1);
+        if (f2)
+            sqlite3_bind_int64(st, (int)nk + 2, v2);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            error("import: %s: %s", table, sqlite3_errmsg(db));
+            goto done;
+        }
+        sqlite3_reset(st);
+        if (last)
+            *last = sqlite3_last_insert_rowid(db);
+    }
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    free(keys);
+    free(sql);
+    return rc;
+}
+
+static int import_body(sqlite3 *db, json_t *run)
+{
+    static const char *const run_skip[] = {"id", "experiment_id", "environment_id", NULL};
+    static const char *const m_skip[] = {"id", "run_id", NULL};
+    static const char *const child_skip[] = {"measurement_id", "run_id", NULL};
+    char err[AB_ERR];
+    json_t *x = json_object_get(run, "experiment"), *v = json_object_get(run, "environment");
+    const char *xname = json_string_value(json_object_get(x, "name")),
+               *xpath = json_string_value(json_object_get(x, "path")),
+               *xdef = json_string_value(json_object_get(x, "definition")),
+               *xhash = json_string_value(json_object_get(x, "hash")),
+               *vhash = json_string_value(json_object_get(v, "hash"));
+    json_t *fp = json_object_get(v, "fingerprint");
+    if (!xname || !xpath || !xdef || !xhash || !vhash || !json_is_object(fp))
+        return error("import: run lacks its experiment (name, path, definition, hash) or "
+                     "environment (hash, fingerprint)");
+    char *fp_text = json_dumps(fp, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    sqlite3_int64 xid, vid, rid, mid;
+    int rc = -1;
+    if (!fp_text)
+        return error("out of memory");
+    if (ab_db_put_experiment(db, xname, xpath, xdef, xhash, &xid, err) ||
+        ab_db_put_environment(db, vhash, fp_text, &vid, err)) {
+        error("%s", err);
+        goto done;
+    }
+    json_t *one = json_pack("[O]", run);
+    int bad = insert_objects(db, "runs", one, run_skip, "experiment_id", xid, "environment_id",
+                             vid, &rid);
+    json_decref(one);
+    if (bad)
+        goto done;
+    json_t *tf = json_object_get(run, "timer_floor");
+    if (tf && insert_objects(db, "timer_floor", tf, child_skip, "run_id", rid, NULL, 0, NULL))
+        goto done;
+    json_t *ms = json_object_get(run, "measurements"), *m;
+    size_t i;
+    if (!json_is_array(ms)) {
+        error("import: run has no measurements array");
+        goto done;
+    }
+    json_array_foreach(ms, i, m) {
+        one = json_pack("[O]", m);
+        bad = insert_objects(db, "measurements", one, m_skip, "run_id", rid, NULL, 0, &mid);
+        json_decref(one);
+        if (bad)
+            goto done;
+        json_t *s = json_object_get(m, "samples"), *cb = json_object_get(m, "clock_blocks");
+        if ((s && insert_objects(db, "samples", s, child_skip, "measurement_id", mid, NULL, 0, NULL)) ||
+            (cb && insert_objects(db, "clock_blocks", cb, child_skip, "measurement_id", mid, NULL,
+                                  0, NULL)))
+            goto done;
+    }
+    rc = 0;
+done:
+    free(fp_text);
+    return rc;
+}
+
+int ab_import_run(sqlite3 *db, json_t *run, int *added)
+{
+    const char *uuid = json_string_value(json_object_get(run, "uuid"));
+    *added = 0;
+    if (!uuid)
+        return error("import: a run without a uuid");
+    int ex = run_exists(db, uuid);
+    if (ex < 0)
+        return error("database: %s", sqlite3_errmsg(db));
+    if (ex)
+        return 0;
+    if (exec(db, "BEGIN IMMEDIATE"))
+        return -1;
+    if (import_body(db, run) || exec(db, "COMMIT")) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return error("import: run %s not imported (nothing of it was written)", uuid);
+    }
+    *added = 1;
+    return 0;
+}
+
+/* "a", "b", ... : the columns of main.table present in other.table too,
+ * but those in skip */
+static char *common_columns(sqlite3 *db, const char *table, const char *const *skip)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 1024, len = 0;
+    char *out = malloc(cap);
+    if (!out || sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1, 'main') ORDER BY cid",
+                                   -1, &st, NULL) != SQLITE_OK) {
+        free(out);
+        return NULL;
+    }
+    out[0] = '\0';
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(st, 0);
+        if (is_skipped(c, skip) || !has_column(db, "other", table, c))
+            continue;
+        if (len + strlen(c) + 8 > cap) {
+            char *n = realloc(out, cap *= 2);
+            if (!n) {
+                free(out);
+                sqlite3_finalize(st);
+                return NULL;
+            }
+            out = n;
+        }
+        len += sprintf(out + len, "%s\"%s\"", len ? ", " : "", c);
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+/* one statement with up to three int64 parameters; *last gets the rowid */
+static int exec3(sqlite3 *db, const char *sql, sqlite3_int64 a, sqlite3_int64 b, sqlite3_int64 *last)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return error("merge: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, a);
+    if (sqlite3_bind_parameter_count(st) > 1)
+        sqlite3_bind_int64(st, 2, b);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : error("merge: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    if (rc == 0 && last)
+        *last = sqlite3_last_insert_rowid(db);
+    return rc;
+}
+
+typedef struct merge_sql {
+    char *run, *tf, *meas, *samp, *cb;
+} merge_sql;
+
+static int merge_run(sqlite3 *db, const merge_sql *q, sqlite3_int64 orun)
+{
+    sqlite3_int64 rid, mid;
+    if (exec3(db,
+              "INSERT OR IGNORE INTO main.environments(hash, fingerprint) SELECT v.hash, "
+              "v.fingerprint FROM other.environments v JOIN other.runs r ON r.environment_id = "
+              "v.id WHERE r.id = ?1",
+              orun, 0, NULL) ||
+        exec3(db,
+              "INSERT OR IGNORE INTO main.experiments(name, path, definition, hash) SELECT x.name, "
+              "x.path, x.definition, x.hash FROM other.experiments x JOIN other.runs r ON "
+              "r.experiment_id = x.id WHERE r.id = ?1",
+              orun, 0, NULL) ||
+        exec3(db, q->run, orun, 0, &rid) || exec3(db, q->tf, rid, orun, NULL))
+        return -1;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id FROM other.measurements WHERE run_id = ? ORDER BY id", -1,
+                           &st, NULL) != SQLITE_OK)
+        return error("merge: %s", sqlite3_errmsg(db));
+    sqlite3_bind_int64(st, 1, orun);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        sqlite3_int64 om = sqlite3_column_int64(st, 0);
+        rc = exec3(db, q->meas, rid, om, &mid) || exec3(db, q->samp, mid, om, NULL) ||
+             exec3(db, q->cb, mid, om, NULL);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = error("merge: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc ? -1 : 0;
+}
+
+int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
+{
+    static const char *const run_skip[] = {"id", "experiment_id", "environment_id", NULL};
+    static const char *const m_skip[] = {"id", "run_id", NULL};
+    static const char *const child_skip[] = {"measurement_id", "run_id", NULL};
+    memset(c, 0, sizeof *c);
+    FILE *probe = fopen(other_path, "rb");
+    if (!probe)
+        return error("merge: cannot read %s: %s", other_path, strerror(errno));
+    fclose(probe);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS other", -1, &st, NULL) != SQLITE_OK)
+        return error("merge: %s", sqlite3_errmsg(db));
+    sqlite3_bind_text(st, 1, other_path, -1, SQLITE_STATIC);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok)
+        return error("merge: cannot attach %s: %s", other_path, sqlite3_errmsg(db));
+    int rc = -1, version = -1;
+    merge_sql q = {0};
+    char *rc_cols = common_columns(db, "runs", run_skip),
+         *tf_cols = common_columns(db, "timer_floor", child_skip),
+         *m_cols = common_columns(db, "measurements", m_skip),
+         *s_cols = common_columns(db, "samples", child_skip),
+         *cb_cols = common_columns(db, "clock_blocks", child_skip);
+    if (sqlite3_prepare_v2(db, "PRAGMA other.user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (version < 2 || version > ab_db_schema_version()) {
+        error("merge: %s is not an attnbench database this build can merge (schema version %d; "
+              "2 to %d; open it read-write once with a newer attnbench to migrate)",
+              other_path, version, ab_db_schema_version());
+        goto done;
+    }
+    if (!rc_cols || !tf_cols || !m_cols || !s_cols || !cb_cols) {
+        error("out of memory");
+        goto done;
+    }
+#define FMT(dst, ...)                                                                       \
+    do {                                                                                   \
+        size_t n_ = (size_t)snprintf(NULL, 0, __VA_ARGS__) + 1;                            \
+        if (!(dst = malloc(n_)))                                                           \
+            goto done;                                                                     \
+        snprintf(dst, n_, __VA_ARGS__);                                                    \
+    } while (0)
+    FMT(q.run,
+        "INSERT INTO main.runs(%s, experiment_id, environment_id) SELECT %s, "
+        "(SELECT x.id FROM main.experiments x WHERE x.hash = ox.hash), "
+        "(SELECT v.id FROM main.environments v WHERE v.hash = ov.hash) "
+        "FROM other.runs r JOIN other.experiments ox ON ox.id = r.experiment_id "
+        "JOIN other.environments ov ON ov.id = r.environment_id WHERE r.id = ?1",
+        rc_cols, rc_cols);
+    FMT(q.tf, "INSERT INTO main.timer_floor(run_id, %s) SELECT ?1, %s FROM other.timer_floor "
+              "WHERE run_id = ?2", tf_cols, tf_cols);
+    FMT(q.meas, "INSERT INTO main.measurements(run_id, %s) SELECT ?1, %s FROM other.measurements "
+                "WHERE id = ?2", m_cols, m_cols);
+    FMT(q.samp, "INSERT INTO main.samples(measurement_id, %s) SELECT ?1, %s FROM other.samples "
+                "WHERE measurement_id = ?2 ORDER BY idx", s_cols, s_cols);
+    FMT(q.cb, "INSERT INTO main.clock_blocks(measurement_id, %s) SELECT ?1, %s FROM "
+              "other.clock_blocks WHERE measurement_id = ?2 ORDER BY rowid", cb_cols, cb_cols);
+#undef FMT
+    if (sqlite3_prepare_v2(db, "SELECT id, uuid, status FROM other.runs ORDER BY id", -1, &st,
+                           NULL) != SQLITE_OK) {
+        error("merge: %s", sqlite3_errmsg(db));
+        goto done;
+    }
+    rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_int64 orun = sqlite3_column_int64(st, 0);
+        const char *uuid = (const char *)sqlite3_column_text(st, 1);
+        if (strcmp((const char *)sqlite3_column_text(st, 2), "running") == 0) {
+            c->runs_skipped_running++;
+            continue;
+        }
+        int ex = run_exists(db, uuid);
+        if (ex) {
+            c->runs_present += ex > 0;
+            if (ex < 0)
+                rc = error("database: %s", sqlite3_errmsg(db));
+            continue;
+        }
+        if (exec(db, "BEGIN IMMEDIATE")) {
+            rc = -1;
+            break;
+        }
+        if (merge_run(db, &q, orun) || exec(db, "COMMIT")) {
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+            rc = error("merge: run %s not merged (nothing of it was written)", uuid);
+            break;
+        }
+        c->runs_added++;
+    }
+done:
+    sqlite3_finalize(st);
+    free(q.run);
+    free(q.tf);
+    free(q.meas);
+    free(q.samp);
+    free(q.cb);
+    free(rc_cols);
+    free(tf_cols);
+    free(m_cols);
+    free(s_cols);
+    free(cb_cols);
+    sqlite3_exec(db, "DETACH DATABASE other", NULL, NULL, NULL);
+    return rc;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    const char *db_flag = NULL, *file = NULL, *v;
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if (missing || (argv[i][0] == '-' && argv[i][1]) || file)
+            return error("import: %s '%s' (attnbench help import)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+        else
+            file = argv[i];
+    }
+    if (!file)
+        return error("import: which file? (a JSON export: attnbench export RUN -o FILE)") ? 2 : 2;
+    json_error_t jerr;
+    json_t *doc = strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(file, 0, &jerr);
+    if (!doc)
+        return error("import: %s:%d: %s", file, jerr.line, jerr.text) ? 1 : 1;
+    json_t *runs = json_object_get(doc, "runs");
+    json_int_t version = json_integer_value(json_object_get(doc, "attnbench_export"));
+    if (version != AB_EXPORT_VERSION || !json_is_array(runs)) {
+        json_decref(doc);
+        return error("import: %s is not an attnbench export (version %d with a \"runs\" array)",
+                     file, AB_EXPORT_VERSION) ? 1 : 1;
+    }
+    char err[AB_ERR];
+    sqlite3 *db = NULL;
+    if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {
+        json_decref(doc);
+        error("%s", err);
+        return 1;
+    }
+    size_t i, added = 0, present = 0;
+    json_t *run;
+    int rc = 0;
+    json_array_foreach(runs, i, run) {
+        int a;
+        if (ab_import_run(db, run, &a)) {
+            rc = 1;
+            break;
+        }
+        added += a;
+        present += !a;
+    }
+    printf("imported %zu run%s, %zu already present\n", added, added == 1 ? "" : "s", present);
+    ab_db_close(db);
+    json_decref(doc);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    const char *db_flag = NULL, *other = NULL, *v;
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if (missing || argv[i][0] == '-' || other)
+            return error("merge: %s '%s' (attnbench help merge)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+        else
+            other = argv[i];
+    }
+    if (!other)
+        return error("merge: which database? (attnbench merge OTHER.db)") ? 2 : 2;
+    char err[AB_ERR];
+    sqlite3 *db = NULL;
+    if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {
+        error("%s", err);
+        return 1;
+    }
+    ab_merge_counts c;
+    int rc = ab_merge_db(db, other, &c) ? 1 : 0;
+    printf("merged %ld run%s, %ld already present", c.runs_added, c.runs_added == 1 ? "" : "s",
+           c.runs_present);
+    if (c.runs_skipped_running)
+        printf(", %ld still running (skipped)", c.runs_skipped_running);
+    printf("\n");
+    ab_db_close(db);
+    return rc;
+}

@@ -1,0 +1,166 @@
+/*
+ * rundata.c: loading a run's measurements and samples, resolving run
+ * arguments, parsing configuration patterns (rundata.h).
+ */
+#include "rundata.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ab_run_resolve(sqlite3 *db, const char *arg, long long *id)
+{
+    char *end, err[AB_ERR];
+    long long v = strtoll(arg, &end, 10);
+    sqlite3_stmt *st = NULL;
+    int isnum = *arg && !*end && v > 0;
+    if (!isnum && strlen(arg) < 4)
+        return error("'%s' is neither a run id nor a uuid prefix of 4+ characters", arg);
+    if (ab_db_prepare(db,
+                      isnum ? "SELECT id FROM runs WHERE id = ?1"
+                            : "SELECT id FROM runs WHERE substr(uuid, 1, length(?1)) = lower(?1)",
+                      &st, err))
+        return error("%s", err);
+    if (isnum)
+        sqlite3_bind_int64(st, 1, v);
+    else
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+    int found = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        found++;
+    }
+    sqlite3_finalize(st);
+    if (found == 0)
+        return error("no run %s in the database (attnbench runs lists them)", arg);
+    if (found > 1)
+        return error("run uuid prefix '%s' is ambiguous (%d runs)", arg, found);
+    return 0;
+}
+
+int ab_rmeas_same_config(const ab_rmeas *a, const ab_rmeas *b)
+{
+    return a->B == b->B && a->H == b->H && a->S == b->S && a->D == b->D &&
+           a->causal == b->causal && strcmp(a->dtype, b->dtype) == 0;
+}
+
+void ab_rmeas_title(const ab_rmeas *m, char *buf, size_t n)
+{
+    snprintf(buf, n, "B=%d H=%d S=%d D=%d %s %s", m->B, m->H, m->S, m->D,
+             m->causal ? "causal" : "non-causal", m->dtype);
+}
+
+static const char *text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    size_t cap = 16, n = 0;
+    ab_rmeas *m = calloc(cap, sizeof *m);
+    *out = NULL;
+    *nout = 0;
+    if (!m)
+        return error("out of memory");
+    if (ab_db_prepare(db,
+                      "SELECT id, variant, dtype, status, coalesce(stop_reason, ''), B, H, S, D, "
+                      "causal, flops, (SELECT count(*) FROM samples s WHERE s.measurement_id = "
+                      "m.id AND s.throttled) FROM measurements m WHERE run_id = ? ORDER BY id",
+                      &st, err)) {
+        free(m);
+        return error("%s", err);
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            ab_rmeas *nm = realloc(m, 2 * cap * sizeof *m);
+            if (!nm) {
+                sqlite3_finalize(st);
+                ab_run_free(m, n);
+                return error("out of memory");
+            }
+            m = nm;
+            memset(m + cap, 0, cap * sizeof *m);
+            cap *= 2;
+        }
+        ab_rmeas *x = &m[n++];
+        x->id = sqlite3_column_int64(st, 0);
+        snprintf(x->variant, sizeof x->variant, "%s", text(st, 1));
+        snprintf(x->dtype, sizeof x->dtype, "%s", text(st, 2));
+        snprintf(x->status, sizeof x->status, "%s", text(st, 3));
+        snprintf(x->stop, sizeof x->stop, "%s", text(st, 4));
+        x->B = sqlite3_column_int(st, 5);
+        x->H = sqlite3_column_int(st, 6);
+        x->S = sqlite3_column_int(st, 7);
+        x->D = sqlite3_column_int(st, 8);
+        x->causal = sqlite3_column_int(st, 9);
+        x->flops = sqlite3_column_double(st, 10);
+        x->throttled = (long)sqlite3_column_int64(st, 11);
+    }
+    sqlite3_finalize(st);
+    int nconf = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ab_db_samples(db, m[i].id, 0, &m[i].ms, &m[i].n, err)) {
+            ab_run_free(m, n);
+            return error("%s", err);
+        }
+        m[i].config = -1;
+        for (size_t j = 0; j < i && m[i].config < 0; j++)
+            if (ab_rmeas_same_config(&m[i], &m[j]))
+                m[i].config = m[j].config;
+        if (m[i].config < 0)
+            m[i].config = nconf++;
+    }
+    *out = m;
+    *nout = n;
+    return 0;
+}
+
+void ab_run_free(ab_rmeas *m, size_t n)
+{
+    for (size_t i = 0; m && i < n; i++)
+        free(m[i].ms);
+    free(m);
+}
+
+int ab_config_parse(const char *textin, ab_config_pat *p)
+{
+    char buf[128];
+    int v[4], k = 0;
+    snprintf(buf, sizeof buf, "%s", textin);
+    p->causal = -1;
+    p->dtype[0] = '\0';
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *end;
+        while (*tok == ' ')
+            tok++;
+        if (k < 4) {
+            long x = strtol(tok, &end, 10);
+            if (!*tok || *end || x <= 0)
+                return error("--config: '%s' is not a positive integer (want B,H,S,D[,causal][,dtype])", tok);
+            v[k++] = (int)x;
+        } else if (strcmp(tok, "causal") == 0 || strcmp(tok, "1") == 0) {
+            p->causal = 1;
+        } else if (strcmp(tok, "noncausal") == 0 || strcmp(tok, "non-causal") == 0 ||
+                   strcmp(tok, "0") == 0) {
+            p->causal = 0;
+        } else if (strcmp(tok, "fp16") == 0 || strcmp(tok, "bf16") == 0 || strcmp(tok, "fp32") == 0) {
+            snprintf(p->dtype, sizeof p->dtype, "%s", tok);
+        } else {
+            return error("--config: unknown field '%s' (causal, noncausal, fp16, bf16, fp32)", tok);
+        }
+    }
+    if (k < 4)
+        return error("--config needs B,H,S,D (got '%s')", textin);
+    p->B = v[0];
+    p->H = v[1];
+    p->S = v[2];
+    p->D = v[3];
+    return 0;
+}
