@@ -46,6 +46,9 @@
  *     B=4  H=16 S=4096 D=128 causal bf16     3.9105 ms   70.29 TFLOP/s
  *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21); fp32 max error ~1e-7
  *   (no TF32). The softmax kernel: 20 registers, no spills.
+ *   Other head dims (gpu_check rebuilt with D in {3, 40, 80, 96, 256}, S in
+ *   {1, 17, 97, 200, 1025}, all dtypes, causal and not): 150 cases, 0 failed
+ *   (H200, 2026-11-21).
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"

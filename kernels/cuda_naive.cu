@@ -32,6 +32,9 @@
  *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 31-32
  *   registers, 2.1 KiB static shared memory per GEMM kernel, 20 registers
  *   for the softmax; no spills.
+ *   Other head dims (gpu_check rebuilt with D in {3, 40, 80, 96, 256}, S in
+ *   {1, 17, 97, 200, 1025}, all dtypes, causal and not): 150 cases, 0 failed
+ *   (H200, 2026-11-21).
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"
