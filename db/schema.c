@@ -120,6 +120,11 @@ static const char *const migrations[] = {
     "JOIN environments v ON v.id = r.environment_id\n"
     "WHERE r.id = (SELECT r2.id FROM runs r2 JOIN experiments x2 ON x2.id = r2.experiment_id\n"
     "              WHERE x2.name = x.name ORDER BY r2.started_at DESC, r2.id DESC LIMIT 1);\n",
+
+    /* 3 -> 4: L2 rotation and the machine's measured ceilings */
+    "ALTER TABLE measurements ADD COLUMN input_sets INTEGER NOT NULL DEFAULT 1; -- copies of Q, K, V, O rotated in hot/graph mode\n"
+    "ALTER TABLE runs ADD COLUMN peak_gemm_tflops REAL;  -- cuBLAS bf16 GEMM 8192^3, measured at the run's start\n"
+    "ALTER TABLE runs ADD COLUMN peak_copy_gbs REAL;     -- device-to-device copy, bytes read + written\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -110,6 +110,17 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
     }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
+    if (readonly && v < ab_schema_count() && access(path, W_OK) == 0) {
+        /* an older database: migrate it once (read-write), then reopen it
+         * read-only; migrations only add, so older readers lose nothing */
+        sqlite3_close(db);
+        db = NULL;
+        sqlite3 *rw = NULL;
+        if (ab_db_open(path, 0, &rw, err))
+            return -1;
+        ab_db_close(rw);
+        return ab_db_open(path, 1, out, err);
+    }
     if (readonly) {
         if (v != ab_schema_count()) {
             snprintf(err, AB_ERR,
@@ -282,8 +293,8 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
                       "INSERT INTO measurements(run_id, variant, backend, B, H, S, D, causal, "
                       "dtype, warmup, timing_mode, graph_k, status, message, checked, "
                       "max_abs_err, mean_abs_err, rel_l2_err, tolerance, nonfinite, rows_checked, "
-                      "flops, bytes, peak_bytes, stop_reason, external, adapter_env, stderr_text) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      "flops, bytes, peak_bytes, stop_reason, external, adapter_env, stderr_text, "
+                      "input_sets) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                       &st, err))
         goto cleanup;
     int i = 1;
@@ -320,6 +331,7 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
     sqlite3_bind_int(st, i++, m->external);
     sqlite3_bind_text(st, i++, m->adapter_env, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, i++, m->stderr_text, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, i++, m->input_sets > 0 ? m->input_sets : 1);
     if (sqlite3_step(st) != SQLITE_DONE) {
         fail(db, err, "storing the measurement");
         goto rollback;
@@ -399,6 +411,21 @@ int ab_db_put_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const char *mode, s
     sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
     sqlite3_bind_double(st, 4, median_ms);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "storing the timer floor");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ab_db_set_peaks(sqlite3 *db, sqlite3_int64 run_id, double gemm_tflops, double copy_gbs,
+                    char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db, "UPDATE runs SET peak_gemm_tflops = ?, peak_copy_gbs = ? WHERE id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_double(st, 1, gemm_tflops);
+    sqlite3_bind_double(st, 2, copy_gbs);
+    sqlite3_bind_int64(st, 3, run_id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "storing the peaks");
     sqlite3_finalize(st);
     return rc;
 }

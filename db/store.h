@@ -70,6 +70,7 @@ typedef struct ab_measurement {
     int external;
     const char *adapter_env; /* JSON of an external adapter, or NULL */
     const char *stderr_text; /* adapter's stderr, or NULL */
+    int input_sets;         /* copies of Q, K, V, O rotated in hot/graph mode (>= 1) */
 } ab_measurement;
 
 /* One latency sample. */
@@ -98,6 +99,10 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
 /* Records the timer floor of one mode for a run. */
 int ab_db_put_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const char *mode, size_t n,
                           double median_ms, char *err);
+
+/* Records the machine's ceilings measured at the run's start. */
+int ab_db_set_peaks(sqlite3 *db, sqlite3_int64 run_id, double gemm_tflops, double copy_gbs,
+                    char *err);
 
 /* Marks whether the run's clocks were monitored through NVML. */
 int ab_db_set_clocks_monitored(sqlite3 *db, sqlite3_int64 run_id, int yes, char *err);

@@ -75,6 +75,16 @@ int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n);
  * of the timer in each mode (launch overhead plus event resolution). */
 extern const ab_variant ab_gpu_empty_variant;
 
+/* Input sets b rotates among in hot and graph modes (ab_l2_rotation_sets). */
+int ab_gpu_input_sets(const ab_gpu_bufs *b);
+
+/* The machine's two ceilings (METHOD.md: measure them once): a bf16 GEMM of
+ * 8192^3 through cuBLAS (fp32 accumulation) in TFLOP/s, and a 2 GiB
+ * device-to-device copy in GB/s counting bytes read plus written; each the
+ * median of 10 timed repetitions after warm-up, random (non-zero) data.
+ * Returns 0 or -1 with err. */
+int ab_gpu_measure_peaks(double *gemm_tflops, double *copy_gbs, char *err, size_t n);
+
 /* Bytes of device memory in use now (total - free), for peak accounting. */
 size_t ab_gpu_mem_used(void);
 

@@ -21,6 +21,11 @@
 struct ab_gpu_bufs {
     ab_shape s;
     void *q, *k, *v, *o;
+    /* hot and graph modes: sets 1..nsets-1 of Q, K, V, O copies, so that
+     * back-to-back launches do not find their inputs in L2 */
+    int nsets;
+    char *rot;            /* (nsets - 1) sets of 4 tensors, each `stride` bytes */
+    size_t stride;
     void *flush;          /* L2 flush buffer, 2x L2 size */
     size_t flush_bytes;
     cudaStream_t stream;
@@ -93,7 +98,10 @@ static size_t flush_bytes_for_device(void)
 
 extern "C" size_t ab_gpu_bytes_needed(const ab_shape *s)
 {
-    return 4 * ab_shape_numel(s) * ab_dtype_size(s->dtype) + flush_bytes_for_device();
+    /* Q, K, V, O, the flush buffer, and the L2 rotation copies (< 2 L2 + one set) */
+    const size_t set = 4 * ab_shape_numel(s) * ab_dtype_size(s->dtype);
+    const size_t flush = flush_bytes_for_device();
+    return set + flush + (ab_l2_rotation_sets(s, (long long)flush / 2) > 1 ? flush + set : 0);
 }
 
 static int upload(void *dst, const float *src, size_t numel, ab_dtype t, char *err, size_t n)
@@ -148,6 +156,15 @@ extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float
     CKB(cudaMalloc(&b->v, bytes));
     CKB(cudaMalloc(&b->o, bytes));
     CKB(cudaMalloc(&b->flush, b->flush_bytes));
+    {
+        int dev = 0, l2 = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+        b->nsets = ab_l2_rotation_sets(s, (long long)l2);
+        b->stride = (bytes + 255) & ~(size_t)255;
+        if (b->nsets > 1)
+            CKB(cudaMalloc((void **)&b->rot, (size_t)(b->nsets - 1) * 4 * b->stride));
+    }
     CKB(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
     CKB(cudaEventCreate(&b->e0));
     CKB(cudaEventCreate(&b->e1));
@@ -155,6 +172,12 @@ extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float
         upload(b->k, k, ab_shape_numel(s), s->dtype, err, n) ||
         upload(b->v, v, ab_shape_numel(s), s->dtype, err, n))
         goto cleanup;
+    for (int set = 1; set < b->nsets; set++) {
+        char *base = b->rot + (size_t)(set - 1) * 4 * b->stride;
+        CKB(cudaMemcpy(base, b->q, bytes, cudaMemcpyDeviceToDevice));
+        CKB(cudaMemcpy(base + b->stride, b->k, bytes, cudaMemcpyDeviceToDevice));
+        CKB(cudaMemcpy(base + 2 * b->stride, b->v, bytes, cudaMemcpyDeviceToDevice));
+    }
     rc = 0;
 cleanup:
 #undef CKB
@@ -174,6 +197,7 @@ extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
     cudaFree(b->v);
     cudaFree(b->o);
     cudaFree(b->flush);
+    cudaFree(b->rot);
     if (b->stream)
         cudaStreamDestroy(b->stream);
     if (b->e0)
@@ -191,9 +215,20 @@ extern "C" int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n)
     return 0;
 }
 
-static int launch(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n)
+/* Launches v on input set `set` (0: the uploaded tensors, whose O the
+ * correctness check reads; others: the L2 rotation copies). */
+static int launch_set(const ab_variant *v, void *ctx, ab_gpu_bufs *b, int set, char *err,
+                      size_t n)
 {
-    int r = v->run(ctx, &b->s, b->q, b->k, b->v, b->o, (void *)b->stream);
+    void *q = b->q, *k = b->k, *vv = b->v, *o = b->o;
+    if (set > 0 && set < b->nsets) {
+        char *base = b->rot + (size_t)(set - 1) * 4 * b->stride;
+        q = base;
+        k = base + b->stride;
+        vv = base + 2 * b->stride;
+        o = base + 3 * b->stride;
+    }
+    int r = v->run(ctx, &b->s, q, k, vv, o, (void *)b->stream);
     if (r != 0) {
         snprintf(err, n, "%s: run returned status %d", v->name, r);
         return -1;
@@ -204,6 +239,11 @@ static int launch(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, siz
         return -1;
     }
     return 0;
+}
+
+static int launch(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n)
+{
+    return launch_set(v, ctx, b, 0, err, n);
 }
 
 extern "C" int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err,
@@ -230,7 +270,7 @@ extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_ti
         int rc = -1;
         CK(cudaStreamBeginCapture(b->stream, cudaStreamCaptureModeThreadLocal));
         for (int i = 0; i < graph_k; i++)
-            if (launch(v, ctx, b, err, n)) {
+            if (launch_set(v, ctx, b, i % b->nsets, err, n)) {
                 cudaStreamEndCapture(b->stream, &graph);
                 if (graph)
                     cudaGraphDestroy(graph);
@@ -277,7 +317,7 @@ extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_ti
         if (cudaEventRecord(ev[0], b->stream) != cudaSuccess)
             goto hot_out;
         for (size_t i = 0; i < count; i++) {
-            if (launch(v, ctx, b, err, n))
+            if (launch_set(v, ctx, b, (int)(i % (size_t)b->nsets), err, n))
                 goto hot_fail;
             if (cudaEventRecord(ev[i + 1], b->stream) != cudaSuccess)
                 goto hot_out;
@@ -365,3 +405,107 @@ extern "C" const ab_variant ab_gpu_empty_variant = {
     "empty_kernel", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0},
     "an empty kernel: the floor of what the timer can resolve",
     empty_setup, empty_run, empty_teardown, ab_attention_flops, NULL};
+
+extern "C" int ab_gpu_input_sets(const ab_gpu_bufs *b) { return b ? b->nsets : 1; }
+
+__global__ void ab_fill_random_bf16(__nv_bfloat16 *x, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned h = (unsigned)i * 2654435761u ^ seed; /* Knuth's multiplicative hash */
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        x[i] = __float2bfloat16((float)(h & 0xffff) / 65536.0f - 0.5f);
+    }
+}
+
+static int median_of(float *t, int n, double *out)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            float x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    *out = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    return 0;
+}
+
+extern "C" int ab_gpu_measure_peaks(double *gemm_tflops, double *copy_gbs, char *err, size_t n)
+{
+    const int N = 8192, reps = 10;
+    const size_t copy_bytes = (size_t)2 << 30;
+    __nv_bfloat16 *a = NULL, *b = NULL, *c = NULL;
+    char *src = NULL, *dst = NULL;
+    cublasHandle_t h = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float t[reps];
+    int rc = -1;
+    const float one = 1.0f, zero = 0.0f;
+    *gemm_tflops = *copy_gbs = 0;
+#define CKP(call)                                                                          \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            snprintf(err, n, "peaks: %s: %s", #call, cudaGetErrorString(e_));              \
+            goto out;                                                                      \
+        }                                                                                  \
+    } while (0)
+    CKP(cudaMalloc(&a, (size_t)N * N * 2));
+    CKP(cudaMalloc(&b, (size_t)N * N * 2));
+    CKP(cudaMalloc(&c, (size_t)N * N * 2));
+    CKP(cudaMalloc(&src, copy_bytes));
+    CKP(cudaMalloc(&dst, copy_bytes));
+    ab_fill_random_bf16<<<1024, 256>>>(a, (size_t)N * N, 1u);
+    ab_fill_random_bf16<<<1024, 256>>>(b, (size_t)N * N, 2u);
+    ab_fill_random_bf16<<<1024, 256>>>((__nv_bfloat16 *)src, copy_bytes / 2, 3u);
+    CKP(cudaGetLastError());
+    CKP(cudaEventCreate(&e0));
+    CKP(cudaEventCreate(&e1));
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, n, "peaks: cublasCreate failed");
+        goto out;
+    }
+    for (int r = -3; r < reps; r++) {
+        CKP(cudaEventRecord(e0));
+        if (cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, a, CUDA_R_16BF, N, b,
+                         CUDA_R_16BF, N, &zero, c, CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
+                         CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS) {
+            snprintf(err, n, "peaks: cublasGemmEx failed");
+            goto out;
+        }
+        CKP(cudaEventRecord(e1));
+        CKP(cudaEventSynchronize(e1));
+        if (r >= 0)
+            CKP(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    double ms;
+    median_of(t, reps, &ms);
+    *gemm_tflops = 2.0 * N * (double)N * N / (ms * 1e9);
+    for (int r = -3; r < reps; r++) {
+        CKP(cudaEventRecord(e0));
+        CKP(cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice));
+        CKP(cudaEventRecord(e1));
+        CKP(cudaEventSynchronize(e1));
+        if (r >= 0)
+            CKP(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    median_of(t, reps, &ms);
+    *copy_gbs = 2.0 * (double)copy_bytes / (ms * 1e6);
+    rc = 0;
+out:
+#undef CKP
+    if (h)
+        cublasDestroy(h);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+    cudaFree(src);
+    cudaFree(dst);
+    return rc;
+}

@@ -40,3 +40,12 @@ double ab_attention_bytes(const ab_shape *s)
 {
     return 4.0 * (double)ab_shape_numel(s) * (double)ab_dtype_size(s->dtype);
 }
+
+int ab_l2_rotation_sets(const ab_shape *s, long long l2_bytes)
+{
+    const double per_set = ab_attention_bytes(s);
+    if (l2_bytes <= 0 || per_set >= 2.0 * (double)l2_bytes)
+        return 1;
+    double sets = 2.0 * (double)l2_bytes / per_set;
+    return sets >= 256.0 ? 256 : (int)sets + 1;
+}

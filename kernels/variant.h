@@ -96,6 +96,12 @@ const char *ab_dtype_name(ab_dtype t);
 /* Parses a dtype name; returns 0 and sets *t, or -1 when unknown. */
 int ab_dtype_parse(const char *name, ab_dtype *t);
 
+/* Input sets the GPU harness rotates among in hot and graph modes so that
+ * back-to-back launches read Q, K, V from memory rather than L2: enough
+ * copies of Q, K, V, O to cover twice the L2 size, at most 256 (1 when one
+ * set already exceeds it; tiny shapes stay in L2 whatever is done). */
+int ab_l2_rotation_sets(const ab_shape *s, long long l2_bytes);
+
 /* Number of elements of one of Q, K, V, O: B*H*S*D. */
 size_t ab_shape_numel(const ab_shape *s);
 

@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 #include "env.h"
+#include "gpu.h"
 #include "registry.h"
 #include "store.h"
 #include "util.h"
@@ -32,10 +33,12 @@ int cmd_variants(int argc, char **argv)
 
 int cmd_env(int argc, char **argv)
 {
-    int gpu = 1;
+    int gpu = 1, peaks = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-gpu") == 0)
             gpu = 0;
+        else if (strcmp(argv[i], "--measure-peaks") == 0)
+            peaks = 1;
         else
             return error("env: unknown argument '%s' (attnbench help env)", argv[i]) ? 2 : 2;
     }
@@ -46,6 +49,20 @@ int cmd_env(int argc, char **argv)
         return error("env: out of memory") ? 1 : 1;
     }
     json_object_set_new(fp, "hash", json_string(hash));
+    if (peaks && gpu) {
+        /* measured, not part of the fingerprint (they vary run to run) */
+        double gemm = 0, copy = 0;
+        char err[256];
+        json_t *p = json_object();
+        if (ab_gpu_measure_peaks(&gemm, &copy, err, sizeof err) == 0) {
+            json_object_set_new(p, "gemm_bf16_tflops", json_real(gemm));
+            json_object_set_new(p, "copy_gbs", json_real(copy));
+            json_object_set_new(p, "ridge_flop_per_byte", json_real(gemm * 1e3 / copy));
+        } else {
+            json_object_set_new(p, "error", json_string(err));
+        }
+        json_object_set_new(fp, "measured_peaks", p);
+    }
     char *pretty = json_dumps(fp, JSON_SORT_KEYS | JSON_INDENT(2));
     printf("%s\n", pretty ? pretty : text);
     free(pretty);

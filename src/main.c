@@ -102,9 +102,11 @@ static const command commands[] = {
      "  Name, backend, dtypes, head dimensions and idea of every variant; variants\n"
      "  not in this build say why.\n"},
     {"env", cmd_env, "print this machine's environment fingerprint as JSON",
-     "attnbench env [--no-gpu]\n"
+     "attnbench env [--no-gpu] [--measure-peaks]\n"
      "  The fingerprint stored with each run: GPU, driver, CUDA, cuBLAS, cuDNN, NVML\n"
-     "  state, host, OS, compiler and build. --no-gpu skips the CUDA device.\n"},
+     "  state, host, OS, compiler and build. --no-gpu skips the CUDA device.\n"
+     "  --measure-peaks adds the two ceilings (cuBLAS bf16 GEMM TFLOP/s, device copy\n"
+     "  GB/s); every GPU run measures and stores them too, for its roofline.\n"},
     {"stats", cmd_stats, "compare two files of samples as a report would",
      "attnbench stats A B [--json] [--alpha 0.05] [--resamples N] [--seed N] [--ci percentile|bca]\n"
      "  A (candidate) and B (baseline) hold one latency in ms per line; blank lines\n"

@@ -25,7 +25,8 @@
 
 typedef struct meas {
     long long id;
-    char variant[64], backend[32], status[16], dtype[8], stop[16];
+    char variant[64], backend[32], status[16], dtype[8], stop[16], mode[8];
+    int input_sets;
     char *message;
     int B, H, S, D, causal, checked, external, warmup, graph_k;
     double max_abs_err, mean_abs_err, rel_l2_err, tolerance, flops, bytes, peak_bytes;
@@ -78,7 +79,8 @@ static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment 
                             "coalesce(peak_bytes, 0), coalesce(nonfinite, 0), "
                             "coalesce(rows_checked, 0), "
                             "(SELECT count(*) FROM samples s WHERE s.measurement_id = m.id AND "
-                            "s.throttled) FROM measurements m WHERE run_id = ? ORDER BY id",
+                            "s.throttled), timing_mode, input_sets FROM measurements m WHERE run_id = ? "
+                            "ORDER BY id",
                             &st, err)) {
         free(m);
         return error("%s", err);
@@ -121,6 +123,8 @@ static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment 
         x->nonfinite = (long)sqlite3_column_int64(st, i++);
         x->rows_checked = (long)sqlite3_column_int64(st, i++);
         x->throttled = (long)sqlite3_column_int64(st, i++);
+        snprintf(x->mode, sizeof x->mode, "%s", col_text(st, i++));
+        x->input_sets = sqlite3_column_int(st, i++);
         x->order = 1 << 20;
         for (size_t v = 0; v < e->nvariants; v++)
             if (strcmp(e->variants[v].name, x->variant) == 0)
@@ -306,7 +310,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     if (ab_db_prepare(db,
                       "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), r.status, "
                       "r.command, r.timing_mode, x.name, x.path, x.definition, x.hash, "
-                      "v.fingerprint, v.hash, r.clocks_monitored FROM runs r "
+                      "v.fingerprint, v.hash, r.clocks_monitored, coalesce(r.peak_gemm_tflops, 0), "
+                      "coalesce(r.peak_copy_gbs, 0) FROM runs r "
                       "JOIN experiments x ON x.id = r.experiment_id "
                       "JOIN environments v ON v.id = r.environment_id WHERE r.id = ?",
                       &st, err))
@@ -322,6 +327,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
          *fp_text = strdup(col_text(st, 10)), *env_hash = strdup(col_text(st, 11)),
          *exp_hash = strdup(col_text(st, 9));
     int monitored = sqlite3_column_int(st, 12);
+    const double peak_gemm = sqlite3_column_double(st, 13), peak_copy = sqlite3_column_double(st, 14);
     if (ab_experiment_parse(col_text(st, 7), col_text(st, 8), 0, &e, err, sizeof err)) {
         sqlite3_finalize(st);
         error("stored experiment of run %lld: %s", run_id, err);
@@ -465,6 +471,17 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         char title[128];
         config_title(sorted[i], title, sizeof title);
         fprintf(out, "### %s\n\n", title);
+        {
+            int sets = 1;
+            for (size_t k = i; k < j; k++)
+                if (sorted[k]->input_sets > sets)
+                    sets = sorted[k]->input_sets;
+            if (sets > 1)
+                fprintf(out, "Q, K, V, O take %.2f MiB, under twice the L2: hot and graph timings "
+                             "rotated among %d copies of them so that launches read from memory, "
+                             "not L2.\n\n",
+                        sorted[i]->bytes / 1048576.0, sets);
+        }
         fprintf(out, "| variant | n | median ms | 95%% CI ms | TFLOP/s | GB/s | speedup vs %s [95%% CI] "
                      "| CIs overlap | Cliff's δ [95%% CI] | HL shift ms | p | p (Holm) | verdict "
                      "| outliers mild/severe | drift |\n",
@@ -566,6 +583,41 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         }
         fprintf(out, "\n");
         i = j;
+    }
+
+    /* ---- roofline (seed 004's analysis) ---- */
+    if (peak_gemm > 0 && peak_copy > 0) {
+        const double ridge = peak_gemm * 1e12 / (peak_copy * 1e9);
+        fprintf(out, "\n## Roofline\n\nCeilings measured at the start of this run: %.0f TFLOP/s "
+                     "(cuBLAS bf16 GEMM 8192³) and %.0f GB/s (device-to-device copy, read + "
+                     "written); ridge point %.0f FLOP/byte. Arithmetic intensity counts Q, K, V "
+                     "read and O written once; attainable = min(peak, intensity × bandwidth).\n\n"
+                     "| configuration | intensity FLOP/byte | bound | attainable TFLOP/s | best "
+                     "variant | its TFLOP/s | of attainable |\n|---|---:|---|---:|---|---:|---:|\n",
+                peak_gemm, peak_copy, ridge);
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            while (j < n && sorted[j]->config == sorted[i]->config)
+                j++;
+            char title[128];
+            config_title(sorted[i], title, sizeof title);
+            const double ai = sorted[i]->flops / sorted[i]->bytes;
+            const double attain = fmin(peak_gemm, ai * peak_copy * 1e-3);
+            const meas *best = NULL;
+            double best_tf = 0;
+            for (size_t k = i; k < j; k++) {
+                ab_summary s;
+                if (usable(sorted[k]) && ab_summarize(sorted[k]->ms, sorted[k]->n, &s) == AB_STATS_OK &&
+                    sorted[k]->flops / (s.median * 1e9) > best_tf) {
+                    best_tf = sorted[k]->flops / (s.median * 1e9);
+                    best = sorted[k];
+                }
+            }
+            fprintf(out, "| %s | %.0f | %s | %.0f | %s | %.1f | %.1f%% |\n", title, ai,
+                    ai < ridge ? "memory" : "compute", attain, best ? best->variant : "—", best_tf,
+                    100.0 * best_tf / attain);
+            i = j;
+        }
     }
 
     /* ---- correctness ---- */

@@ -257,6 +257,7 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
         return store(db, st, "error", err) ? -1 : 0;
     }
     st->have_ctx = 1;
+    st->m.input_sets = gpu && st->ev->timing != AB_TIME_COLD ? ab_gpu_input_sets(bufs) : 1;
     if (gpu) {
         size_t used_after = ab_gpu_mem_used();
         size_t grew = used_after > used_before ? used_after - used_before : 0;
@@ -583,6 +584,11 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     if (any_gpu) {
         ab_db_set_clocks_monitored(db, *run_id, ab_nvml_available(), err);
         measure_timer_floor(db, *run_id, e);
+        double gemm = 0, copy = 0;
+        if (ab_gpu_measure_peaks(&gemm, &copy, err, sizeof err) == 0)
+            ab_db_set_peaks(db, *run_id, gemm, copy, err);
+        else
+            fprintf(stderr, "  (ceilings not measured: %s)\n", err);
     }
 
     order_rng = gsl_rng_alloc(gsl_rng_mt19937);
