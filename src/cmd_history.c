@@ -180,6 +180,37 @@ int cmd_history(int argc, char **argv)
         goto done;
     }
 
+    /* Steps smaller than the practical threshold are not moves: merge the
+     * adjacent pair with the smallest relative step until every step is at
+     * least `practical` (in the spirit of the threshold of asv's
+     * detect_regressions); a merged level is the median of its points. */
+    while (steps.nseg > 1) {
+        size_t best = 0;
+        double best_rel = INFINITY;
+        for (size_t j = 1; j < steps.nseg; j++) {
+            double rel = fabs(steps.seg[j].value / steps.seg[j - 1].value - 1);
+            if (rel < best_rel) {
+                best_rel = rel;
+                best = j;
+            }
+        }
+        if (best_rel >= practical)
+            break;
+        ab_segment *a = &steps.seg[best - 1], *b = &steps.seg[best];
+        size_t len = b->end - a->begin;
+        double *t = malloc(len * sizeof *t);
+        if (!t)
+            break;
+        memcpy(t, y + a->begin, len * sizeof *t);
+        ab_summary s;
+        if (ab_summarize(t, len, &s) == AB_STATS_OK)
+            a->value = s.median;
+        free(t);
+        a->end = b->end;
+        memmove(b, b + 1, (steps.nseg - best - 1) * sizeof *b);
+        steps.nseg--;
+    }
+
     char title[160];
     snprintf(title, sizeof title, "%s B=%d H=%d S=%d D=%d %s %s", variant, pat.B, pat.H, pat.S,
              pat.D, p[0].causal ? "causal" : "non-causal", p[0].dtype);
@@ -199,8 +230,8 @@ int cmd_history(int argc, char **argv)
                seg > 0 && steps.seg[seg].begin == i ? "  <- change point" : "");
     }
     printf("\nchange points (asv step detection: L1 Potts fit, Friedrich et al. 2008; gamma %.3g "
-           "by asv's criterion, beta = 4 ln(n)/n):\n",
-           steps.gamma);
+           "by asv's criterion, beta = 4 ln(n)/n; steps under %.3g%% merged):\n",
+           steps.gamma, 100 * practical);
     if (steps.nseg == 1)
         printf("  none: one level, %.5f ms, over all %zu runs\n", steps.seg[0].value, n);
     for (size_t j = 1; j < steps.nseg; j++) {
@@ -209,9 +240,7 @@ int cmd_history(int argc, char **argv)
         const point *at = &p[b->begin];
         printf("  run %lld (%s, commit %s): %.5f -> %.5f ms, %+.2f%% (%s)%s%s\n", at->run,
                at->date, at->commit, a->value, b->value, 100 * rel,
-               fabs(rel) < practical ? "below the practical threshold"
-               : rel > 0             ? "SLOWER"
-                                     : "faster",
+               rel > 0 ? "SLOWER" : "faster",
                b->end - b->begin == 1 && j + 1 < steps.nseg ? "; a single run, then it moved again"
                                                             : "",
                "");
