@@ -5,38 +5,58 @@
  *
  * Idea: describe attention to cuDNN as an operation graph and let its
  * heuristics pick the fused flash engine that the frontend's `sdpa` node maps
- * to. The graph is the documented SDPA fprop pattern, built here node by node
- * the way cudnn-frontend's CompositeSDPANode expands it for cuDNN < 9.21:
+ * to. The graph is the documented SDPA fprop pattern, built node by node the
+ * way cudnn-frontend's CompositeSDPANode expands it for cuDNN < 9.21:
  *     S1 = MATMUL(Q, K^T)                 (K^T: K's dims and strides swapped)
  *     S2 = POINTWISE MUL(S1, scale)       (scale = 1/sqrt(D), a by-value float)
  *     causal only: r = GEN_INDEX(S2, axis 2), c = GEN_INDEX(S2, axis 3),
  *                  m = CMP_GE(r, c), S2 = BINARY_SELECT(S2, -inf, m)
- *     M = REDUCTION MAX(S2) over keys, E = EXP(S2 - M),
- *     L = REDUCTION ADD(E), P = DIV(E, L)  (P in the I/O dtype)
+ *     M = REDUCTION MAX(S2) over keys, E = EXP(S2 - M), L = REDUCTION ADD(E),
+ *     stats = M + LOG(L), P = DIV(E, L)   (P in the I/O dtype)
  *     O = MATMUL(P, V)
- * Every intermediate is a virtual float tensor (the index tensors int32, the
- * mask boolean); Q, K, V, O are [B, H, S, D] contiguous. The softmax
- * statistics (M + log L) are not an output: inference mode. If no engine
- * takes that graph, setup retries once with the statistics as a real output
- * (the training-mode graph), allocated in its workspace.
- * Plan: heuristics mode A (then FALLBACK) ranks engine configs; the first
- * whose execution plan finalizes is kept. The plan, handle and workspace are
- * built in setup; run only (re)builds the variant pack when the device
- * pointers change, then cudnnSetStream + cudnnBackendExecute.
+ * Intermediates are virtual float tensors (the indices int32, the mask
+ * boolean); Q, K, V, O are [B, H, S, D] contiguous. `stats` is virtual
+ * (inference mode), yet it must be in the graph: without LOG/ADD cuDNN 9.14
+ * finds no engine ("tag_mha_graph" NOT_SUPPORTED). If no engine takes the
+ * graph, setup retries once with stats as a real output in its workspace.
+ * Plan: heuristics mode A (then FALLBACK) rank engine configs; the first
+ * whose execution plan finalizes is kept. Handle, plan and workspace are
+ * made in setup; run rebuilds the variant pack only when the device pointers
+ * change, then cudnnSetStream + cudnnBackendExecute (works under CUDA graph
+ * capture too).
  *
- * Source: NVIDIA cuDNN documentation, "Graph API: Specialized Runtime Fusion
- * Engines: Fused Flash Attention fprop", and cudnn-frontend's
- * include/cudnn_frontend/node/scaled_dot_product_flash_attention.h,
- * softmax.h, diagonal_band_mask.h (read as a spec of the backend attributes,
- * not copied). PyTorch 2.11's default SDPA backend on Hopper is this engine
- * (SDPBackend.CUDNN_ATTENTION; shared/reference/h200-pytorch-sdpa.json shows
- * "default" tracking "cudnn").
- * Step: the vendor-library ceiling the hand-written ladder is measured
- * against; not a rung of its own.
- * Measured: not yet (fill in with GPU and date).
+ * Source: NVIDIA cuDNN docs ("Graph API: Fused Flash Attention fprop",
+ * backend descriptor reference) and cudnn-frontend's
+ * node/scaled_dot_product_flash_attention.h, softmax.h and
+ * diagonal_band_mask.h, read as a spec of the backend attributes (not
+ * copied). PyTorch 2.11 reaches this engine as SDPBackend.CUDNN_ATTENTION,
+ * and its default SDPA on Hopper mostly lands on it (H200: "default" equals
+ * "cudnn" at S=512 and is within about 10% at S=4096 in
+ * shared/reference/h200-pytorch-sdpa.json and in the runs below).
+ * Step: the vendor ceiling the hand-written ladder is measured against.
+ *
+ * Support (NVIDIA H200, cuDNN 9.14.0, 2026-11-21): fp16/bf16 pass FlashAttention's
+ * tolerance at every gpu_check case (D 64/128, causal or not, S 1..2049) and
+ * at D = 8, 16, 32, 40, 80, 96, 160, 192, 256, 512, 520. Engine 2 (the flash
+ * kernel) serves 2 <= S and D <= 256; engine 1 serves S = 1 and D > 256. D not
+ * a multiple of 8 (e.g. 100) is refused: setup fails with cuDNN's status.
+ * Measured (NVIDIA H200, 2026-11-21; gpu_check --time: hot mode, median of 50),
+ * under the GPU machine's cuDNN 9.14.0 and under PyTorch 2.11's own cuDNN
+ * 9.19.0 (LD_LIBRARY_PATH), against torch's SDPBackend.CUDNN_ATTENTION on
+ * that same 9.19.0 in the same device call (median of 50, same timing):
+ *                                      cuDNN 9.14        cuDNN 9.19        torch 9.19
+ *     B=4  H=16 S=4096 D=128 fp16        0.843 ms 652 TF   0.844 ms 651 TF   0.847 ms 649 TF
+ *     B=4  H=16 S=4096 D=128 fp16 causal 0.480 ms 573 TF   0.494 ms 556 TF   0.506 ms 543 TF
+ *     B=32 H=8  S=512  D=64  fp16        0.049 ms 350 TF   0.049 ms 349 TF   0.051 ms 335 TF
+ *     B=32 H=8  S=512  D=64  fp16 causal 0.046 ms 186 TF   0.041 ms 210 TF   0.040 ms 213 TF
+ *     B=4  H=16 S=4096 D=128 bf16        0.810 ms 679 TF   0.813 ms 676 TF   0.820 ms 671 TF
+ * (TF = TFLOP/s, 4*B*H*S^2*D, halved for causal.) Same library, same speed
+ * as PyTorch (0.96-1.01x its time; torch's own medians moved 2-7% between
+ * calls); the gap at the small causal shape is the cuDNN version, not the
+ * graph.
  *
  * Set AB_CUDNN_SDPA_VERBOSE=1 to have setup print the chosen engine, the
- * number of configs tried and the workspace size on stderr.
+ * graph used, the number of configs tried and the workspace on stderr.
  */
 #include "entry_points.h"
 
@@ -48,6 +68,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if CUDNN_MAJOR >= 9
 
 /* Unique ids of the graph's tensors (virtual ones need ids too). */
 enum {
@@ -286,8 +308,14 @@ static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
                   "operation exp") ||
         reduction(b, CUDNN_REDUCE_TENSOR_ADD, ex, sum, &ops[nops++], "operation row sum"))
         return -1;
-    if (b->c->with_stats) {
-        if (tensor(b, UID_STATS, f32, rd, rs, false, false, &stats, "tensor stats") ||
+    /* The statistics M + log L close the softmax in both graphs: cuDNN's
+     * SDPA pattern matcher refuses the softmax without them (cuDNN 9.14 on
+     * an H200: "tag_mha_graph ... NOT_SUPPORTED"), as cudnn-frontend's
+     * composite softmax also emits them, as a virtual tensor, in inference
+     * mode. Virtual here unless the training graph is asked for. */
+    {
+        const bool stats_virtual = !b->c->with_stats;
+        if (tensor(b, UID_STATS, f32, rd, rs, stats_virtual, false, &stats, "tensor stats") ||
             tensor(b, UID_LOG, f32, rd, rs, true, false, &lg, "tensor log sum") ||
             pointwise(b, CUDNN_POINTWISE_LOG, f32, -1, sum, NULL, NULL, lg, &ops[nops++],
                       "operation log sum") ||
@@ -334,8 +362,10 @@ static int build_plan(build *b, cudnnBackendDescriptor_t graph, int *tried)
         CK("heuristics results", cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                                           CUDNN_TYPE_BACKEND_DESCRIPTOR, 0,
                                                           &count, NULL));
-        if (count <= 0)
+        if (count <= 0) { /* the support checks dropped every config */
+            cudnnGetLastErrorString(last_msg, sizeof last_msg);
             continue;
+        }
         if (count > 32)
             count = 32;
         cudnnBackendDescriptor_t cfgs[32];
@@ -543,3 +573,24 @@ out:
     }
     return 0;
 }
+
+#else /* cuDNN 8 or older: the backend attributes used above do not exist */
+
+extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    snprintf(err, n, "cudnn_sdpa: needs cuDNN 9; this build found cuDNN %d.%d", CUDNN_MAJOR,
+             CUDNN_MINOR);
+    return -1;
+}
+
+extern "C" int cudnn_sdpa_run(void *ctx, const ab_shape *s, const void *q, const void *k,
+                              const void *v, void *o, void *stream)
+{
+    return -1;
+}
+
+extern "C" void cudnn_sdpa_teardown(void *ctx) {}
+
+#endif

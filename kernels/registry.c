@@ -26,7 +26,10 @@
 #define NO_CUDNN NULL
 #else
 #define CUDNN_FN(f) NULL
-#define NO_CUDNN "not built: cuDNN 9 (cudnn.h and libcudnn) not found at configure time, or CUDA disabled"
+#define NO_CUDNN                                                                         \
+    "not built: no cuDNN at configure time (cudnn.h in the CUDA or system include path and " \
+    "libcudnn in /usr/local/cuda/lib64 or the system library dir), -Dcudnn=disabled, or "  \
+    "CUDA off; install cuDNN 9 and reconfigure"
 #endif
 
 #define ROW_CPU(x) x##_setup, x##_run, x##_teardown, ab_attention_flops, NULL
@@ -54,7 +57,7 @@ static const ab_variant registry[] = {
     {"cuda_split_kv", "cuda", AB_DEV_CUDA, AB_DT_ALL, {64, 128},
      "cuda_fa2_warps + key range split across blocks (flash-decoding) and an exact combine",
      ROW_CUDA(cuda_split_kv)},
-    {"cudnn_sdpa", "cudnn", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+    {"cudnn_sdpa", "cudnn", AB_DEV_CUDA, AB_DT_HALF, {0},
      "cuDNN 9 fused flash attention (SDPA fprop graph, C backend API); the vendor ceiling",
      ROW_CUDNN(cudnn_sdpa)},
     /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
