@@ -148,6 +148,46 @@ no-gpu)
   fi
   [ ! -e g.db ] || [ "$(count g.db "SELECT count(*) FROM runs")" = 0 ] || fail "a run was stored"
   ;;
+adaptive)
+  # the stopping rule: reasons recorded, counts within bounds
+  small_cfg conv.cfg 'stopping = { target_rel_ci = 0.5; min_samples = 8; max_samples = 400; budget_s = 30.0; };'
+  "$AB" run conv.cfg --db a.db >/dev/null 2>&1 || fail "adaptive run failed"
+  [ "$(count a.db "SELECT count(*) FROM measurements WHERE stop_reason = 'converged'")" = 8 ] ||
+    fail "a +-50% target should converge everywhere: $(count a.db "SELECT group_concat(stop_reason) FROM measurements")"
+  [ "$(count a.db "SELECT min(n) >= 8 FROM (SELECT count(*) AS n FROM samples GROUP BY measurement_id)")" = 1 ] ||
+    fail "stopped below min_samples"
+  small_cfg max.cfg 'stopping = { target_rel_ci = 0.00001; min_samples = 8; max_samples = 12; budget_s = 30.0; };'
+  "$AB" run max.cfg --db m.db >/dev/null 2>&1 || fail "max run failed"
+  [ "$(count m.db "SELECT count(*) FROM measurements WHERE stop_reason = 'max_samples'")" = 8 ] ||
+    fail "an unreachable target must stop at max_samples"
+  [ "$(count m.db "SELECT max(n) FROM (SELECT count(*) AS n FROM samples GROUP BY measurement_id)")" = 12 ] ||
+    fail "more than max_samples taken"
+  small_cfg bud.cfg 'stopping = { target_rel_ci = 0.00001; min_samples = 8; max_samples = 100000; budget_s = 0.001; };'
+  "$AB" run bud.cfg --db b.db >/dev/null 2>&1 || fail "budget run failed"
+  [ "$(count b.db "SELECT count(*) FROM measurements WHERE stop_reason = 'budget'")" = 8 ] ||
+    fail "a 1 ms budget must stop on the budget"
+  echo "ok: converged, max_samples and budget stops"
+  ;;
+interleave)
+  # rounds: every variant sampled in every round; the order reproducible from the seed
+  cat >il.cfg <<CFG
+name = "il";
+variants = ( "cpu_reference", "cpu_flash", { name = "flash2"; variant = "cpu_flash"; } );
+sweep = { B = 1; H = 1; S = [8, 9]; D = 8; dtype = "fp32"; };
+warmup = 0; samples = 20; round_size = 4; seed = 11;
+CFG
+  order() { count "$1" "SELECT group_concat(v, ' ') FROM (SELECT m.variant AS v FROM samples s JOIN measurements m ON m.id = s.measurement_id GROUP BY s.measurement_id, s.round ORDER BY min(s.t_s))"; }
+  "$AB" run il.cfg --db i1.db >/dev/null 2>&1 && "$AB" run il.cfg --db i2.db >/dev/null 2>&1 || fail "runs failed"
+  [ "$(count i1.db "SELECT count(*) FROM (SELECT m.S, s.round, count(DISTINCT m.variant) AS nv FROM samples s JOIN measurements m ON m.id = s.measurement_id GROUP BY m.S, s.round) WHERE nv != 3")" = 0 ] ||
+    fail "a round missed a variant"
+  [ "$(count i1.db "SELECT count(DISTINCT round) FROM samples")" = 5 ] || fail "expected 5 rounds of 4 samples"
+  o1=$(order i1.db); o2=$(order i2.db)
+  [ "$o1" = "$o2" ] || fail "same seed, different order: $o1 / $o2"
+  sed 's/seed = 11/seed = 12/' il.cfg >il2.cfg
+  "$AB" run il2.cfg --db i3.db >/dev/null 2>&1 || fail "run failed"
+  [ "$(order i3.db)" != "$o1" ] || fail "another seed gave the same order"
+  echo "ok: every variant in every round; order reproducible from the seed"
+  ;;
 stats-cli)
   "$AB" stats "$SRC/tests/stats/a.txt" "$SRC/tests/stats/b.txt" --json >out.json || fail "stats --json failed"
   "$JSON_EXPECT" out.json "$SRC/tests/stats/cli_expected.txt" || fail "stats values differ from scipy's"

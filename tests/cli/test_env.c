@@ -1,0 +1,74 @@
+/*
+ * test_env.c: the environment fingerprint's hash. The same machine gives the
+ * same fingerprint text and hash twice (no field that changes from minute to
+ * minute); changing any one field, nested or not, changes the hash; key
+ * order does not (canonical JSON: sorted keys, compact); ab_env_diff names
+ * exactly the field that differs. Expected values: the fingerprint itself,
+ * modified here.
+ */
+#include "env.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+#define CHECK(c, ...)                                           \
+    do {                                                        \
+        if (!(c)) {                                             \
+            fprintf(stderr, "FAIL line %d: ", __LINE__);        \
+            fprintf(stderr, __VA_ARGS__);                       \
+            fputc('\n', stderr);                                \
+            failures++;                                         \
+        }                                                       \
+    } while (0)
+
+int main(void)
+{
+    char *t1, *t2, *t3, h1[17], h2[17], h3[17], diff[512];
+    json_t *a = ab_env_fingerprint(1, "hot"), *b = ab_env_fingerprint(1, "hot");
+    CHECK(a && b, "fingerprint");
+    CHECK(ab_env_canonical(a, &t1, h1) == 0 && ab_env_canonical(b, &t2, h2) == 0, "canonical");
+    CHECK(strcmp(t1, t2) == 0, "same machine, different text:\n%s\n%s", t1, t2);
+    CHECK(strcmp(h1, h2) == 0, "same machine, different hash %s %s", h1, h2);
+    ab_env_diff(a, b, diff, sizeof diff);
+    CHECK(diff[0] == '\0', "diff of identical fingerprints: %s", diff);
+
+    /* one nested field changed */
+    json_t *c = json_deep_copy(a);
+    json_object_set_new(json_object_get(c, "host"), "kernel", json_string("0.0.0-test"));
+    CHECK(ab_env_canonical(c, &t3, h3) == 0, "canonical");
+    CHECK(strcmp(h1, h3) != 0, "changed host.kernel, same hash %s", h1);
+    ab_env_diff(a, c, diff, sizeof diff);
+    CHECK(strcmp(diff, "host.kernel") == 0, "diff names '%s', expected host.kernel", diff);
+    free(t3);
+    json_decref(c);
+
+    /* the timing mode is part of the environment */
+    c = ab_env_fingerprint(1, "cold");
+    CHECK(ab_env_canonical(c, &t3, h3) == 0 && strcmp(h1, h3) != 0, "timing mode not hashed");
+    ab_env_diff(a, c, diff, sizeof diff);
+    CHECK(strcmp(diff, "settings.timing_mode") == 0, "diff names '%s'", diff);
+    free(t3);
+    json_decref(c);
+
+    /* key order does not matter */
+    c = json_object();
+    const char *key;
+    json_t *val;
+    const char *keys[16];
+    size_t nk = 0;
+    json_object_foreach(a, key, val) keys[nk++] = key;
+    for (size_t i = nk; i-- > 0;)
+        json_object_set(c, keys[i], json_object_get(a, keys[i]));
+    CHECK(ab_env_canonical(c, &t3, h3) == 0 && strcmp(h1, h3) == 0, "key order changed the hash");
+    free(t3);
+    json_decref(c);
+
+    printf("fingerprint hash %s: %s\n", h1, failures ? "FAILED" : "ok");
+    free(t1);
+    free(t2);
+    json_decref(a);
+    json_decref(b);
+    return failures ? 1 : 0;
+}
