@@ -164,6 +164,41 @@ static meas *find(meas *m, size_t n, int config, const char *variant)
 
 static int usable(const meas *x) { return x && strcmp(x->status, "ok") == 0 && x->n >= 2; }
 
+/* sorted[i..end) is one configuration (sorted by configuration). */
+static size_t config_end(meas *const *sorted, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && sorted[j]->config == sorted[i]->config)
+        j++;
+    return j;
+}
+
+/* The rows of a summary table: one per configuration, one cell (TFLOP/s) or
+ * two (tokens/s, peak MiB) per variant of the experiment. */
+static void summary_rows(FILE *out, const ab_experiment *e, meas *m, size_t n,
+                         meas *const *sorted, int throughput)
+{
+    for (size_t i = 0; i < n; i = config_end(sorted, n, i)) {
+        char title[128];
+        config_title(sorted[i], title, sizeof title);
+        fprintf(out, "| %s |", title);
+        for (size_t v = 0; v < e->nvariants; v++) {
+            meas *x = find(m, n, sorted[i]->config, e->variants[v].name);
+            ab_summary s;
+            if (!usable(x) || ab_summarize(x->ms, x->n, &s) != AB_STATS_OK)
+                fprintf(out, throughput ? " %s | |" : " %s |", x ? x->status : "—");
+            else if (!throughput)
+                fprintf(out, " %.2f |", x->flops / (s.median * 1e9));
+            else if (x->peak_bytes > 0)
+                fprintf(out, " %.3g | %.1f |", (double)x->B * x->S / (s.median * 1e-3),
+                        x->peak_bytes / 1048576.0);
+            else
+                fprintf(out, " %.3g | — |", (double)x->B * x->S / (s.median * 1e-3));
+        }
+        fprintf(out, "\n");
+    }
+}
+
 static void fmt_p(double p, char *buf, size_t n)
 {
     if (p < 1e-4)
@@ -465,9 +500,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     /* ---- per configuration ---- */
     fprintf(out, "## Results\n\n");
     for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && sorted[j]->config == sorted[i]->config)
-            j++;
+        size_t j = config_end(sorted, n, i);
         char title[128];
         config_title(sorted[i], title, sizeof title);
         fprintf(out, "### %s\n\n", title);
@@ -532,24 +565,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, "---:|");
     fprintf(out, "\n");
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && sorted[j]->config == sorted[i]->config)
-            j++;
-        char title[128];
-        config_title(sorted[i], title, sizeof title);
-        fprintf(out, "| %s |", title);
-        for (size_t v = 0; v < e.nvariants; v++) {
-            meas *x = find(m, n, sorted[i]->config, e.variants[v].name);
-            ab_summary s;
-            if (usable(x) && ab_summarize(x->ms, x->n, &s) == AB_STATS_OK)
-                fprintf(out, " %.2f |", x->flops / (s.median * 1e9));
-            else
-                fprintf(out, " %s |", x ? x->status : "—");
-        }
-        fprintf(out, "\n");
-        i = j;
-    }
+    summary_rows(out, &e, m, n, sorted, 0);
 
     /* ---- throughput and memory (seed 001, seed 003) ---- */
     fprintf(out, "\n## Summary: throughput and memory\n\ntokens/s = B·S / median; peak = "
@@ -561,29 +577,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, "---:|---:|");
     fprintf(out, "\n");
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && sorted[j]->config == sorted[i]->config)
-            j++;
-        char title[128];
-        config_title(sorted[i], title, sizeof title);
-        fprintf(out, "| %s |", title);
-        for (size_t v = 0; v < e.nvariants; v++) {
-            meas *x = find(m, n, sorted[i]->config, e.variants[v].name);
-            ab_summary s;
-            if (usable(x) && ab_summarize(x->ms, x->n, &s) == AB_STATS_OK) {
-                fprintf(out, " %.3g |", (double)x->B * x->S / (s.median * 1e-3));
-                if (x->peak_bytes > 0)
-                    fprintf(out, " %.1f |", x->peak_bytes / 1048576.0);
-                else
-                    fprintf(out, " — |");
-            } else {
-                fprintf(out, " %s | |", x ? x->status : "—");
-            }
-        }
-        fprintf(out, "\n");
-        i = j;
-    }
+    summary_rows(out, &e, m, n, sorted, 1);
 
     /* ---- roofline (seed 004's analysis) ---- */
     if (peak_gemm > 0 && peak_copy > 0) {
@@ -596,9 +590,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                      "variant | its TFLOP/s | of attainable |\n|---|---:|---|---:|---|---:|---:|\n",
                 peak_gemm, peak_copy, ridge);
         for (size_t i = 0; i < n;) {
-            size_t j = i;
-            while (j < n && sorted[j]->config == sorted[i]->config)
-                j++;
+            size_t j = config_end(sorted, n, i);
             char title[128];
             config_title(sorted[i], title, sizeof title);
             const double ai = sorted[i]->flops / sorted[i]->bytes;
