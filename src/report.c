@@ -210,7 +210,7 @@ static void fmt_p(double p, char *buf, size_t n)
 /* One table row for variant x in its configuration, compared (when cp is
  * non-NULL) with the reference. */
 static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *co,
-                const char *baseline)
+                const char *baseline, double floor_ms)
 {
     ab_summary s;
     double lo = NAN, hi = NAN;
@@ -238,10 +238,15 @@ static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *
         char p1[32], p2[32];
         fmt_p(c->mw.p, p1, sizeof p1);
         fmt_p(cp->p_adj, p2, sizeof p2);
+        /* a shift smaller than the timer's floor (an empty kernel, same
+         * mode) is not called real, however significant */
+        int below_floor = cp->verdict != AB_NO_DIFFERENCE && fabs(c->hl.shift) < floor_ms;
         fprintf(out, "%.3f× [%.3f, %.3f] | %s | %+.3f [%+.2f, %+.2f] %s | %+.4f | %s | %s | **%s** |",
                 c->speedup, c->speedup_lo, c->speedup_hi, c->cis_overlap ? "yes" : "no",
                 c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
-                c->hl.shift, p1, p2, ab_verdict_name(cp->verdict));
+                c->hl.shift, p1, p2,
+                below_floor ? "no significant difference (shift below the timer floor)"
+                            : ab_verdict_name(cp->verdict));
     }
     fprintf(out, " %zu/%zu | %s |\n", ol.mild, ol.severe,
             !drift_ok ? "—" : dr.drifting ? "**drift**" : "no");
@@ -273,6 +278,24 @@ static void print_fingerprint_summary(FILE *out, json_t *fp)
                 json_string_value(json_object_get(build, "commit")),
                 json_string_value(json_object_get(build, "compiler")),
                 json_string_value(json_object_get(build, "nvcc")));
+}
+
+/* The run's timer floor in timing mode `mode` (ms), 0 when not measured
+ * (CPU variants, runs before the floor was recorded). */
+static double timer_floor(sqlite3 *db, long long run_id, const char *mode)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    double f = 0;
+    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
+                      &st, err))
+        return 0;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        f = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return f;
 }
 
 static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored, FILE *out)
@@ -490,7 +513,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "the Hodges-Lehmann shift (variant − baseline, ms). p is the two-sided "
                  "Mann-Whitney U test; p (Holm) is adjusted over the report's family of %zu "
                  "comparisons. Verdict: faster or slower only when p (Holm) < %.2f and the "
-                 "speedup CI excludes 1 ± %.0f%%. Outliers: Tukey's fences, mild (1.5 IQR) / severe "
+                 "speedup CI excludes 1 ± %.0f%%, and never when the Hodges-Lehmann shift is "
+                 "smaller than the timer floor of its timing mode. Outliers: Tukey's fences, mild (1.5 IQR) / severe "
                  "(3 IQR), counted, never dropped. Drift: Spearman's ρ of latency against sample "
                  "order, flagged at p < %.2f. TFLOP/s = 4·B·H·S²·D (halved when causal) / median; "
                  "GB/s = Q, K, V read and O written once / median.\n\n",
@@ -525,7 +549,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             for (size_t c = 0; c < ncmp; c++)
                 if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->variant, baseline) == 0)
                     cp = &cmps[c];
-            row(out, sorted[k], cp, &co, baseline);
+            row(out, sorted[k], cp, &co, baseline, timer_floor(db, run_id, sorted[k]->mode));
         }
         if (o->chain) {
             int any = 0;
