@@ -40,21 +40,23 @@
  * Measured: NVIDIA H200 (the machine lent that day), 2026-11-21,
  * `gpu_check --time` (5 warm-up, median of 50 hot-mode samples), fp16 unless
  * noted; PyTorch 2.11 SDPA flash backend (FlashAttention-2) timed the same
- * way in the same device session (tests/gpu/sdpa_flash_time.py):
+ * way in the same device run (tests/gpu/sdpa_flash_time.py, driven by
+ * tests/gpu/mma_ladder.sh):
  *   B  H   S    D   causal  median ms  TFLOP/s   torch flash TFLOP/s
- *   4  16  4096 128 0       11.250     48.9      355.3
- *   4  16  4096 128 0 bf16  11.248     48.9      341.3
- *   4  16  4096 128 1        5.969     46.1      296.9
- *   32 8   512  64  0        0.365     47.0      232.5
- *   32 8   512  64  1        0.240     35.8      129.0
- *   4  32  4096 64  0       11.303     48.6      298.4
- *   4  32  4096 64  1        5.876     46.8      276.6
- * About 14-17% of FlashAttention-2, 4.3-4.9x slower than cuda_mma_swizzle.
- * Nsight Compute at B=4 H=16 S=1024 D=128 fp16: 4.72 M ldmatrix.x4, 151.2 M
- * shared-load wavefronts (32 per ldmatrix.x4, 8x the conflict-free 4), of
- * which 132.3 M are bank conflicts; tensor pipe active 7.6% of cycles
- * (cuda_mma_swizzle: 19.0 M wavefronts, 0.1 M conflicts, 32.2%). The bank
- * conflicts are the whole story of this rung.
+ *   4  16  4096 128 0       11.266     48.8      357.5
+ *   4  16  4096 128 0 bf16  11.255     48.9      350.1
+ *   4  16  4096 128 1        5.977     46.0      302.4
+ *   32 8   512  64  0        0.368     46.7      236.9
+ *   32 8   512  64  1        0.239     35.9      131.1
+ *   4  32  4096 64  0       11.299     48.7      300.3
+ *   4  32  4096 64  1        5.866     46.9      280.6
+ * About 14-27% of FlashAttention-2, 3.2-4.7x slower than cuda_mma_swizzle.
+ * Nsight Compute at B=4 H=16 S=1024 D=128 fp16 non-causal: 4.72 M
+ * ldmatrix.x4, 151.2 M shared-load wavefronts (32 per ldmatrix.x4, 8x the
+ * conflict-free 4), of which 132.3 M are bank conflicts; 799 us; tensor pipe
+ * active 7.6% of cycles (cuda_mma_swizzle: 19.0 M wavefronts, 0.1 M
+ * conflicts, 184 us, 32.5%). The bank conflicts are the whole story of this
+ * rung.
  * ptxas (nvcc 13.0, sm_90a): 135 registers at D = 128, 101 (119 causal) at
  * D = 64, 0 spill bytes; dynamic shared memory (64 + 2 * 64) * D * 2 bytes
  * (24 KiB at D = 64, 48 KiB at D = 128); 128 threads per block.

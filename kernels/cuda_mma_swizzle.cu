@@ -30,22 +30,23 @@
  *
  * Measured: NVIDIA H200, 2026-11-21, `gpu_check --time` (5 warm-up, median
  * of 50 hot-mode samples), fp16 unless noted; PyTorch 2.11 SDPA flash
- * backend timed the same way in the same device session:
+ * backend timed the same way in the same device run:
  *   B  H   S    D   causal  median ms  TFLOP/s   vs cuda_mma  torch flash TFLOP/s
- *   4  16  4096 128 0        2.395     229.5     4.70x        355.3
- *   4  16  4096 128 0 bf16   2.411     228.0     4.67x        341.3
- *   4  16  4096 128 1        1.320     208.2     4.52x        296.9
- *   32 8   512  64  0        0.106     162.3     3.45x        232.5
- *   32 8   512  64  1        0.075     115.0     3.21x        129.0
- *   4  32  4096 64  0        2.836     193.9     3.99x        298.4
- *   4  32  4096 64  1        1.563     175.9     3.76x        276.6
+ *   4  16  4096 128 0        2.411     228.0     4.67x        357.5
+ *   4  16  4096 128 0 bf16   2.411     228.0     4.67x        350.1
+ *   4  16  4096 128 1        1.320     208.2     4.53x        302.4
+ *   32 8   512  64  0        0.107     160.9     3.45x        236.9
+ *   32 8   512  64  1        0.075     115.0     3.20x        131.1
+ *   4  32  4096 64  0        2.858     192.4     3.95x        300.3
+ *   4  32  4096 64  1        1.562     175.9     3.75x        280.6
  * The largest step of the ladder, as predicted. Nsight Compute at B=4 H=16
- * S=1024 D=128 fp16: 19.0 M shared-load wavefronts for 4.72 M ldmatrix.x4
- * (4.0 each, the conflict-free minimum; cuda_mma: 151.2 M, 32 each), 0.1 M
- * bank conflicts (cuda_mma: 132.3 M); kernel 186 us against 807 us; tensor
- * pipe active 32.2% of cycles (cuda_mma 7.6%). What is left is exposed load
- * latency (synchronous copies, two barriers per tile), Q re-read from shared
- * memory for every tile, and per-element masking: cuda_mma_pipeline.
+ * S=1024 D=128 fp16 non-causal: 19.0 M shared-load wavefronts for 4.72 M
+ * ldmatrix.x4 (4.0 each, the conflict-free minimum; cuda_mma: 151.2 M, 32
+ * each), 0.1 M bank conflicts (cuda_mma: 132.3 M); 184 us against 799 us;
+ * tensor pipe active 32.5% of cycles (cuda_mma 7.6%). What is left is
+ * exposed load latency (synchronous copies, two barriers per tile), Q
+ * re-read from shared memory for every tile, per-element masking of every
+ * tile, untuned tiles: cuda_mma_pipeline.
  * ptxas (nvcc 13.0, sm_90a): 161 registers at D = 128, 101 at D = 64, 0
  * spill bytes; shared memory as cuda_mma (24 / 48 KiB); 128 threads.
  */
