@@ -682,6 +682,31 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         fprintf(out, "%s\n", fp_text);
     }
     fprintf(out, "```\n");
+    /* external variants bring their own environment (e.g. PyTorch's
+     * version): part of this run's fingerprint, listed per variant */
+    {
+        sqlite3_stmt *ae = NULL;
+        if (ab_db_prepare(db,
+                          "SELECT variant, adapter_env FROM measurements WHERE run_id = ? AND "
+                          "external = 1 AND adapter_env IS NOT NULL GROUP BY variant, adapter_env "
+                          "ORDER BY min(id)",
+                          &ae, err) == 0) {
+            sqlite3_bind_int64(ae, 1, run_id);
+            int any = 0;
+            while (sqlite3_step(ae) == SQLITE_ROW) {
+                json_t *j = json_loads(col_text(ae, 1), 0, NULL);
+                char *pretty = j ? json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+                if (!any)
+                    fprintf(out, "\nExternal variants' own environments (from their adapters):\n");
+                any = 1;
+                fprintf(out, "\n%s:\n\n```json\n%s\n```\n", col_text(ae, 0),
+                        pretty ? pretty : col_text(ae, 1));
+                free(pretty);
+                json_decref(j);
+            }
+            sqlite3_finalize(ae);
+        }
+    }
     rc = 0;
 cleanup:
     for (size_t i = 0; i < n; i++) {

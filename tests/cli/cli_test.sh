@@ -188,6 +188,34 @@ CFG
   [ "$(order i3.db)" != "$o1" ] || fail "another seed gave the same order"
   echo "ok: every variant in every round; order reproducible from the seed"
   ;;
+external-run)
+  # external variants inside a run: a good adapter stored like a native
+  # variant (marked external, its environment kept), a crash and a hang
+  # stored as errors with their stderr, and nothing else lost
+  fake="$SRC/tests/external/fake_adapter.sh"
+  cat >ext.cfg <<CFG
+name = "ext";
+variants = ( "cpu_flash",
+  { name = "ext_good"; command = "sh $fake good"; },
+  { name = "ext_crash"; command = "sh $fake crash"; },
+  { name = "ext_hang"; command = "sh $fake hang"; timeout = 1.0; } );
+sweep = { B = 1; H = 1; S = [16, 17]; D = 8; dtype = "fp32"; };
+warmup = 1; samples = 10;
+CFG
+  "$AB" run ext.cfg --db e.db >/dev/null 2>log.txt || { cat log.txt >&2; fail "run with external variants failed"; }
+  [ "$(count e.db "SELECT status FROM runs")" = complete ] || fail "run not complete"
+  [ "$(count e.db "SELECT count(*) FROM measurements WHERE variant = 'cpu_flash' AND status = 'ok'")" = 2 ] || fail "native measurements lost"
+  [ "$(count e.db "SELECT count(*) FROM measurements WHERE variant = 'ext_good' AND status = 'ok' AND external = 1 AND json_extract(adapter_env, '$.fake') = 1")" = 2 ] ||
+    fail "good adapter not stored as an external measurement with its environment"
+  [ "$(count e.db "SELECT count(*) FROM samples s JOIN measurements m ON m.id = s.measurement_id WHERE m.variant = 'ext_good'")" = 20 ] || fail "external samples missing"
+  [ "$(count e.db "SELECT count(*) FROM measurements WHERE variant = 'ext_crash' AND status = 'error' AND length(stderr_text) > 1000 AND message LIKE '%status 3%'")" = 2 ] ||
+    fail "crash not stored as an error with its stderr: $(count e.db "SELECT message FROM measurements WHERE variant = 'ext_crash'")"
+  [ "$(count e.db "SELECT count(*) FROM measurements WHERE variant = 'ext_hang' AND status = 'error' AND message LIKE '%timed out%'")" = 2 ] ||
+    fail "hang not stored as a timeout"
+  "$AB" report 1 --db e.db -o r.md --no-plots >/dev/null || fail "report failed"
+  grep -q '"fake": true' r.md || fail "the adapter's environment is not in the report"
+  echo "ok: external variants stored, failures kept with stderr, nothing lost"
+  ;;
 stats-cli)
   "$AB" stats "$SRC/tests/stats/a.txt" "$SRC/tests/stats/b.txt" --json >out.json || fail "stats --json failed"
   "$JSON_EXPECT" out.json "$SRC/tests/stats/cli_expected.txt" || fail "stats values differ from scipy's"
