@@ -35,19 +35,11 @@ int ab_cliffs_delta(const double *a, size_t na, const double *b, size_t nb,
                     double level, ab_cliff_result *r)
 {
     double *as = NULL, *bs = NULL;
-    int rc = ab__check(a, na, 2);
-    if (rc == AB_STATS_OK)
-        rc = ab__check(b, nb, 2);
+    int rc = ab__two_sorted(a, na, b, nb, 2, &as, &bs);
     if (rc == AB_STATS_OK && (r == NULL || !(level > 0 && level < 1)))
         rc = AB_STATS_EINVAL;
     if (rc != AB_STATS_OK)
         goto cleanup;
-    as = ab__sorted_copy(a, na);
-    bs = ab__sorted_copy(b, nb);
-    if (as == NULL || bs == NULL) {
-        rc = AB_STATS_ENOMEM;
-        goto cleanup;
-    }
     double fa = (double)na, fb = (double)nb, n = fa * fb;
     /* Pass 1: d. Pass 2: the row and column sums of squares about d. */
     double gt = 0, lt = 0, sr = 0, sc = 0, d = 0;

@@ -163,19 +163,11 @@ int ab_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
                       double level, ab_hl_result *r)
 {
     double *as = NULL, *bs = NULL, *d = NULL;
-    int rc = ab__check(a, na, 2);
-    if (rc == AB_STATS_OK)
-        rc = ab__check(b, nb, 2);
+    int rc = ab__two_sorted(a, na, b, nb, 2, &as, &bs);
     if (rc == AB_STATS_OK && (r == NULL || !(level > 0 && level < 1)))
         rc = AB_STATS_EINVAL;
     if (rc != AB_STATS_OK)
         goto cleanup;
-    as = ab__sorted_copy(a, na);
-    bs = ab__sorted_copy(b, nb);
-    if (as == NULL || bs == NULL) {
-        rc = AB_STATS_ENOMEM;
-        goto cleanup;
-    }
     int ties = 0; /* any tie in the pooled sample */
     {
         size_t i = 0, j = 0;

@@ -76,19 +76,11 @@ int ab_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                     ab_mw_result *r)
 {
     double *as = NULL, *bs = NULL, *cdf = NULL;
-    int rc = ab__check(a, na, 1);
-    if (rc == AB_STATS_OK)
-        rc = ab__check(b, nb, 1);
+    int rc = ab__two_sorted(a, na, b, nb, 1, &as, &bs);
     if (rc == AB_STATS_OK && r == NULL)
         rc = AB_STATS_EINVAL;
     if (rc != AB_STATS_OK)
         goto cleanup;
-    as = ab__sorted_copy(a, na);
-    bs = ab__sorted_copy(b, nb);
-    if (as == NULL || bs == NULL) {
-        rc = AB_STATS_ENOMEM;
-        goto cleanup;
-    }
     /* One merge over the distinct values: ca, cb copies of v in A and B. */
     double gt = 0, eq = 0, tie = 0;
     size_t i = 0, j = 0;

@@ -17,6 +17,12 @@ int ab__check(const double *x, size_t n, size_t nmin);
 /* Malloc'd ascending copy of x[0..n) (gsl_sort); NULL when out of memory. */
 double *ab__sorted_copy(const double *x, size_t n);
 
+/* The preamble of the two-sample methods: validates A and B (ab__check
+ * with nmin) and makes ascending copies *as, *bs (both NULL unless
+ * AB_STATS_OK; AB_STATS_ENOMEM when a copy fails). */
+int ab__two_sorted(const double *a, size_t na, const double *b, size_t nb, size_t nmin,
+                   double **as, double **bs);
+
 /* Median (Hyndman-Fan type 7, as gsl_stats_median_from_sorted_data) of the
  * ascending xs[0..n) without its element at index i, O(1). n >= 2. */
 double ab__loo_median(const double *xs, size_t n, size_t i);

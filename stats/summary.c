@@ -58,6 +58,26 @@ double *ab__sorted_copy(const double *x, size_t n)
     return s;
 }
 
+int ab__two_sorted(const double *a, size_t na, const double *b, size_t nb, size_t nmin,
+                   double **as, double **bs)
+{
+    int rc = ab__check(a, na, nmin);
+    *as = *bs = NULL;
+    if (rc == AB_STATS_OK)
+        rc = ab__check(b, nb, nmin);
+    if (rc != AB_STATS_OK)
+        return rc;
+    *as = ab__sorted_copy(a, na);
+    *bs = ab__sorted_copy(b, nb);
+    if (*as == NULL || *bs == NULL) {
+        free(*as);
+        free(*bs);
+        *as = *bs = NULL;
+        return AB_STATS_ENOMEM;
+    }
+    return AB_STATS_OK;
+}
+
 /* Summary of x[0..n), ms. n >= 1; AB_STATS_EINVAL (n = 0, NULL),
  * AB_STATS_ENONFINITE, AB_STATS_ENEGATIVE, AB_STATS_ENOMEM. Mean and sample
  * standard deviation (n - 1) by gsl_stats_mean / gsl_stats_sd_m; median and
