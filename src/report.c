@@ -11,6 +11,7 @@
  * that reproduces the run.
  */
 #include "report.h"
+#include "rundata.h"
 #include "abstats.h"
 #include "calibrate.h"
 #include "experiment.h"
@@ -24,17 +25,13 @@
 #include <string.h>
 
 typedef struct meas {
-    long long id;
-    char variant[64], backend[32], status[16], dtype[8], stop[16], mode[8];
+    ab_rmeas r;       /* id, variant, shape, status, samples, configuration (rundata.h) */
+    char backend[32], mode[8];
     int input_sets;
     char *message;
-    int B, H, S, D, causal, checked, external, warmup, graph_k;
-    double max_abs_err, mean_abs_err, rel_l2_err, tolerance, flops, bytes, peak_bytes;
+    int checked, external, warmup, graph_k;
+    double max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes, peak_bytes;
     long nonfinite, rows_checked;
-    double *ms;
-    size_t n;
-    long throttled;   /* samples excluded as throttled */
-    int config;       /* index into the report's configuration list */
     int order;        /* position of the variant in the experiment */
 } meas;
 
@@ -52,63 +49,45 @@ static const char *col_text(sqlite3_stmt *st, int i)
     return t ? (const char *)t : "";
 }
 
-static int same_config(const meas *x, const meas *y)
-{
-    return x->B == y->B && x->H == y->H && x->S == y->S && x->D == y->D &&
-           x->causal == y->causal && strcmp(x->dtype, y->dtype) == 0;
-}
+static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m->r, buf, n); }
 
-static void config_title(const meas *m, char *buf, size_t n)
-{
-    snprintf(buf, n, "B=%d H=%d S=%d D=%d %s %s", m->B, m->H, m->S, m->D,
-             m->causal ? "causal" : "non-causal", m->dtype);
-}
-
-/* Loads the run's measurements and their (unthrottled) samples. */
+/* Loads the run's measurements with their (unthrottled) samples and
+ * configuration indices (ab_run_load), and the columns only reports show. */
 static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment *e, meas **out,
                              size_t *nout)
 {
     sqlite3_stmt *st = NULL;
     char err[AB_ERR];
-    size_t cap = 16, n = 0;
-    meas *m = calloc(cap, sizeof *m);
-    if (!m || ab_db_prepare(db,
-                            "SELECT id, variant, backend, status, dtype, coalesce(stop_reason,''), "
-                            "message, B, H, S, D, causal, checked, external, warmup, graph_k, "
-                            "max_abs_err, mean_abs_err, rel_l2_err, tolerance, flops, bytes, "
-                            "coalesce(peak_bytes, 0), coalesce(nonfinite, 0), "
-                            "coalesce(rows_checked, 0), "
-                            "(SELECT count(*) FROM samples s WHERE s.measurement_id = m.id AND "
-                            "s.throttled), timing_mode, input_sets FROM measurements m WHERE run_id = ? "
-                            "ORDER BY id",
-                            &st, err)) {
-        free(m);
-        return error("%s", err);
+    ab_rmeas *r = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *nout = 0;
+    if (ab_run_load(db, run_id, &r, &n))
+        return -1;
+    meas *m = calloc(n ? n : 1, sizeof *m);
+    if (!m) {
+        ab_run_free(r, n);
+        return error("out of memory");
     }
+    for (size_t i = 0; i < n; i++)
+        m[i].r = r[i]; /* the samples move to m */
+    free(r);
+    *out = m;
+    *nout = n;
+    if (ab_db_prepare(db,
+                      "SELECT backend, message, checked, external, warmup, graph_k, "
+                      "max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes, "
+                      "coalesce(peak_bytes, 0), coalesce(nonfinite, 0), "
+                      "coalesce(rows_checked, 0), timing_mode, input_sets "
+                      "FROM measurements WHERE run_id = ? ORDER BY id",
+                      &st, err))
+        return error("%s", err);
     sqlite3_bind_int64(st, 1, run_id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            meas *nm = realloc(m, 2 * cap * sizeof *m);
-            if (!nm)
-                break;
-            m = nm;
-            memset(m + cap, 0, cap * sizeof *m);
-            cap *= 2;
-        }
-        meas *x = &m[n++];
+    for (size_t k = 0; k < n && sqlite3_step(st) == SQLITE_ROW; k++) {
+        meas *x = &m[k];
         int i = 0;
-        x->id = sqlite3_column_int64(st, i++);
-        snprintf(x->variant, sizeof x->variant, "%s", col_text(st, i++));
         snprintf(x->backend, sizeof x->backend, "%s", col_text(st, i++));
-        snprintf(x->status, sizeof x->status, "%s", col_text(st, i++));
-        snprintf(x->dtype, sizeof x->dtype, "%s", col_text(st, i++));
-        snprintf(x->stop, sizeof x->stop, "%s", col_text(st, i++));
         x->message = strdup(col_text(st, i++));
-        x->B = sqlite3_column_int(st, i++);
-        x->H = sqlite3_column_int(st, i++);
-        x->S = sqlite3_column_int(st, i++);
-        x->D = sqlite3_column_int(st, i++);
-        x->causal = sqlite3_column_int(st, i++);
         x->checked = sqlite3_column_int(st, i++);
         x->external = sqlite3_column_int(st, i++);
         x->warmup = sqlite3_column_int(st, i++);
@@ -117,58 +96,36 @@ static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment 
         x->mean_abs_err = sqlite3_column_double(st, i++);
         x->rel_l2_err = sqlite3_column_double(st, i++);
         x->tolerance = sqlite3_column_double(st, i++);
-        x->flops = sqlite3_column_double(st, i++);
         x->bytes = sqlite3_column_double(st, i++);
         x->peak_bytes = sqlite3_column_double(st, i++);
         x->nonfinite = (long)sqlite3_column_int64(st, i++);
         x->rows_checked = (long)sqlite3_column_int64(st, i++);
-        x->throttled = (long)sqlite3_column_int64(st, i++);
         snprintf(x->mode, sizeof x->mode, "%s", col_text(st, i++));
         x->input_sets = sqlite3_column_int(st, i++);
         x->order = 1 << 20;
         for (size_t v = 0; v < e->nvariants; v++)
-            if (strcmp(e->variants[v].name, x->variant) == 0)
+            if (strcmp(e->variants[v].name, x->r.variant) == 0)
                 x->order = (int)v;
     }
     sqlite3_finalize(st);
-    for (size_t i = 0; i < n; i++)
-        if (ab_db_samples(db, m[i].id, 0, &m[i].ms, &m[i].n, err)) {
-            *out = m;
-            *nout = n;
-            return error("%s", err);
-        }
-    /* configuration index in order of first appearance */
-    int nconf = 0;
-    for (size_t i = 0; i < n; i++) {
-        m[i].config = -1;
-        for (size_t j = 0; j < i; j++)
-            if (same_config(&m[i], &m[j])) {
-                m[i].config = m[j].config;
-                break;
-            }
-        if (m[i].config < 0)
-            m[i].config = nconf++;
-    }
-    *out = m;
-    *nout = n;
     return 0;
 }
 
 static meas *find(meas *m, size_t n, int config, const char *variant)
 {
     for (size_t i = 0; i < n; i++)
-        if (m[i].config == config && strcmp(m[i].variant, variant) == 0)
+        if (m[i].r.config == config && strcmp(m[i].r.variant, variant) == 0)
             return &m[i];
     return NULL;
 }
 
-static int usable(const meas *x) { return x && strcmp(x->status, "ok") == 0 && x->n >= 2; }
+static int usable(const meas *x) { return x && strcmp(x->r.status, "ok") == 0 && x->r.n >= 2; }
 
 /* sorted[i..end) is one configuration (sorted by configuration). */
 static size_t config_end(meas *const *sorted, size_t n, size_t i)
 {
     size_t j = i;
-    while (j < n && sorted[j]->config == sorted[i]->config)
+    while (j < n && sorted[j]->r.config == sorted[i]->r.config)
         j++;
     return j;
 }
@@ -183,17 +140,17 @@ static void summary_rows(FILE *out, const ab_experiment *e, meas *m, size_t n,
         config_title(sorted[i], title, sizeof title);
         fprintf(out, "| %s |", title);
         for (size_t v = 0; v < e->nvariants; v++) {
-            meas *x = find(m, n, sorted[i]->config, e->variants[v].name);
+            meas *x = find(m, n, sorted[i]->r.config, e->variants[v].name);
             ab_summary s;
-            if (!usable(x) || ab_summarize(x->ms, x->n, &s) != AB_STATS_OK)
-                fprintf(out, throughput ? " %s | |" : " %s |", x ? x->status : "—");
+            if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
+                fprintf(out, throughput ? " %s | |" : " %s |", x ? x->r.status : "—");
             else if (!throughput)
-                fprintf(out, " %.2f |", x->flops / (s.median * 1e9));
+                fprintf(out, " %.2f |", x->r.flops / (s.median * 1e9));
             else if (x->peak_bytes > 0)
-                fprintf(out, " %.3g | %.1f |", (double)x->B * x->S / (s.median * 1e-3),
+                fprintf(out, " %.3g | %.1f |", (double)x->r.B * x->r.S / (s.median * 1e-3),
                         x->peak_bytes / 1048576.0);
             else
-                fprintf(out, " %.3g | — |", (double)x->B * x->S / (s.median * 1e-3));
+                fprintf(out, " %.3g | — |", (double)x->r.B * x->r.S / (s.median * 1e-3));
         }
         fprintf(out, "\n");
     }
@@ -215,22 +172,22 @@ static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *
     ab_summary s;
     double lo = NAN, hi = NAN;
     if (!usable(x)) {
-        fprintf(out, "| %s | %zu | %s | | | | | | | | | | | | |\n", x->variant, x->n,
-                strcmp(x->status, "ok") == 0 ? "too few samples" : x->status);
+        fprintf(out, "| %s | %zu | %s | | | | | | | | | | | | |\n", x->r.variant, x->r.n,
+                strcmp(x->r.status, "ok") == 0 ? "too few samples" : x->r.status);
         return;
     }
-    ab_summarize(x->ms, x->n, &s);
-    ab_bootstrap_median_ci(x->ms, x->n, &co->boot, &lo, &hi);
+    ab_summarize(x->r.ms, x->r.n, &s);
+    ab_bootstrap_median_ci(x->r.ms, x->r.n, &co->boot, &lo, &hi);
     ab_outliers ol;
-    ab_tukey_outliers(x->ms, x->n, &ol);
+    ab_tukey_outliers(x->r.ms, x->r.n, &ol);
     ab_drift dr;
-    int drift_ok = x->n >= 3 && ab_drift_test(x->ms, x->n, co->alpha, &dr) == AB_STATS_OK;
-    double tflops = x->flops / (s.median * 1e9);
+    int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, co->alpha, &dr) == AB_STATS_OK;
+    double tflops = x->r.flops / (s.median * 1e9);
     double gbs = x->bytes / (s.median * 1e6);
-    fprintf(out, "| %s%s | %zu | %.4f | [%.4f, %.4f] | %.2f | %.0f | ", x->variant,
-            x->external ? " (ext)" : "", x->n, s.median, lo, hi, tflops, gbs);
+    fprintf(out, "| %s%s | %zu | %.4f | [%.4f, %.4f] | %.2f | %.0f | ", x->r.variant,
+            x->external ? " (ext)" : "", x->r.n, s.median, lo, hi, tflops, gbs);
     if (!cp) {
-        fprintf(out, "%s | | | | | | |", strcmp(x->variant, baseline) == 0 ? "baseline" : "—");
+        fprintf(out, "%s | | | | | | |", strcmp(x->r.variant, baseline) == 0 ? "baseline" : "—");
     } else if (!cp->ok) {
         fprintf(out, "— | | | | | | |");
     } else {
@@ -347,8 +304,8 @@ static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored,
 static int cmp_order(const void *x, const void *y)
 {
     const meas *a = *(meas *const *)x, *b = *(meas *const *)y;
-    if (a->config != b->config)
-        return a->config - b->config;
+    if (a->r.config != b->r.config)
+        return a->r.config - b->r.config;
     return a->order - b->order;
 }
 
@@ -424,10 +381,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     for (size_t i = 0; i < n; i++) {
         meas *x = sorted[i];
         meas *refs[2] = {NULL, NULL};
-        if (strcmp(x->variant, baseline) != 0)
-            refs[0] = find(m, n, x->config, baseline);
+        if (strcmp(x->r.variant, baseline) != 0)
+            refs[0] = find(m, n, x->r.config, baseline);
         if (o->chain && x->order > 0 && x->order < (int)e.nvariants) {
-            meas *prev = find(m, n, x->config, e.variants[x->order - 1].name);
+            meas *prev = find(m, n, x->r.config, e.variants[x->order - 1].name);
             if (prev && prev != refs[0])
                 refs[1] = prev;
         }
@@ -438,7 +395,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             c->a = x;
             c->b = refs[r];
             c->ok = usable(x) && usable(refs[r]) &&
-                    ab_compare(x->ms, x->n, refs[r]->ms, refs[r]->n, &co, &c->c) == AB_STATS_OK;
+                    ab_compare(x->r.ms, x->r.n, refs[r]->r.ms, refs[r]->r.n, &co, &c->c) == AB_STATS_OK;
         }
     }
     {
@@ -547,36 +504,36 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         for (size_t k = i; k < j; k++) {
             const cmp *cp = NULL;
             for (size_t c = 0; c < ncmp; c++)
-                if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->variant, baseline) == 0)
+                if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->r.variant, baseline) == 0)
                     cp = &cmps[c];
             row(out, sorted[k], cp, &co, baseline, timer_floor(db, run_id, sorted[k]->mode));
         }
         if (o->chain) {
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
-                if (cmps[c].a->config != sorted[i]->config || strcmp(cmps[c].b->variant, baseline) == 0)
+                if (cmps[c].a->r.config != sorted[i]->r.config || strcmp(cmps[c].b->r.variant, baseline) == 0)
                     continue;
                 if (!any)
                     fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
                                  "[95%% CI] | Cliff's δ | p (Holm) | verdict |\n|---|---|---|---|---:|---|\n");
                 any = 1;
                 if (!cmps[c].ok) {
-                    fprintf(out, "| %s | %s | — | | | |\n", cmps[c].a->variant, cmps[c].b->variant);
+                    fprintf(out, "| %s | %s | — | | | |\n", cmps[c].a->r.variant, cmps[c].b->r.variant);
                     continue;
                 }
                 char p2[32];
                 fmt_p(cmps[c].p_adj, p2, sizeof p2);
                 fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f] | %+.3f %s | %s | **%s** |\n",
-                        cmps[c].a->variant, cmps[c].b->variant, cmps[c].c.speedup,
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].c.speedup,
                         cmps[c].c.speedup_lo, cmps[c].c.speedup_hi, cmps[c].c.cliff.delta,
                         ab_cliffs_magnitude(cmps[c].c.cliff.delta), p2,
                         ab_verdict_name(cmps[c].verdict));
             }
         }
         for (size_t k = i; k < j; k++)
-            if (sorted[k]->throttled)
+            if (sorted[k]->r.throttled)
                 fprintf(out, "\n%s: %ld samples taken while throttled, excluded.\n",
-                        sorted[k]->variant, sorted[k]->throttled);
+                        sorted[k]->r.variant, sorted[k]->r.throttled);
         fprintf(out, "\n");
         i = j;
     }
@@ -617,20 +574,20 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             size_t j = config_end(sorted, n, i);
             char title[128];
             config_title(sorted[i], title, sizeof title);
-            const double ai = sorted[i]->flops / sorted[i]->bytes;
+            const double ai = sorted[i]->r.flops / sorted[i]->bytes;
             const double attain = fmin(peak_gemm, ai * peak_copy * 1e-3);
             const meas *best = NULL;
             double best_tf = 0;
             for (size_t k = i; k < j; k++) {
                 ab_summary s;
-                if (usable(sorted[k]) && ab_summarize(sorted[k]->ms, sorted[k]->n, &s) == AB_STATS_OK &&
-                    sorted[k]->flops / (s.median * 1e9) > best_tf) {
-                    best_tf = sorted[k]->flops / (s.median * 1e9);
+                if (usable(sorted[k]) && ab_summarize(sorted[k]->r.ms, sorted[k]->r.n, &s) == AB_STATS_OK &&
+                    sorted[k]->r.flops / (s.median * 1e9) > best_tf) {
+                    best_tf = sorted[k]->r.flops / (s.median * 1e9);
                     best = sorted[k];
                 }
             }
             fprintf(out, "| %s | %.0f | %s | %.0f | %s | %.1f | %.1f%% |\n", title, ai,
-                    ai < ridge ? "memory" : "compute", attain, best ? best->variant : "—", best_tf,
+                    ai < ridge ? "memory" : "compute", attain, best ? best->r.variant : "—", best_tf,
                     100.0 * best_tf / attain);
             i = j;
         }
@@ -651,22 +608,22 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         config_title(x, title, sizeof title);
         if (x->checked)
             fprintf(out, "| %s | %s | %s | %.3e | %.3e | %.3e | %.3e | %ld | %ld | %.1f | %s |\n",
-                    title, x->variant, x->status, x->max_abs_err, x->tolerance, x->mean_abs_err,
+                    title, x->r.variant, x->r.status, x->max_abs_err, x->tolerance, x->mean_abs_err,
                     x->rel_l2_err, x->nonfinite, x->rows_checked, x->peak_bytes / 1048576.0,
-                    x->stop);
+                    x->r.stop);
         else
-            fprintf(out, "| %s | %s | %s | | | | | | | | %s |\n", title, x->variant, x->status,
+            fprintf(out, "| %s | %s | %s | | | | | | | | %s |\n", title, x->r.variant, x->r.status,
                     x->message && *x->message ? x->message : "");
     }
     int any_msg = 0;
     for (size_t i = 0; i < n; i++)
-        if (strcmp(sorted[i]->status, "ok") != 0 && sorted[i]->message && *sorted[i]->message) {
+        if (strcmp(sorted[i]->r.status, "ok") != 0 && sorted[i]->message && *sorted[i]->message) {
             if (!any_msg)
                 fprintf(out, "\nFailures:\n\n");
             any_msg = 1;
             char title[128];
             config_title(sorted[i], title, sizeof title);
-            fprintf(out, "- %s, %s: %s\n", title, sorted[i]->variant, sorted[i]->message);
+            fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
         }
 
     if (o->plots)
@@ -710,7 +667,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     rc = 0;
 cleanup:
     for (size_t i = 0; i < n; i++) {
-        free(m[i].ms);
+        free(m[i].r.ms);
         free(m[i].message);
     }
     free(m);
