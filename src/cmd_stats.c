@@ -59,8 +59,18 @@ static int read_samples(const char *path, double **x, size_t *n)
             ERR("%s:%zu: not a number: '%s'", path, lineno, s);
             goto cleanup;
         }
-        if (!isfinite(d)) {
-            ERR("%s:%zu: not a finite number: '%s'", path, lineno, s);
+        if (!isfinite(d) || (errno == ERANGE && fabs(d) > 1)) {
+            ERR("%s:%zu: not a finite number (overflows a double): '%s'", path, lineno, s);
+            goto cleanup;
+        }
+        if (errno == ERANGE || (d != 0 && fabs(d) < AB_STATS_MIN_VALUE)) {
+            ERR("%s:%zu: underflows: '%s' is nonzero but below %g ms (would be read as %g)", path,
+                lineno, s, AB_STATS_MIN_VALUE, d);
+            goto cleanup;
+        }
+        if (fabs(d) > AB_STATS_MAX_VALUE) {
+            ERR("%s:%zu: out of range: '%s' exceeds %g ms (sums and ratios would overflow)", path,
+                lineno, s, AB_STATS_MAX_VALUE);
             goto cleanup;
         }
         if (d < 0) {
@@ -182,7 +192,12 @@ static void print_text(const char *fa, const char *fb, const ab_comparison *c,
                ab_pmethod_name(c->mw.method));
     printf("Cliff's delta: %.4f  [%.4f, %.4f]  %s\n", c->cliff.delta, c->cliff.lo, c->cliff.hi,
            ab_cliffs_magnitude(c->cliff.delta));
-    printf("Hodges-Lehmann shift A - B: %.6g ms  [%.6g, %.6g]\n", c->hl.shift, c->hl.lo, c->hl.hi);
+    printf("Hodges-Lehmann shift A - B: %.6g ms  [%.6g, %.6g]", c->hl.shift, c->hl.lo, c->hl.hi);
+    if (c->hl.level < o->boot.level)
+        printf("  (attained confidence %.4g%%: %.4g%% is not attainable at these sizes)\n",
+               100 * c->hl.level, pct);
+    else
+        printf("  (attained confidence %.4g%%)\n", 100 * c->hl.level);
     printf("verdict (alpha %.3g, speedup CI outside 1 +- %.3g): %s%s\n", o->alpha, o->practical,
            v == AB_NO_DIFFERENCE ? "" : "A is ", ab_verdict_name(v));
 }
@@ -257,6 +272,10 @@ int cmd_stats(int argc, char **argv)
 
     ab_comparison c;
     int st = ab_compare(x[0], n[0], x[1], n[1], &o, &c);
+    if (st == AB_STATS_EZERO) { /* only A's median divides */
+        ERR("%s (sample A): %s", files[0], ab_stats_strerror(st));
+        goto cleanup;
+    }
     if (st != AB_STATS_OK) {
         ERR("%s vs %s: %s", files[0], files[1], ab_stats_strerror(st));
         goto cleanup;
@@ -275,7 +294,7 @@ int cmd_stats(int argc, char **argv)
     }
     root = json_pack(
         "{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:o, s:b, s:s, s:o}, s:{s:o, s:o, s:o, s:s},"
-        " s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
+        " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
         " s:{s:o, s:o, s:I, s:I, s:s, s:o, s:s}}",
         "a", sample_json(files[0], &c.a, c.a_ci_lo, c.a_ci_hi, &c.a_out, &c.a_drift),
         "b", sample_json(files[1], &c.b, c.b_ci_lo, c.b_ci_hi, &c.b_out, &c.b_drift),
@@ -286,6 +305,7 @@ int cmd_stats(int argc, char **argv)
         "cliffs_delta", "delta", jreal(c.cliff.delta), "lo", jreal(c.cliff.lo),
         "hi", jreal(c.cliff.hi), "magnitude", ab_cliffs_magnitude(c.cliff.delta),
         "hodges_lehmann", "shift", jreal(c.hl.shift), "lo", jreal(c.hl.lo), "hi", jreal(c.hl.hi),
+        "level", jreal(c.hl.level),
         "speedup", "ratio", jreal(c.speedup), "lo", jreal(c.speedup_lo), "hi", jreal(c.speedup_hi),
         "verdict", ab_verdict_name(v),
         "options", "alpha", jreal(o.alpha), "practical", jreal(o.practical),

@@ -26,7 +26,17 @@ enum {
     AB_STATS_ENONFINITE = 2, /* a NaN or infinity in the input */
     AB_STATS_ENEGATIVE = 3, /* a negative latency */
     AB_STATS_ENOMEM = 4,
+    AB_STATS_EZERO = 5,     /* median(A) is 0, or 0 in bootstrap resamples of A,
+                               so median(B)/median(A) is undefined or unbounded */
+    AB_STATS_ERANGE = 6,    /* a value outside [AB_STATS_MIN_VALUE,
+                               AB_STATS_MAX_VALUE] other than 0 */
 };
+
+/* The magnitudes the statistics accept besides 0 (ms): within them sums,
+ * squares and ratios of medians of up to 10^6 values stay finite and
+ * normal (1e150^2 * 1e6 < DBL_MAX; 1e150 / 1e-150 < DBL_MAX). */
+#define AB_STATS_MAX_VALUE 1e150
+#define AB_STATS_MIN_VALUE 1e-150
 
 /* Human-readable text of a status code. */
 const char *ab_stats_strerror(int status);
@@ -167,7 +177,8 @@ typedef struct ab_cliff_result {
 } ab_cliff_result;
 
 /* Cliff's delta (Cliff 1993) with a CI from Cliff's consistent variance
- * estimator, O(n log n). */
+ * estimator, O(n log n); at |delta| = 1, where that variance is 0, Newcombe's
+ * (2006) score interval instead (cliff.c). */
 int ab_cliffs_delta(const double *a, size_t na, const double *b, size_t nb,
                     double level, ab_cliff_result *r);
 
@@ -179,6 +190,10 @@ typedef struct ab_hl_result {
     double shift;   /* median of all pairwise differences a_i - b_j, ms */
     double lo, hi;  /* distribution-free CI (Hollander & Wolfe, via the U
                        distribution's critical value) */
+    double level;   /* its attained confidence: >= the nominal level asked
+                       for, except when that is not attainable at these
+                       sizes (3 v 3: at most 0.9), then the widest interval
+                       [D_(1), D_(N)] and its confidence, below nominal */
 } ab_hl_result;
 
 /* Hodges-Lehmann estimate of the shift A - B with its CI. */
@@ -210,10 +225,13 @@ int ab_tukey_outliers(const double *x, size_t n, ab_outliers *o);
 
 typedef struct ab_drift {
     double rho;  /* Spearman's rank correlation of x with its index */
-    double p;    /* two-sided, t approximation with n-2 df */
+    double p;    /* two-sided: exact permutation p for n <= 10, else the t
+                    approximation with n-2 df */
+    ab_pmethod method; /* AB_P_PERMUTATION (n <= 10) or AB_P_NORMAL (t) */
     int drifting; /* p < alpha */
 } ab_drift;
-/* Trend of latencies with their order, x in sample order. n >= 3. */
+/* Trend of latencies with their order, x in sample order. n >= 3; at
+ * n <= 10 the p is exact (the smallest possible is 2/n!: 1/3 at n = 3). */
 int ab_drift_test(const double *x, size_t n, double alpha, ab_drift *d);
 
 /* ---- the comparison a report makes ---------------------------------------- */
