@@ -14,6 +14,7 @@
 #include "abstats.h"
 #include "commands.h"
 #include "experiment.h"
+#include "resolution.h"
 #include "runner.h"
 #include "store.h"
 #include "util.h"
@@ -86,7 +87,9 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
     sqlite3_bind_int64(st, 1, run_id);
     size_t cap = 64, n = 0;
     ab_comparison *c = malloc(cap * sizeof *c);
-    double *p = malloc(cap * sizeof *p), *adj = NULL;
+    double *p = malloc(cap * sizeof *p), *adj = NULL; /* p: each pair's minimum shift */
+    const ab_comparison **fam = NULL;
+    ab_decision *dec = NULL, *dec_raw = NULL;
     ab_compare_opts o;
     ab_compare_opts_default(&o);
     int got_opts = 0;
@@ -127,24 +130,33 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
             }
         }
         if (ab_compare(a, na, b, nb, &o, &c[n]) == AB_STATS_OK) {
-            p[n] = c[n].mw.p;
+            p[n] = ab_min_shift_pair_ms(db, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
             n++;
         }
         free(a);
         free(b);
     }
-    adj = malloc((n ? n : 1) * sizeof *adj);
-    if (!c || !p || !adj || (n && ab_p_adjust(p, n, AB_PADJ_HOLM, adj) != AB_STATS_OK)) {
+    /* the one verdict rule (stats/verdict.c), over the family of the K
+     * pairs, and without the family correction (the per-comparison error) */
+    fam = malloc((n ? n : 1) * sizeof *fam);
+    dec = malloc((n ? n : 1) * sizeof *dec);
+    dec_raw = malloc((n ? n : 1) * sizeof *dec_raw);
+    ab_compare_opts raw = o;
+    raw.padjust = AB_PADJ_NONE;
+    for (size_t i = 0; c && fam && i < n; i++)
+        fam[i] = &c[i];
+    if (!c || !p || !fam || !dec || !dec_raw ||
+        (n && (ab_decide_family(fam, n, p, &o, dec) != AB_STATS_OK ||
+               ab_decide_family(fam, n, p, &raw, dec_raw) != AB_STATS_OK))) {
         error("out of memory");
         goto cleanup;
     }
     out->pairs = (int)n;
     out->alpha = o.alpha;
     for (size_t i = 0; i < n; i++) {
-        out->raw_positives += p[i] < o.alpha;
-        out->rule_positives += ab_decide(&c[i], adj[i], &o) != AB_NO_DIFFERENCE;
-        /* the rule without the family correction: the per-comparison error */
-        out->uncorrected_positives += ab_decide(&c[i], p[i], &o) != AB_NO_DIFFERENCE;
+        out->raw_positives += c[i].mw.p < o.alpha;
+        out->rule_positives += dec[i].verdict != AB_NO_DIFFERENCE;
+        out->uncorrected_positives += dec_raw[i].verdict != AB_NO_DIFFERENCE;
     }
     out->flagged = n > 0 && (double)out->uncorrected_positives / (double)n > o.alpha;
     out->binom_p = out->uncorrected_positives == 0
@@ -157,6 +169,9 @@ cleanup:
     free(c);
     free(p);
     free(adj);
+    free(fam);
+    free(dec);
+    free(dec_raw);
     return rc;
 }
 

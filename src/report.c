@@ -16,6 +16,7 @@
 #include "calibrate.h"
 #include "experiment.h"
 #include "plot.h"
+#include "resolution.h"
 #include "store.h"
 #include "util.h"
 
@@ -41,6 +42,7 @@ typedef struct cmp {
     int ok;           /* comparison computed */
     double p_adj;
     ab_verdict verdict;
+    ab_why why;       /* the verdict rule's reason (stats/verdict.c) */
 } cmp;
 
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -164,10 +166,21 @@ static void fmt_p(double p, char *buf, size_t n)
         snprintf(buf, n, "%.4f", p);
 }
 
+/* The verdict cell: the rule's verdict, with the reason when a difference
+ * was vetoed by resolution or sample size. */
+static const char *verdict_text(const cmp *cp)
+{
+    if (cp->why == AB_WHY_RESOLUTION)
+        return "no significant difference (shift below the timer floor)";
+    if (cp->why == AB_WHY_UNATTAINABLE)
+        return "no significant difference (samples too small for the nominal confidence)";
+    return ab_verdict_name(cp->verdict);
+}
+
 /* One table row for variant x in its configuration, compared (when cp is
  * non-NULL) with the reference. */
 static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *co,
-                const char *baseline, double floor_ms)
+                const char *baseline)
 {
     ab_summary s;
     double lo = NAN, hi = NAN;
@@ -195,15 +208,10 @@ static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *
         char p1[32], p2[32];
         fmt_p(c->mw.p, p1, sizeof p1);
         fmt_p(cp->p_adj, p2, sizeof p2);
-        /* a shift smaller than the timer's floor (an empty kernel, same
-         * mode) is not called real, however significant */
-        int below_floor = cp->verdict != AB_NO_DIFFERENCE && fabs(c->hl.shift) < floor_ms;
         fprintf(out, "%.3f× [%.3f, %.3f] | %s | %+.3f [%+.2f, %+.2f] %s | %+.4f | %s | %s | **%s** |",
                 c->speedup, c->speedup_lo, c->speedup_hi, c->cis_overlap ? "yes" : "no",
                 c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
-                c->hl.shift, p1, p2,
-                below_floor ? "no significant difference (shift below the timer floor)"
-                            : ab_verdict_name(cp->verdict));
+                c->hl.shift, p1, p2, verdict_text(cp));
     }
     fprintf(out, " %zu/%zu | %s |\n", ol.mild, ol.severe,
             !drift_ok ? "—" : dr.drifting ? "**drift**" : "no");
@@ -235,24 +243,6 @@ static void print_fingerprint_summary(FILE *out, json_t *fp)
                 json_string_value(json_object_get(build, "commit")),
                 json_string_value(json_object_get(build, "compiler")),
                 json_string_value(json_object_get(build, "nvcc")));
-}
-
-/* The run's timer floor in timing mode `mode` (ms), 0 when not measured
- * (CPU variants, runs before the floor was recorded). */
-static double timer_floor(sqlite3 *db, long long run_id, const char *mode)
-{
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    double f = 0;
-    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
-                      &st, err))
-        return 0;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        f = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return f;
 }
 
 static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored, FILE *out)
@@ -399,21 +389,29 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         }
     }
     {
-        double *p = malloc((ncmp ? ncmp : 1) * sizeof *p), *adj = malloc((ncmp ? ncmp : 1) * sizeof *adj);
+        /* one family, one rule (stats/verdict.c): every comparison of the
+         * report, each with its pair's minimum resolvable shift */
+        const ab_comparison **fam = malloc((ncmp ? ncmp : 1) * sizeof *fam);
+        double *shift = malloc((ncmp ? ncmp : 1) * sizeof *shift);
+        ab_decision *dec = malloc((ncmp ? ncmp : 1) * sizeof *dec);
         size_t k = 0;
-        for (size_t i = 0; i < ncmp; i++)
-            if (cmps[i].ok)
-                p[k++] = cmps[i].c.mw.p;
-        if (p && adj && k && ab_p_adjust(p, k, AB_PADJ_HOLM, adj) == AB_STATS_OK) {
+        for (size_t i = 0; fam && shift && dec && i < ncmp; i++)
+            if (cmps[i].ok) {
+                fam[k] = &cmps[i].c;
+                shift[k++] = ab_min_shift_pair_ms(db, cmps[i].a->r.id, cmps[i].b->r.id);
+            }
+        if (fam && shift && dec && k && ab_decide_family(fam, k, shift, &co, dec) == AB_STATS_OK) {
             k = 0;
             for (size_t i = 0; i < ncmp; i++)
                 if (cmps[i].ok) {
-                    cmps[i].p_adj = adj[k++];
-                    cmps[i].verdict = ab_decide(&cmps[i].c, cmps[i].p_adj, &co);
+                    cmps[i].p_adj = dec[k].p_adjusted;
+                    cmps[i].why = dec[k].why;
+                    cmps[i].verdict = dec[k++].verdict;
                 }
         }
-        free(p);
-        free(adj);
+        free(fam);
+        free(shift);
+        free(dec);
     }
     size_t family = 0;
     for (size_t i = 0; i < ncmp; i++)
@@ -506,7 +504,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             for (size_t c = 0; c < ncmp; c++)
                 if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->r.variant, baseline) == 0)
                     cp = &cmps[c];
-            row(out, sorted[k], cp, &co, baseline, timer_floor(db, run_id, sorted[k]->mode));
+            row(out, sorted[k], cp, &co, baseline);
         }
         if (o->chain) {
             int any = 0;
@@ -527,7 +525,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                         cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].c.speedup,
                         cmps[c].c.speedup_lo, cmps[c].c.speedup_hi, cmps[c].c.cliff.delta,
                         ab_cliffs_magnitude(cmps[c].c.cliff.delta), p2,
-                        ab_verdict_name(cmps[c].verdict));
+                        verdict_text(&cmps[c]));
             }
         }
         for (size_t k = i; k < j; k++)

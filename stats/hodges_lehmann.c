@@ -129,9 +129,9 @@ cleanup:
  * smaller sample has at most 50 and m N/2 <= 10^8 updates), else its
  * normal approximation with continuity correction, 1 - 2 Phi((C - 1/2 -
  * N/2) / sigma); below level only when C was clamped up to 1 (level not
- * attainable: 3 v 3 gives 1 - 2/20 = 0.9). */
+ * attainable: 3 v 3 gives 1 - 2/20 = 0.9; *attainable = 0 then). */
 static int critical_rank(size_t na, size_t nb, int ties, double level, size_t *c,
-                         double *attained)
+                         double *attained, int *attainable)
 {
     double n = (double)na * (double)nb, half_alpha = (1.0 - level) / 2.0;
     size_t cmax = (size_t)((n + 1) / 2), m = na < nb ? na : nb;
@@ -158,6 +158,7 @@ static int critical_rank(size_t na, size_t nb, int ties, double level, size_t *c
         double z = gsl_cdf_ugaussian_Qinv(half_alpha);
         cr = floor(n / 2 - z * sqrt(n * (double)(na + nb + 1) / 12.0) + 0.5);
     }
+    *attainable = 1;
     if (cr < 1)
         cr = 1;
     *c = (size_t)cr < cmax ? (size_t)cr : cmax;
@@ -169,6 +170,8 @@ static int critical_rank(size_t na, size_t nb, int ties, double level, size_t *c
     }
     if (*attained < 0)
         *attained = 0;
+    if (*c == 1 && *attained < level) /* even [D_(1), D_(N)] falls short */
+        *attainable = 0;
     free(cdf);
     return AB_STATS_OK;
 }
@@ -202,7 +205,8 @@ int ab_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
     }
     size_t n = na * nb, c;
     double attained;
-    rc = critical_rank(na, nb, ties, level, &c, &attained);
+    int attainable;
+    rc = critical_rank(na, nb, ties, level, &c, &attained, &attainable);
     if (rc != AB_STATS_OK)
         goto cleanup;
     /* 1-based ranks wanted: the middle one(s), C and N + 1 - C. */
@@ -231,6 +235,7 @@ int ab_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
     r->lo = got[2];
     r->hi = got[3];
     r->level = attained;
+    r->attainable = attainable;
 cleanup:
     free(d);
     free(bs);

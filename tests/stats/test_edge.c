@@ -160,6 +160,7 @@ int main(void)
      * outside [0.99, 1.01]. */
     ab_comparison v;
     memset(&v, 0, sizeof v);
+    v.hl.level = 0.95, v.hl.attainable = 1;
     v.speedup = 1.2, v.speedup_lo = 1.1, v.speedup_hi = 1.3;
     CHECK(ab_decide(&v, 0.01, &co) == AB_FASTER, "faster");
     CHECK(ab_decide(&v, 0.05, &co) == AB_NO_DIFFERENCE, "p == alpha is not significant");

@@ -82,6 +82,7 @@ int main(int argc, char **argv)
             ab_hl_result r;
             CHECK_RC(ab_hodges_lehmann(a, na, b, nb, level, &r), AB_STATS_OK);
             CHECK_CLOSE("HL attained", r.level, att, 1e-12, 0);
+            CHECK(r.attainable == (att >= level), "attainable flag");
             CHECK(r.lo == dd[c - 1] && r.hi == dd[na * nb - c], "%zu v %zu: [%g, %g] want D(%zu)",
                   na, nb, r.lo, r.hi, c);
             printf("  HL %zu v %zu: C %zu, attained %.6f%s\n", na, nb, c, r.level,
