@@ -97,7 +97,7 @@ typedef enum ab_zero_method { AB_ZERO_WILCOX = 0, AB_ZERO_PRATT = 1 } ab_zero_me
 
 typedef struct ab_test_opts {
     size_t exact_max_n;   /* default 50: exact (or exact permutation with ties)
-                             p whenever the sample (MW: either sample) has at
+                             p whenever the sample (MW: each sample) has at
                              most this many observations */
     size_t mc_resamples;  /* default 100,000 (Monte Carlo permutation p) */
     unsigned long seed;   /* default 42 (Monte Carlo permutation p) */
@@ -156,10 +156,11 @@ int ab_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 
 /* Mann-Whitney U test, two-sided. p by (mannwhitney.c):
  *  - no ties: the exact null distribution when one sample has at most 8
- *    observations (scipy 1.10's method='auto') or the smaller has at most
- *    o->exact_max_n and the enumeration is cheap (AB_P_EXACT);
- *  - ties, and the smaller sample has at most o->exact_max_n or the ties
- *    are heavy (they remove more than half of the rank variance): the exact
+ *    observations (scipy 1.10's method='auto') or both have at most
+ *    o->exact_max_n (AB_P_EXACT);
+ *  - ties, and (one sample has at most 8, or both at most o->exact_max_n,
+ *    or the ties are heavy: they remove more than half of the rank
+ *    variance): the exact
  *    conditional permutation distribution of the rank sum given the ties
  *    (AB_P_PERMUTATION) when it is cheap to enumerate, else a Monte Carlo
  *    permutation p from o->mc_resamples draws with o->seed (AB_P_MONTE_CARLO,

@@ -117,7 +117,6 @@ def main():
     emit([0.01] * 3, [0.02] * 3, 1, "issue 13: 3 x 0.01 vs 3 x 0.02, p = 0.1")
     emit(*load("small_ties"), 1, "data set small_ties (6 v 5, ties)")
     emit(*load("ties"), 1, "data set ties (40 v 35, timer-grid ties)")
-    emit(*load("unequal"), 0, "data set unequal (15 v 400, untied: exact, smaller sample <= 50)")
     emit(load_txt(HERE + "/a.txt"), load_txt(HERE + "/b.txt"), 1,
          "tests/stats/a.txt v b.txt (30 v 30, ties): attnbench stats' CLI fixture")
     rng = np.random.default_rng(13013)
