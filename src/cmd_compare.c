@@ -266,8 +266,9 @@ int cmd_compare(int argc, char **argv)
             rc = 3;
         else if (ndrop || np == 0) {
             rc = 4;
-            fprintf(stderr, "attnbench: compare: --fail-on-regression: %s\n",
-                    np == 0 ? "nothing was compared" : "some pairs of A could not be compared (listed above)");
+            fprintf(stderr, "attnbench: compare: --fail-on-regression: %s%zu of A could not be "
+                            "compared (listed above)\n",
+                    np == 0 ? "nothing was compared; " : "", ndrop);
         }
     }
 done:

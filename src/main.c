@@ -55,11 +55,14 @@ static const command commands[] = {
      "  For every (variant, configuration) measured ok in both runs: median of A\n"
      "  (before) and B (after), the change, the speedup of B over A = median(A) /\n"
      "  median(B) with its bootstrap CI, Mann-Whitney p Holm-adjusted over all the\n"
-     "  pairs, Cliff's delta, and a verdict: improved or regressed when p (Holm) <\n"
-     "  alpha and the speedup CI excludes 1 +/- practical, unchanged otherwise. The\n"
-     "  environment fields that differ between the runs are listed first.\n"
-     "  Exit status: 0; 3 when --fail-on-regression is given and anything\n"
-     "  regressed; 1 on errors, 2 on usage errors.\n"},
+     "  pairs, Cliff's delta, and the verdict of the one rule `stats` and `report`\n"
+     "  use: improved or regressed when p (Holm) < alpha, the speedup CI excludes\n"
+     "  1 +/- practical and the shift is at least the timer floor, else unchanged.\n"
+     "  The environment fields that differ are listed first; every pair of A that\n"
+     "  could not be compared is listed with the reason.\n"
+     "  Exit status: 0; with --fail-on-regression 3 when anything regressed, else 4\n"
+     "  when a pair of A could not be compared or nothing was; 1 on errors, 2 on\n"
+     "  usage errors.\n"},
     {"history", cmd_history, "one measurement across all runs, with change points",
      "attnbench history VARIANT --config B,H,S,D[,causal|noncausal][,dtype]\n"
      "                  [--plot FILE.svg|FILE.png] [--practical 0.01] [--db PATH]\n"
@@ -108,9 +111,11 @@ static const command commands[] = {
      "  --measure-peaks adds the two ceilings (cuBLAS bf16 GEMM TFLOP/s, device copy\n"
      "  GB/s); every GPU run measures and stores them too, for its roofline.\n"},
     {"stats", cmd_stats, "compare two files of samples as a report would",
-     "attnbench stats A B [--json] [--alpha 0.05] [--resamples N] [--seed N] [--ci percentile|bca]\n"
+     "attnbench stats A B [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]\n"
+     "                [--resamples N] [--seed N] [--ci percentile|bca]\n"
      "  A (candidate) and B (baseline) hold one latency in ms per line; blank lines\n"
-     "  and # comments are ignored.\n"},
+     "  and # comments are ignored. The verdict is report's and compare's rule for a\n"
+     "  family of one; --min-shift is the minimum resolvable shift (their timer floor).\n"},
     {"calibrate", cmd_calibrate, "A/A test: measure one variant against itself, report false positives",
      "attnbench calibrate EXPERIMENT [--variant V] [--pairs K] [--db PATH]\n"
      "  Runs 2K interleaved instances of V (default: the experiment's baseline) on the\n"

@@ -7,7 +7,8 @@
  * with its samples removed): "gKKr" with cuda_mma_pipeline = A and
  * cuda_mma_swizzle (the experiment's baseline) = B for `report`; "gKKp" and
  * "gKKq" with cuda_mma_pipeline = B, then A, for `compare`. A and B also go
- * to caseKK_a.txt / caseKK_b.txt for `stats`. Prints one line per case:
+ * to caseKK_a.txt / caseKK_b.txt for `stats`. Runs "gatea".."gated" serve
+ * compare_gate.sh (see below). Prints one line per case:
  * "KK FLOOR_MS EXPECTED" (EXPECTED: faster, slower, none, or - when the test
  * only demands agreement).
  * Usage: grid_make TEMPLATE OUTDIR
@@ -140,6 +141,33 @@ int main(int argc, char **argv)
         printf("%02zu %.17g %s\n", k, c->floor_ms, c->expect);
         free(a);
         free(b);
+    }
+    /* the gates of `compare --fail-on-regression` (compare_gate.sh):
+     * gatea: both variants, 50 samples; gatec: the same samples again;
+     * gateb: cuda_mma_pipeline with 2 samples, cuda_mma_swizzle failed;
+     * gated: cuda_mma_pipeline 1.5x slower than in gatea */
+    {
+        double x[50], y[50], slow[50];
+        gcase c = {50, 50, 1.0, 1.0, 0.02, 0, 0.004, 0, "-"};
+        sample(r, &c, 1.0, 50, x);
+        sample(r, &c, 1.1, 50, y);
+        for (int i = 0; i < 50; i++)
+            slow[i] = 1.5 * x[i];
+        json_array_append_new(runs, make_run(tmpl, "gatea", 0.004, x, 50, y, 50));
+        json_array_append_new(runs, make_run(tmpl, "gatec", 0.004, x, 50, y, 50));
+        json_t *b = make_run(tmpl, "gateb", 0.004, x, 50, y, 50);
+        json_t *bm = json_object_get(b, "measurements");
+        for (size_t i = 0; i < json_array_size(bm); i++) {
+            json_t *m = json_array_get(bm, i);
+            if (strcmp(json_string_value(json_object_get(m, "variant")), "cuda_mma_swizzle") == 0) {
+                json_object_set_new(m, "status", json_string("error"));
+                json_object_set_new(m, "message", json_string("launch failed (test)"));
+                json_object_set_new(m, "samples", json_array());
+            }
+        }
+        json_array_append_new(runs, b);
+        json_array_append_new(runs, make_run(tmpl, "gated", 0.004, slow, 50, y, 50));
+        json_array_append_new(runs, make_run(tmpl, "gatee", 0.004, x, 2, y, 50));
     }
     json_object_set_new(doc, "runs", runs);
     snprintf(path, sizeof path, "%s/grid.json", argv[2]);
