@@ -190,7 +190,7 @@ static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *
         return;
     }
     ab_summarize(x->r.ms, x->r.n, &s);
-    ab_bootstrap_median_ci(x->r.ms, x->r.n, &co->boot, &lo, &hi);
+    ab_median_ci(x->r.ms, x->r.n, &co->boot, &lo, &hi);
     ab_outliers ol;
     ab_tukey_outliers(x->r.ms, x->r.n, &ol);
     ab_drift dr;

@@ -42,8 +42,8 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb,
     int rc;
     if ((rc = ab_summarize(a, na, &out->a)) != AB_STATS_OK) return rc;
     if ((rc = ab_summarize(b, nb, &out->b)) != AB_STATS_OK) return rc;
-    if ((rc = ab_bootstrap_median_ci(a, na, &o->boot, &out->a_ci_lo, &out->a_ci_hi)) != AB_STATS_OK) return rc;
-    if ((rc = ab_bootstrap_median_ci(b, nb, &o->boot, &out->b_ci_lo, &out->b_ci_hi)) != AB_STATS_OK) return rc;
+    if ((rc = ab_median_ci(a, na, &o->boot, &out->a_ci_lo, &out->a_ci_hi)) != AB_STATS_OK) return rc;
+    if ((rc = ab_median_ci(b, nb, &o->boot, &out->b_ci_lo, &out->b_ci_hi)) != AB_STATS_OK) return rc;
     out->cis_overlap = out->a_ci_lo <= out->b_ci_hi && out->b_ci_lo <= out->a_ci_hi;
     if ((rc = ab_mann_whitney_opts(a, na, b, nb, &o->test, &out->mw)) != AB_STATS_OK) return rc;
     if ((rc = ab_cliffs_delta(a, na, b, nb, level, &out->cliff)) != AB_STATS_OK) return rc;

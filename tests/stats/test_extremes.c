@@ -170,6 +170,22 @@ int main(int argc, char **argv)
         }
     }
 
+    /* distribution-free median CI by hand: n = 10 -> [x_(2), x_(9)], the
+     * confidence 1 - 2 P(Bin(10, 1/2) <= 1) = 1 - 2 * 11/1024; n = 5 cannot
+     * reach 95%: [x_(1), x_(5)] with 1 - 2/32 = 0.9375 */
+    {
+        double x10[10] = {5, 3, 9, 1, 7, 2, 8, 4, 10, 6}, lo, hi, att;
+        CHECK_RC(ab_median_ci_exact(x10, 10, 0.95, &lo, &hi, &att), AB_STATS_OK);
+        CHECK(lo == 2 && hi == 9 && fabs(att - (1 - 22.0 / 1024)) < 1e-15, "n = 10: [%g, %g] %g", lo, hi, att);
+        CHECK_RC(ab_median_ci_exact(x10, 5, 0.95, &lo, &hi, &att), AB_STATS_OK);
+        CHECK(lo == 1 && hi == 9 && fabs(att - 0.9375) < 1e-15, "n = 5: [%g, %g] %g", lo, hi, att);
+        ab_boot_opts o;
+        ab_boot_opts_default(&o);
+        double l2, h2;
+        CHECK_RC(ab_median_ci(x10, 10, &o, &l2, &h2), AB_STATS_OK);
+        CHECK(l2 == 2 && h2 == 9, "ab_median_ci uses the exact interval below n = 30");
+    }
+
     /* the drift case: a monotone series of 3: p = 2/3! = 1/3 */
     double mono[3] = {1, 2, 3};
     ab_drift d;
