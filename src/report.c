@@ -476,6 +476,21 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             100 * co.boot.level, ab_ci_method_name(co.boot.method), co.boot.resamples,
             co.boot.seed, baseline, family, co.alpha, 100 * co.practical, co.alpha);
 
+    { /* which method gave the p values (stats/mannwhitney.c) */
+        size_t nm[4] = {0, 0, 0, 0};
+        for (size_t i = 0; i < ncmp; i++)
+            if (cmps[i].ok && (unsigned)cmps[i].c.mw.method < 4)
+                nm[cmps[i].c.mw.method]++;
+        fprintf(out, "Mann-Whitney p values: exact when untied and one sample has at most 8 "
+                     "observations or both at most 50; the exact permutation distribution given "
+                     "the ties when tied and that small (or heavily tied); Monte Carlo permutation "
+                     "when enumeration is too costly; else the normal approximation with tie "
+                     "correction. Here: %zu exact, %zu exact permutation, %zu Monte Carlo, %zu "
+                     "normal. Median CIs below 30 samples are the distribution-free "
+                     "order-statistic interval.\n\n",
+                nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
+    }
+
     /* ---- per configuration ---- */
     fprintf(out, "## Results\n\n");
     for (size_t i = 0; i < n;) {
