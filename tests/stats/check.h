@@ -24,7 +24,7 @@ static int check_count = 0;
     } while (0)
 
 /* |got - want| <= rtol |want| + atol; NaN only matches NaN. */
-static int close_to(double got, double want, double rtol, double atol)
+static inline int close_to(double got, double want, double rtol, double atol)
 {
     if (isnan(want) || isnan(got))
         return isnan(want) && isnan(got);
