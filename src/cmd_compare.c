@@ -251,6 +251,15 @@ int cmd_compare(int argc, char **argv)
     }
     printf("\n%zu improved, %zu regressed, %zu unchanged\n", improved, regressed,
            np - improved - regressed);
+    if (np) {
+        size_t nm[4] = {0, 0, 0, 0};
+        for (size_t k = 0; k < np; k++)
+            if ((unsigned)p[k].c.mw.method < 4)
+                nm[p[k].c.mw.method]++;
+        printf("Mann-Whitney p: %zu exact, %zu exact permutation, %zu Monte Carlo permutation, %zu "
+               "normal approximation\n",
+               nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
+    }
     if (ndrop) {
         printf("\nnot compared (%zu):\n", ndrop);
         for (size_t k = 0; k < ndrop; k++) {

@@ -270,7 +270,7 @@ void ab_compare_opts_default(ab_compare_opts *o);
 
 typedef struct ab_comparison {
     ab_summary a, b;
-    double a_ci_lo, a_ci_hi, b_ci_lo, b_ci_hi; /* CI of each median */
+    double a_ci_lo, a_ci_hi, b_ci_lo, b_ci_hi; /* CI of each median (ab_median_ci) */
     int cis_overlap;
     ab_mw_result mw;
     ab_cliff_result cliff;

@@ -19,13 +19,15 @@ void ab_compare_opts_default(ab_compare_opts *o)
 }
 
 /* Fills out for A = a[0..na), B = b[0..nb) (ms), na, nb >= 3 (the drift
- * test needs 3): summaries, bootstrap CIs of both medians (each from
- * o->boot, same seed), cis_overlap (the two median CIs intersect), the
- * Mann-Whitney test, Cliff's delta and Hodges-Lehmann CIs at o->boot.level,
- * the speedup median(B)/median(A) with its bootstrap CI (o->boot), Tukey
- * outlier counts and Spearman drift at o->alpha for each sample. o NULL:
+ * test needs 3): summaries, CIs of both medians (ab_median_ci: order
+ * statistics below n = 30, else bootstrap from o->boot, same seed),
+ * cis_overlap (the two median CIs intersect), the Mann-Whitney test (o->test),
+ * Cliff's delta and Hodges-Lehmann CIs at o->boot.level, the speedup
+ * median(B)/median(A) with its bootstrap CI (o->boot), Tukey outlier counts
+ * and Spearman drift at o->alpha for each sample. o NULL:
  * ab_compare_opts_default. Errors: the first error of any of them
- * (AB_STATS_EINVAL also for median(A) = 0 and bad options). */
+ * (AB_STATS_EZERO for a zero median of A, AB_STATS_EINVAL for sizes and bad
+ * options, AB_STATS_ERANGE, ...). The verdict is ab_decide_family's. */
 int ab_compare(const double *a, size_t na, const double *b, size_t nb,
                const ab_compare_opts *o, ab_comparison *out)
 {
