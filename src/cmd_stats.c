@@ -317,7 +317,7 @@ int cmd_stats(int argc, char **argv)
     root = json_pack(
         "{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:o, s:b, s:s, s:o}, s:{s:o, s:o, s:o, s:s},"
         " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
-        " s:s, s:{s:o, s:o, s:o, s:I, s:I, s:s, s:o, s:s}}",
+        " s:s, s:{s:o, s:o, s:o, s:I, s:I, s:s, s:o, s:s, s:I, s:I}}",
         "a", sample_json(files[0], &c.a, c.a_ci_lo, c.a_ci_hi, &c.a_out, &c.a_drift),
         "b", sample_json(files[1], &c.b, c.b_ci_lo, c.b_ci_hi, &c.b_out, &c.b_drift),
         "cis_overlap", c.cis_overlap,
@@ -334,7 +334,8 @@ int cmd_stats(int argc, char **argv)
         "min_shift", jreal(min_shift),
         "resamples", (json_int_t)o.boot.resamples, "seed", (json_int_t)o.boot.seed,
         "ci", ab_ci_method_name(o.boot.method), "level", jreal(o.boot.level),
-        "padjust", ab_padjust_name(AB_PADJ_HOLM));
+        "padjust", ab_padjust_name(o.padjust), "permutations", (json_int_t)o.test.mc_resamples,
+        "permutation_seed", (json_int_t)o.test.seed);
     if (root == NULL || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) != 0) {
         ERR("cannot write JSON");
         goto cleanup;
