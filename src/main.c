@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,24 @@ static int cmd_help(int argc, char **argv)
     return 0;
 }
 
+/* The exit status that tells the truth about the output: a command whose
+ * standard output or error could not be written (a full disk, a closed pipe,
+ * > /dev/full) fails, even if its work succeeded; its printed run id or table
+ * would otherwise be lost silently. */
+static int finish(int rc)
+{
+    int out_bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    out_bad |= fclose(stdout) != 0;
+    if (out_bad) {
+        error("writing standard output failed: %s", strerror(e ? e : errno));
+        rc = rc ? rc : 1;
+    }
+    if (fflush(stderr) != 0 || ferror(stderr))
+        rc = rc ? rc : 1;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     ab_stats_init();
@@ -163,11 +182,11 @@ int main(int argc, char **argv)
         exit(2);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-        exit(cmd_help(1, argv));
+        exit(finish(cmd_help(1, argv)));
     const command *c = lookup(argv[1]);
     if (!c) {
         error("unknown command '%s' (attnbench help lists them)", argv[1]);
         exit(2);
     }
-    exit(c->handler(argc - 1, argv + 1));
+    exit(finish(c->handler(argc - 1, argv + 1)));
 }
