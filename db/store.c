@@ -33,7 +33,8 @@ static int exec(sqlite3 *db, const char *sql, char *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
+        if (err)
+            snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return -1;
     }
@@ -55,6 +56,33 @@ static int user_version(sqlite3 *db, int *v, char *err)
     return 0;
 }
 
+int ab_db_begin(sqlite3 *db, char *err)
+{
+    /* BEGIN IMMEDIATE takes the write lock now (waiting up to the busy
+     * timeout for another writer); a writer that holds it longer than that
+     * (a long merge) gets a few more tries before we give up */
+    for (int attempt = 0;; attempt++) {
+        int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return 0;
+        if ((rc & 0xff) != SQLITE_BUSY || attempt >= AB_DB_RETRIES) {
+            const char *file = sqlite3_db_filename(db, "main");
+            if ((rc & 0xff) == SQLITE_BUSY)
+                snprintf(err, AB_ERR,
+                         "%s: database is locked by another process (waited %d s, %d tries); "
+                         "nothing was written",
+                         file && *file ? file : "database", AB_DB_BUSY_MS / 1000 * (attempt + 1),
+                         attempt + 1);
+            else
+                snprintf(err, AB_ERR, "%s: cannot start a transaction: %s",
+                         file && *file ? file : "database", sqlite3_errmsg(db));
+            return -1;
+        }
+        fprintf(stderr, "attnbench: database locked by another process; retrying (%d/%d)\n",
+                attempt + 1, AB_DB_RETRIES);
+    }
+}
+
 static int migrate(sqlite3 *db, const char *path, char *err)
 {
     int v;
@@ -66,11 +94,23 @@ static int migrate(sqlite3 *db, const char *path, char *err)
                  ab_schema_count());
         return -1;
     }
-    for (; v < ab_schema_count(); v++) {
+    while (v < ab_schema_count()) {
         char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
-        if (exec(db, "BEGIN IMMEDIATE", err))
+        /* Another process may be migrating the same file: take the write
+         * lock first, then read the version again inside the transaction,
+         * so each migration is applied exactly once. */
+        if (ab_db_begin(db, err))
             return -1;
+        if (user_version(db, &v, err)) {
+            exec(db, "ROLLBACK", NULL);
+            return -1;
+        }
+        if (v >= ab_schema_count()) {
+            if (exec(db, "COMMIT", err))
+                return -1;
+            break;
+        }
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
         if (exec(db, ab_schema_migration(v), err) || exec(db, pragma, err)) {
             char keep[AB_ERR];
             snprintf(keep, sizeof keep, "%s: migrating schema %d -> %d: %s", path, v, v + 1, err);
@@ -80,6 +120,7 @@ static int migrate(sqlite3 *db, const char *path, char *err)
         }
         if (exec(db, "COMMIT", err))
             return -1;
+        v++;
     }
     return 0;
 }
@@ -100,7 +141,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         sqlite3_close(db);
         return -1;
     }
-    sqlite3_busy_timeout(db, 5000);
+    sqlite3_busy_timeout(db, AB_DB_BUSY_MS);
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version(db, &v, err)) {
@@ -287,7 +328,7 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
 {
     sqlite3_stmt *st = NULL, *ss = NULL, *sc = NULL;
     int rc = -1;
-    if (exec(db, "BEGIN IMMEDIATE", err))
+    if (ab_db_begin(db, err))
         return -1;
     if (ab_db_prepare(db,
                       "INSERT INTO measurements(run_id, variant, backend, B, H, S, D, causal, "

@@ -21,6 +21,17 @@
 
 #define AB_ERR 1024
 
+/* How long a connection waits for another writer (sqlite3_busy_timeout),
+ * and how many more times ab_db_begin tries after that. */
+#define AB_DB_BUSY_MS 10000
+#define AB_DB_RETRIES 5
+
+/* BEGIN IMMEDIATE: takes the database's write lock, waiting for other
+ * writers (busy timeout, then up to AB_DB_RETRIES more tries, each said on
+ * stderr). Returns 0, or -1 with "FILE: database is locked by another
+ * process (waited N s ...)" in err. */
+int ab_db_begin(sqlite3 *db, char *err);
+
 /* Current schema version (PRAGMA user_version after migration). */
 int ab_db_schema_version(void);
 
