@@ -389,8 +389,13 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
     FMT(q.cb, "INSERT INTO main.clock_blocks(measurement_id, %s) SELECT ?1, %s FROM "
               "other.clock_blocks WHERE measurement_id = ?2 ORDER BY rowid", cb_cols, cb_cols);
 #undef FMT
-    if (sqlite3_prepare_v2(db, "SELECT id, uuid, status FROM other.runs ORDER BY id", -1, &st,
-                           NULL) != SQLITE_OK) {
+    /* a 'running' run whose process is gone (abandoned) is merged as it is;
+     * one still running, or on a host we cannot see, is skipped */
+    const char *runs_sql = has_column(db, "other", "runs", "boot_id")
+                               ? "SELECT id, uuid, ab_run_status(status, host, pid, proc_start, "
+                                 "boot_id) FROM other.runs ORDER BY id"
+                               : "SELECT id, uuid, status FROM other.runs ORDER BY id";
+    if (sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL) != SQLITE_OK) {
         error("merge: %s", sqlite3_errmsg(db));
         goto done;
     }

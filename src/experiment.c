@@ -303,7 +303,7 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
              * { name; variant; [timing;] }: an instance of a built-in one
              * under its own name, e.g. with its own timing mode */
             const char *name = NULL, *cmd = NULL, *base = NULL, *mode = NULL;
-            if (e->resolve &&
+            if (e->resolve == 1 &&
                 ab_exp_check_keys(s, ab_exp_variant_keys, " in a variant", path, err, n))
                 return -1;
             if (get_string(s, "name", 1, &name, path, err, n) ||
@@ -359,7 +359,7 @@ static int load_configs(const config_setting_t *root, ab_experiment *e, const ch
         if (!config_setting_is_group(sweep))
             return where(err, n, path, sweep, "%s must be a group { B = [...]; S = [...]; ... }",
                          "sweep");
-        if (e->resolve && ab_exp_check_keys(sweep, ab_exp_axis_keys, " in sweep", path, err, n))
+        if (e->resolve == 1 && ab_exp_check_keys(sweep, ab_exp_axis_keys, " in sweep", path, err, n))
             return -1;
         for (int a = 0; a < NAXES; a++)
             if (read_axis(sweep, a, &base[a], path, err, n))
@@ -380,7 +380,7 @@ static int load_configs(const config_setting_t *root, ab_experiment *e, const ch
         if (!config_setting_is_group(g))
             return where(err, n, path, g, "%s entries must be groups { B = ...; S = ...; }",
                          "configs");
-        if (e->resolve &&
+        if (e->resolve == 1 &&
             ab_exp_check_keys(g, ab_exp_axis_keys, " in configs", path, err, n))
             return -1;
         axis ax[NAXES];
@@ -412,7 +412,7 @@ static int load_stopping(const config_setting_t *root, ab_experiment *e, const c
         return where(err, n, path, st, "%s must be a group { target_rel_ci = 0.005; ... }",
                      "stopping");
     e->adaptive = 1;
-    if (e->resolve && ab_exp_check_keys(st, ab_exp_stopping_keys, " in stopping", path, err, n))
+    if (e->resolve == 1 && ab_exp_check_keys(st, ab_exp_stopping_keys, " in stopping", path, err, n))
         return -1;
     if (get_float(st, "target_rel_ci", 0.005, 1e-5, 0.5, &e->target_rel_ci, path, err, n) ||
         get_int(st, "min_samples", 20, 5, 10000000, &e->min_samples, path, err, n) ||
@@ -470,7 +470,7 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
     const config_setting_t *root = config_root_setting(&cfg);
     /* new runs are strict about keys; experiments stored with old runs are
      * read as they were accepted then */
-    if (resolve && ab_exp_check_keys(root, ab_exp_root_keys, "", path, err, n))
+    if (resolve == 1 && ab_exp_check_keys(root, ab_exp_root_keys, "", path, err, n))
         goto cleanup;
     if (get_string(root, "name", 1, &s, path, err, n))
         goto cleanup;

@@ -29,6 +29,12 @@ static const command commands[] = {
      "  Runs every (configuration, variant) of EXPERIMENT (a libconfig file, see\n"
      "  experiments/), checks each against the float64 reference, stores every raw\n"
      "  latency sample, and prints the new run's id on stdout.\n"},
+    {"resume", cmd_resume, "measure what an unfinished run lacks",
+     "attnbench resume RUN [--force] [--db PATH]\n"
+     "  Completes RUN (abandoned: its process is gone; interrupted; or failed) with the\n"
+     "  experiment stored with it, measuring only the (variant, configuration) pairs it\n"
+     "  lacks, and marks it complete. A run still running on this host is refused; one\n"
+     "  'running' on another host needs --force. Prints the run id.\n"},
     {"report", cmd_report, "write the markdown ablation report of a run",
      "attnbench report RUN [--baseline VARIANT] [--chain] [--no-plots] [-o FILE] [--db PATH]\n"
      "  Writes the report of RUN to FILE (default reports/<experiment>-run<RUN>.md)\n"
