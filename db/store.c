@@ -68,6 +68,40 @@ int ab_db_check_file(sqlite3 *db, char *err)
     return 0;
 }
 
+/* Damage seen anywhere: SQLite reports every error through its error log
+ * (SQLITE_CONFIG_LOG), including those of statements whose callers stop at
+ * the first non-row step; corruption, I/O errors and "not a database" are
+ * kept here so that no command reports success over a damaged file. */
+static int damage_code = 0;
+static char damage_msg[256];
+static char last_path[1024];
+
+static void sqlite_log(void *unused, int code, const char *msg)
+{
+    (void)unused;
+    int prim = code & 0xff;
+    if (!damage_code && (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB || prim == SQLITE_IOERR)) {
+        damage_code = code;
+        snprintf(damage_msg, sizeof damage_msg, "%s", msg ? msg : "");
+    }
+}
+
+void ab_db_init(void) { sqlite3_config(SQLITE_CONFIG_LOG, sqlite_log, NULL); }
+
+int ab_db_damage(char *err)
+{
+    static int said = 0;
+    if (!damage_code)
+        return 0;
+    if (said++)
+        return -2; /* already reported by this process */
+    snprintf(err, AB_ERR,
+             "%.700s: the database is damaged (%s; %.200s): results read from it are incomplete. "
+             "'sqlite3 FILE \"PRAGMA integrity_check\"' lists the damage",
+             last_path[0] ? last_path : "database", sqlite3_errstr(damage_code), damage_msg);
+    return -1;
+}
+
 /* SQL function ab_run_status(status, host, pid, proc_start, boot_id): the
  * status to show, "abandoned" for a 'running' run whose process is gone */
 static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
@@ -212,6 +246,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         sqlite3_close(db);
         return -1;
     }
+    snprintf(last_path, sizeof last_path, "%s", path);
     sqlite3_busy_timeout(db, AB_DB_BUSY_MS);
     sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
                             NULL);
