@@ -96,7 +96,7 @@ int ab_db_damage(char *err)
     if (said++)
         return -2; /* already reported by this process */
     snprintf(err, AB_ERR,
-             "%.700s: the database is damaged (%s; %.200s): results read from it are incomplete. "
+             "%.500s: the database is damaged (%s; %.200s): results read from it are incomplete. "
              "'sqlite3 FILE \"PRAGMA integrity_check\"' lists the damage",
              last_path[0] ? last_path : "database", sqlite3_errstr(damage_code), damage_msg);
     return -1;
@@ -230,10 +230,57 @@ static int migrate(sqlite3 *db, const char *path, char *err)
     return 0;
 }
 
+/* the directory part of path ("." for a bare name) in buf */
+static const char *dir_of(const char *path, char *buf, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, n, ".");
+    else if (slash == path)
+        snprintf(buf, n, "/");
+    else
+        snprintf(buf, n, "%.*s", (int)(slash - path), path);
+    return buf;
+}
+
+/* Why a database could not be opened or read, with the real cause: a
+ * directory that cannot be written (SQLite's WAL needs PATH-wal and
+ * PATH-shm), a file that is not a database, a file that cannot be read. */
+static void open_error(sqlite3 *db, const char *path, int readonly, char *err)
+{
+    char dir[1024];
+    int code = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
+    const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
+    dir_of(path, dir, sizeof dir);
+    if (code == SQLITE_NOTADB)
+        snprintf(err, AB_ERR, "%.900s: not an attnbench database: %s", path, msg);
+    else if (code == SQLITE_CORRUPT)
+        snprintf(err, AB_ERR, "%.900s: the database is damaged: %s", path, msg);
+    else if (access(path, F_OK) != 0 && access(dir, W_OK) != 0)
+        snprintf(err, AB_ERR, "%.300s: cannot create the database: the directory '%.300s' is not "
+                 "writable (%s)", path, dir, strerror(errno));
+    else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(dir, W_OK) != 0)
+        snprintf(err, AB_ERR,
+                 "%.300s: cannot %s the database: the directory '%.300s' is not writable (%s), and "
+                 "SQLite's WAL mode needs to create or write %.300s-wal and -shm beside it; make "
+                 "the directory writable or copy the database elsewhere",
+                 path, readonly ? "read" : "open", dir, strerror(errno ? errno : EACCES), path);
+    else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(path, F_OK) == 0 &&
+             access(path, readonly ? R_OK : R_OK | W_OK) != 0)
+        snprintf(err, AB_ERR, "%.900s: cannot %s the database: %s", path,
+                 readonly ? "read" : "write", strerror(errno));
+    else
+        snprintf(err, AB_ERR, "%.900s: cannot open the database: %s", path, msg);
+}
+
 int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
 {
     sqlite3 *db = NULL;
     *out = NULL;
+    if (!path || !*path) {
+        snprintf(err, AB_ERR, "an empty database path (--db ''): give the database's file name");
+        return -1;
+    }
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     if (readonly && access(path, F_OK) != 0) {
         snprintf(err, AB_ERR, "%s: no such database (run an experiment first, or pass --db)",
@@ -241,8 +288,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         return -1;
     }
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "%s: cannot open database: %s", path,
-                 db ? sqlite3_errmsg(db) : "out of memory");
+        open_error(db, path, readonly, err);
         sqlite3_close(db);
         return -1;
     }
@@ -253,7 +299,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version(db, &v, err)) {
-        snprintf(err, AB_ERR, "%s: not an attnbench database: %s", path, sqlite3_errmsg(db));
+        open_error(db, path, readonly, err);
         sqlite3_close(db);
         return -1;
     }
@@ -271,6 +317,13 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         return ab_db_open(path, 1, out, err);
     }
     if (readonly) {
+        if (v > ab_schema_count()) {
+            snprintf(err, AB_ERR,
+                     "%s: schema version %d is newer than this attnbench understands (%d): "
+                     "use a newer attnbench to read it",
+                     path, v, ab_schema_count());
+            goto fail;
+        }
         if (v != ab_schema_count()) {
             snprintf(err, AB_ERR,
                      "%s: schema version %d, this attnbench needs %d (open it read-write once "
@@ -280,9 +333,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         }
     } else {
         if (exec(db, "PRAGMA journal_mode = WAL", err)) {
-            char keep[AB_ERR];
-            snprintf(keep, sizeof keep, "%s: %s", path, err);
-            snprintf(err, AB_ERR, "%s", keep);
+            open_error(db, path, readonly, err);
             goto fail;
         }
         if (migrate(db, path, err))
