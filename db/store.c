@@ -273,6 +273,40 @@ static void open_error(sqlite3 *db, const char *path, int readonly, char *err)
         snprintf(err, AB_ERR, "%.900s: cannot open the database: %s", path, msg);
 }
 
+/* A WAL database in a directory this process cannot write, with no -wal
+ * file beside it, can still be read: every committed page is in the main
+ * file (no -wal), and no writer can appear (it would have to create the
+ * -wal). SQLite opens it read-only only if it can create -shm, so it is
+ * opened as immutable instead. Replaces *db and returns 1 when that worked
+ * (user_version readable), 0 otherwise (*db untouched). */
+static int open_immutable(const char *path, sqlite3 **db)
+{
+    char dir[1024], wal[1100], uri[3200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (access(dir_of(path, dir, sizeof dir), W_OK) == 0 || access(wal, F_OK) == 0 ||
+        strlen(path) > 1000)
+        return 0;
+    /* file: URI, with the characters a URI gives meaning to escaped */
+    char *p = uri + sprintf(uri, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        p += strchr("?#%", *c) || *c < 0x21 ? sprintf(p, "%%%02X", *c) : sprintf(p, "%c", *c);
+    sprintf(p, "?immutable=1");
+    sqlite3 *im = NULL;
+    char err[AB_ERR];
+    int v;
+    if (sqlite3_open_v2(uri, &im, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+        user_version(im, &v, err)) {
+        sqlite3_close(im);
+        return 0;
+    }
+    sqlite3_close(*db);
+    sqlite3_busy_timeout(im, AB_DB_BUSY_MS);
+    sqlite3_create_function(im, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
+    *db = im;
+    return 1;
+}
+
 int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
 {
     sqlite3 *db = NULL;
@@ -299,9 +333,12 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version(db, &v, err)) {
-        open_error(db, path, readonly, err);
-        sqlite3_close(db);
-        return -1;
+        /* read-only, in a directory we cannot write: see open_immutable */
+        if (!readonly || !open_immutable(path, &db) || user_version(db, &v, err)) {
+            open_error(db, path, readonly, err);
+            sqlite3_close(db);
+            return -1;
+        }
     }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
