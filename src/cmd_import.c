@@ -444,6 +444,45 @@ done:
     return rc;
 }
 
+int ab_import_doc(sqlite3 *db, json_t *doc, const char *file, size_t *added_out,
+                  size_t *present_out)
+{
+    char err[AB_ERR];
+    json_t *runs = json_object_get(doc, "runs");
+    *added_out = *present_out = 0;
+    if (ab_import_check(doc, err, sizeof err))
+        return error("import: %s: %s; nothing imported", file, err);
+    /* the whole file in one transaction: all of it or nothing. Each uuid is
+     * looked up inside it, so concurrent imports of the same file count the
+     * other's runs as already present. */
+    size_t i, added = 0, present = 0;
+    json_t *run;
+    int rc = 0;
+    if (ab_db_begin(db, err))
+        return error("import: %s", err);
+    json_array_foreach(runs, i, run) {
+        const char *uuid = json_string_value(json_object_get(run, "uuid"));
+        int ex = run_exists(db, uuid);
+        if (ex < 0 || (!ex && import_body(db, run))) {
+            if (ex < 0)
+                error("database: %s", sqlite3_errmsg(db));
+            rc = -1;
+            break;
+        }
+        added += !ex;
+        present += ex > 0;
+    }
+    if (rc == 0 && exec(db, "COMMIT"))
+        rc = -1;
+    if (rc) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return error("import: %s: nothing imported (the database is as it was)", file);
+    }
+    *added_out = added;
+    *present_out = present;
+    return 0;
+}
+
 int cmd_import(int argc, char **argv)
 {
     const char *db_flag = NULL, *file = NULL, *v;
@@ -471,8 +510,8 @@ int cmd_import(int argc, char **argv)
                      file, AB_EXPORT_VERSION) ? 1 : 1;
     }
     char err[AB_ERR];
-    /* every field checked as a run would store it, before anything is
-     * written: a bad file imports nothing */
+    /* every field checked as a run would store it, before the database is
+     * even opened: a bad file imports nothing */
     if (ab_import_check(doc, err, sizeof err)) {
         json_decref(doc);
         return error("import: %s: %s; nothing imported", file, err) ? 1 : 1;
@@ -483,40 +522,11 @@ int cmd_import(int argc, char **argv)
         error("%s", err);
         return 1;
     }
-    /* the whole file in one transaction: all of it or nothing. Each uuid is
-     * looked up inside it, so concurrent imports of the same file count the
-     * other's runs as already present. */
-    size_t i, added = 0, present = 0;
-    json_t *run;
-    int rc = 0;
-    if (ab_db_begin(db, err)) {
-        error("import: %s", err);
-        ab_db_close(db);
-        json_decref(doc);
-        return 1;
-    }
-    json_array_foreach(runs, i, run) {
-        const char *uuid = json_string_value(json_object_get(run, "uuid"));
-        int ex = run_exists(db, uuid);
-        if (ex < 0 || (!ex && import_body(db, run))) {
-            if (ex < 0)
-                error("database: %s", sqlite3_errmsg(db));
-            rc = 1;
-            break;
-        }
-        added += !ex;
-        present += ex > 0;
-    }
-    if (rc == 0 && exec(db, "COMMIT"))
-        rc = 1;
-    if (rc) {
-        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-        error("import: %s: nothing imported (the database is as it was)", file);
-        added = 0;
-    } else {
+    size_t added = 0, present = 0;
+    int rc = ab_import_doc(db, doc, file, &added, &present) ? 1 : 0;
+    if (rc == 0)
         printf("imported %zu run%s, %zu already present\n", added, added == 1 ? "" : "s",
                present);
-    }
     ab_db_close(db);
     json_decref(doc);
     return rc;
