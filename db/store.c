@@ -117,9 +117,16 @@ static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
         sqlite3_result_null(ctx);
 }
 
+const char *ab_db_name(sqlite3 *db)
+{
+    const char *f = db ? sqlite3_db_filename(db, "main") : NULL;
+    return f && *f ? f : "database";
+}
+
 static int fail(sqlite3 *db, char *err, const char *what)
 {
-    snprintf(err, AB_ERR, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    snprintf(err, AB_ERR, "%.500s: %s: %s", ab_db_name(db), what,
+             db ? sqlite3_errmsg(db) : "out of memory");
     return -1;
 }
 
@@ -128,7 +135,7 @@ int ab_db_schema_version(void) { return ab_schema_count(); }
 int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "database: %s", sqlite3_errmsg(db));
+        snprintf(err, AB_ERR, "%.500s: %s", ab_db_name(db), sqlite3_errmsg(db));
         return -1;
     }
     return 0;
@@ -139,7 +146,7 @@ static int exec(sqlite3 *db, const char *sql, char *err)
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
         if (err)
-            snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
+            snprintf(err, AB_ERR, "%.500s: %s", ab_db_name(db), msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return -1;
     }
@@ -261,8 +268,8 @@ static void open_error(sqlite3 *db, const char *path, int readonly, char *err)
                  "writable (%s)", path, dir, strerror(errno));
     else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(dir, W_OK) != 0)
         snprintf(err, AB_ERR,
-                 "%.300s: cannot %s the database: the directory '%.300s' is not writable (%s), and "
-                 "SQLite's WAL mode needs to create or write %.300s-wal and -shm beside it; make "
+                 "%.250s: cannot %s the database: the directory '%.250s' is not writable (%s), and "
+                 "SQLite's WAL mode needs to create or write %.250s-wal and -shm beside it; make "
                  "the directory writable or copy the database elsewhere",
                  path, readonly ? "read" : "open", dir, strerror(errno ? errno : EACCES), path);
     else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(path, F_OK) == 0 &&

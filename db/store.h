@@ -151,6 +151,10 @@ int ab_db_set_clocks_monitored(sqlite3 *db, sqlite3_int64 run_id, int yes, char 
 int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttled,
                   double **ms, size_t *n, char *err);
 
+/* The file name of db's main database (absolute, as SQLite resolved it), or
+ * "database" (in-memory): what error messages name. */
+const char *ab_db_name(sqlite3 *db);
+
 /* Prepares sql or reports sqlite's message with the statement's purpose. */
 int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err);
 

@@ -68,7 +68,7 @@ static json_t *rows(sqlite3 *db, const char *sql, sqlite3_int64 id, const char *
         json_array_append_new(arr, o);
     }
     if (rc != SQLITE_DONE) {
-        error("database: %s", sqlite3_errmsg(db));
+        error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
         json_decref(arr);
         arr = NULL;
     }

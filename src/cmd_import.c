@@ -21,7 +21,7 @@ static int exec(sqlite3 *db, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        error("database: %s", msg ? msg : sqlite3_errmsg(db));
+        error("%s: %s", ab_db_name(db), msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return -1;
     }
@@ -232,7 +232,7 @@ int ab_import_run(sqlite3 *db, json_t *run, int *added)
     int ex = run_exists(db, uuid);
     if (ex) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-        return ex < 0 ? error("database: %s", sqlite3_errmsg(db)) : 0;
+        return ex < 0 ? error("%s: %s", ab_db_name(db), sqlite3_errmsg(db)) : 0;
     }
     if (import_body(db, run) || exec(db, "COMMIT")) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -418,7 +418,7 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
             c->runs_present += ex > 0;
             if (ex < 0)
-                rc = error("database: %s", sqlite3_errmsg(db));
+                rc = error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
             continue;
         }
         if (merge_run(db, &q, orun) || exec(db, "COMMIT")) {
@@ -465,7 +465,7 @@ int ab_import_doc(sqlite3 *db, json_t *doc, const char *file, size_t *added_out,
         int ex = run_exists(db, uuid);
         if (ex < 0 || (!ex && import_body(db, run))) {
             if (ex < 0)
-                error("database: %s", sqlite3_errmsg(db));
+                error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
             rc = -1;
             break;
         }

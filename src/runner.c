@@ -658,6 +658,10 @@ finish:;
         error("run %lld interrupted by signal %d: finished measurements are stored; "
               "'attnbench resume %lld' measures the rest",
               (long long)*run_id, (int)interrupted, (long long)*run_id);
+    else if (rc < 0)
+        error("run %lld failed: finished measurements are stored; 'attnbench resume %lld' "
+              "measures what it lacks once the cause is fixed",
+              (long long)*run_id, (long long)*run_id);
 cleanup:
     gsl_rng_free(order_rng);
     free(fp_text);
