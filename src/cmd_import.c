@@ -401,7 +401,8 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
         goto done;
     }
     rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    int step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 orun = sqlite3_column_int64(st, 0);
         const char *uuid = (const char *)sqlite3_column_text(st, 1);
         if (strcmp((const char *)sqlite3_column_text(st, 2), "running") == 0) {
@@ -428,6 +429,8 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
         }
         c->runs_added++;
     }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = error("merge: reading the runs of %s: %s", other_path, sqlite3_errmsg(db));
 done:
     sqlite3_finalize(st);
     free(q.run);
