@@ -125,6 +125,11 @@ static const char *const migrations[] = {
     "ALTER TABLE measurements ADD COLUMN input_sets INTEGER NOT NULL DEFAULT 1; -- copies of Q, K, V, O rotated in hot/graph mode\n"
     "ALTER TABLE runs ADD COLUMN peak_gemm_tflops REAL;  -- cuBLAS bf16 GEMM 8192^3, measured at the run's start\n"
     "ALTER TABLE runs ADD COLUMN peak_copy_gbs REAL;     -- device-to-device copy, bytes read + written\n",
+
+    /* i16: the run's settings and conditions, apart from the machine's
+     * fingerprint (whose hash `attnbench env` and every run on the machine
+     * share): timing mode, CPU threads, affinity, load average (JSON) */
+    "ALTER TABLE runs ADD COLUMN run_settings TEXT;  -- JSON (src/runenv.h); NULL for older runs\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

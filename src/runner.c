@@ -17,6 +17,7 @@
  * configuration (src/external.h).
  */
 #include "runner.h"
+#include "runenv.h"
 #include "abstats.h"
 #include "check.h"
 #include "data.h"
@@ -543,7 +544,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     int any_gpu = 0, rc = -1;
     ab_gpu_info gpu;
     sqlite3_int64 env_id, exp_id;
-    json_t *fp = NULL;
+    json_t *fp = NULL, *settings = NULL;
     gsl_rng *order_rng = NULL;
     struct sigaction sa, old_int, old_term;
 
@@ -567,20 +568,24 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         }
     }
 
-    fp = ab_env_fingerprint(any_gpu, any_gpu ? ab_timing_mode_name(e->timing) : "host");
-    if (!fp || ab_env_canonical(fp, &fp_text, hash)) {
+    /* the machine (same hash as `attnbench env`); this run's settings apart */
+    fp = ab_env_fingerprint(1);
+    settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
+    if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;
     }
     if (ab_db_put_environment(db, hash, fp_text, &env_id, err) ||
         ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
         ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing), run_id,
-                        err)) {
+                        err) ||
+        ab_runenv_store(db, *run_id, settings, err)) {
         error("%s", err);
         goto cleanup;
     }
     fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants\n", (long long)*run_id,
             e->name, e->nconfigs, e->nvariants);
+    ab_runenv_warn(fp, settings);
     if (any_gpu) {
         ab_db_set_clocks_monitored(db, *run_id, ab_nvml_available(), err);
         measure_timer_floor(db, *run_id, e);
@@ -616,6 +621,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     if (interrupted && rc == 0)
         rc = 1;
 finish:
+    if (ab_runenv_finish(db, *run_id, err))
+        error("%s", err);
     if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err))
         error("%s", err);
     if (rc == 1)
@@ -624,5 +631,6 @@ cleanup:
     gsl_rng_free(order_rng);
     free(fp_text);
     json_decref(fp);
+    json_decref(settings);
     return rc;
 }
