@@ -18,6 +18,7 @@
  */
 #include "runner.h"
 #include "runenv.h"
+#include "units.h"
 #include "abstats.h"
 #include "check.h"
 #include "data.h"
@@ -231,10 +232,12 @@ static void print_outcome(const vstate *st, const char *shape)
         return;
     for (size_t i = 0; i < st->n; i++)
         x[i] = st->samples[i].ms;
-    if (ab_summarize(x, st->n, &s) == AB_STATS_OK)
-        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f TFLOP/s  n=%zu (%s)  max_err %.2e\n",
-                st->v->name, s.median, st->m.flops / (s.median * 1e9), st->n,
+    if (ab_summarize(x, st->n, &s) == AB_STATS_OK) {
+        const ab_unit u = ab_flop_unit(st->m.flops / (s.median * 1e-3));
+        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f %s  n=%zu (%s)  max_err %.2e\n",
+                st->v->name, s.median, st->m.flops / (s.median * u.per_ms), u.name, st->n,
                 st->m.stop_reason ? st->m.stop_reason : "-", st->m.max_abs_err);
+    }
     (void)shape;
     free(x);
 }
