@@ -132,6 +132,10 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN pid INTEGER;      -- its process id\n"
     "ALTER TABLE runs ADD COLUMN proc_start TEXT;  -- its start time, /proc/PID/stat field 22\n"
     "ALTER TABLE runs ADD COLUMN boot_id TEXT;     -- /proc/sys/kernel/random/boot_id\n",
+    /* i16: the run's settings and conditions, apart from the machine's
+     * fingerprint (whose hash `attnbench env` and every run on the machine
+     * share): timing mode, CPU threads, affinity, load average (JSON) */
+    "ALTER TABLE runs ADD COLUMN run_settings TEXT;  -- JSON (src/runenv.h); NULL for older runs\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

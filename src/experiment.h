@@ -36,6 +36,9 @@ typedef struct ab_experiment {
     ab_timing_mode timing;
     int graph_k;       /* launches per graph replay */
     int round_size;    /* samples per variant per interleaving round */
+    int threads;       /* OpenMP threads of the CPU variants (`threads`, default 1;
+                          0: OpenMP's default, every CPU the process may use) */
+    int threads_set;   /* the file sets `threads` */
     /* adaptive stopping (on when adaptive != 0) */
     int adaptive;
     double target_rel_ci; /* stop when the CI half-width / median <= this */

@@ -17,6 +17,8 @@
  * configuration (src/external.h).
  */
 #include "runner.h"
+#include "runenv.h"
+#include "units.h"
 #include "abstats.h"
 #include "check.h"
 #include "data.h"
@@ -233,10 +235,12 @@ static void print_outcome(const vstate *st, const char *shape)
         return;
     for (size_t i = 0; i < st->n; i++)
         x[i] = st->samples[i].ms;
-    if (ab_summarize(x, st->n, &s) == AB_STATS_OK)
-        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f TFLOP/s  n=%zu (%s)  max_err %.2e\n",
-                st->v->name, s.median, st->m.flops / (s.median * 1e9), st->n,
+    if (ab_summarize(x, st->n, &s) == AB_STATS_OK) {
+        const ab_unit u = ab_flop_unit(st->m.flops / (s.median * 1e-3));
+        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f %s  n=%zu (%s)  max_err %.2e\n",
+                st->v->name, s.median, st->m.flops / (s.median * u.per_ms), u.name, st->n,
                 st->m.stop_reason ? st->m.stop_reason : "-", st->m.max_abs_err);
+    }
     (void)shape;
     free(x);
 }
@@ -566,7 +570,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     int any_gpu = 0, rc = -1;
     ab_gpu_info gpu;
     sqlite3_int64 env_id, exp_id;
-    json_t *fp = NULL;
+    json_t *fp = NULL, *settings = NULL;
     gsl_rng *order_rng = NULL;
     struct sigaction sa, old_sa[NSTOP];
 
@@ -590,8 +594,10 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         }
     }
 
-    fp = ab_env_fingerprint(any_gpu, any_gpu ? ab_timing_mode_name(e->timing) : "host");
-    if (!fp || ab_env_canonical(fp, &fp_text, hash)) {
+    /* the machine (same hash as `attnbench env`); this run's settings apart */
+    fp = ab_env_fingerprint(1);
+    settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
+    if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;
     }
@@ -599,12 +605,14 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
                  : (ab_db_put_environment(db, hash, fp_text, &env_id, err) ||
                     ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
                     ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing),
-                                    run_id, err))) {
+                                    run_id, err) ||
+                    ab_runenv_store(db, *run_id, settings, err))) {
         error("%s", err);
         goto cleanup;
     }
     fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants%s\n", (long long)*run_id,
             e->name, e->nconfigs, e->nvariants, resuming ? " (resumed: what is missing)" : "");
+    ab_runenv_warn(fp, settings);
     if (any_gpu) {
         ab_db_set_clocks_monitored(db, *run_id, ab_nvml_available(), err);
         measure_timer_floor(db, *run_id, e);
@@ -639,7 +647,9 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         sigaction(stop_signals[k], &old_sa[k], NULL);
     if (interrupted && rc == 0)
         rc = 1;
-finish:;
+finish:
+    if (ab_runenv_finish(db, *run_id, err))
+        error("%s", err);
     /* a run in which nothing was measured ok is not a success */
     long n_all = 0, n_ok = 0;
     if (rc == 0 && ab_db_count_measurements(db, *run_id, &n_all, &n_ok, err) == 0 && n_ok == 0) {
@@ -657,5 +667,6 @@ cleanup:
     gsl_rng_free(order_rng);
     free(fp_text);
     json_decref(fp);
+    json_decref(settings);
     return rc;
 }
