@@ -32,6 +32,16 @@
  * process (waited N s ...)" in err. */
 int ab_db_begin(sqlite3 *db, char *err);
 
+/* Installs SQLite's error log (call before any other SQLite call): it keeps
+ * the first corruption, I/O error or "not a database" of the process. */
+void ab_db_init(void);
+
+/* -1 with "FILE: the database is damaged (...)" in err when SQLite reported
+ * corruption or an I/O error since ab_db_init, whether or not the caller
+ * noticed (-2, err untouched, on later calls: already said); 0 otherwise.
+ * main() checks it before exiting. */
+int ab_db_damage(char *err);
+
 /* Current schema version (PRAGMA user_version after migration). */
 int ab_db_schema_version(void);
 

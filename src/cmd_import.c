@@ -6,6 +6,7 @@
  * already present is skipped, so importing or merging twice changes nothing.
  */
 #include "commands.h"
+#include "import_check.h"
 #include "store.h"
 #include "transfer.h"
 #include "util.h"
@@ -470,25 +471,52 @@ int cmd_import(int argc, char **argv)
                      file, AB_EXPORT_VERSION) ? 1 : 1;
     }
     char err[AB_ERR];
+    /* every field checked as a run would store it, before anything is
+     * written: a bad file imports nothing */
+    if (ab_import_check(doc, err, sizeof err)) {
+        json_decref(doc);
+        return error("import: %s: %s; nothing imported", file, err) ? 1 : 1;
+    }
     sqlite3 *db = NULL;
     if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {
         json_decref(doc);
         error("%s", err);
         return 1;
     }
+    /* the whole file in one transaction: all of it or nothing. Each uuid is
+     * looked up inside it, so concurrent imports of the same file count the
+     * other's runs as already present. */
     size_t i, added = 0, present = 0;
     json_t *run;
     int rc = 0;
+    if (ab_db_begin(db, err)) {
+        error("import: %s", err);
+        ab_db_close(db);
+        json_decref(doc);
+        return 1;
+    }
     json_array_foreach(runs, i, run) {
-        int a;
-        if (ab_import_run(db, run, &a)) {
+        const char *uuid = json_string_value(json_object_get(run, "uuid"));
+        int ex = run_exists(db, uuid);
+        if (ex < 0 || (!ex && import_body(db, run))) {
+            if (ex < 0)
+                error("database: %s", sqlite3_errmsg(db));
             rc = 1;
             break;
         }
-        added += a;
-        present += !a;
+        added += !ex;
+        present += ex > 0;
     }
-    printf("imported %zu run%s, %zu already present\n", added, added == 1 ? "" : "s", present);
+    if (rc == 0 && exec(db, "COMMIT"))
+        rc = 1;
+    if (rc) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        error("import: %s: nothing imported (the database is as it was)", file);
+        added = 0;
+    } else {
+        printf("imported %zu run%s, %zu already present\n", added, added == 1 ? "" : "s",
+               present);
+    }
     ab_db_close(db);
     json_decref(doc);
     return rc;

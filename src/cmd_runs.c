@@ -95,7 +95,8 @@ int cmd_runs(int argc, char **argv)
     if (!as_json)
         printf("%5s  %-28s %-20s  %-26s %-11s %s\n", "id", "experiment", "started (UTC)", "GPU",
                "status", "measurements");
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         long long bad = sqlite3_column_int64(st, 6);
         if (as_json) {
             json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:s, s:s?, s:s, s:I, s:I}",
@@ -116,6 +117,13 @@ int cmd_runs(int argc, char **argv)
         if (bad)
             printf(" (%lld not ok)", bad);
         printf("\n");
+    }
+    if (step != SQLITE_DONE) {
+        error("%s: reading the runs: %s", ab_db_path(db_flag), sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        ab_db_close(db);
+        json_decref(arr);
+        return 1;
     }
     sqlite3_finalize(st);
     ab_db_close(db);

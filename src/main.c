@@ -6,6 +6,7 @@
 #include "abstats.h"
 #include "calibrate.h"
 #include "commands.h"
+#include "store.h"
 #include "util.h"
 
 #include <errno.h>
@@ -168,6 +169,12 @@ static int cmd_help(int argc, char **argv)
  * would otherwise be lost silently. */
 static int finish(int rc)
 {
+    char err[AB_ERR];
+    int damage = ab_db_damage(err);
+    if (damage == -1)
+        error("%s", err);
+    if (damage)
+        rc = rc ? rc : 1;
     int out_bad = fflush(stdout) != 0 || ferror(stdout);
     int e = errno;
     out_bad |= fclose(stdout) != 0;
@@ -182,6 +189,7 @@ static int finish(int rc)
 
 int main(int argc, char **argv)
 {
+    ab_db_init();
     ab_stats_init();
     if (argc < 2) {
         list_commands(stderr);

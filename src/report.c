@@ -502,6 +502,21 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             co.boot.seed, baseline, family, co.alpha, 100 * co.practical, co.alpha,
             flop_unit.name, byte_unit.name);
 
+    /* a baseline with no usable measurement: one line, not a family of 0 */
+    {
+        int base_ok = 0;
+        for (size_t i = 0; i < n; i++)
+            base_ok |= strcmp(sorted[i]->r.variant, baseline) == 0 && usable(sorted[i]);
+        if (!base_ok) {
+            fprintf(out, "**The baseline `%s` has no successful measurement in this run: nothing is "
+                         "compared with it** (choose another with `--baseline`).\n\n",
+                    baseline);
+            fprintf(stderr, "attnbench: report: baseline '%s' has no successful measurement in run "
+                            "%lld; the report has no comparisons with it\n",
+                    baseline, run_id);
+        }
+    }
+
     /* ---- per configuration ---- */
     fprintf(out, "## Results\n\n");
     for (size_t i = 0; i < n;) {

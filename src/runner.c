@@ -657,8 +657,13 @@ finish:
               n_all);
         rc = -1;
     }
-    if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err))
-        error("%s", err);
+    if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err)) {
+        /* the run stays 'running' (abandoned once this process exits): not
+         * a success either way */
+        error("%s; the run stays unfinished ('attnbench resume %lld' completes it)", err,
+              (long long)*run_id);
+        rc = rc == 1 ? 1 : -1;
+    }
     if (rc == 1)
         error("run %lld interrupted by signal %d: finished measurements are stored; "
               "'attnbench resume %lld' measures the rest",
