@@ -55,5 +55,6 @@ int cmd_run(int argc, char **argv)
         printf("%lld\n", (long long)run_id);
     ab_db_close(db);
     ab_experiment_free(&e);
-    return rc == 0 ? 0 : rc == 1 ? 130 : 1;
+    /* the shell's convention: 128 + the signal that stopped the run */
+    return rc == 0 ? 0 : rc == 1 ? 128 + ab_run_signal() : 1;
 }

@@ -330,7 +330,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     memset(&e, 0, sizeof e);
 
     if (ab_db_prepare(db,
-                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), r.status, "
+                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
                       "r.command, r.timing_mode, x.name, x.path, x.definition, x.hash, "
                       "v.fingerprint, v.hash, r.clocks_monitored, coalesce(r.peak_gemm_tflops, 0), "
                       "coalesce(r.peak_copy_gbs, 0) FROM runs r "
