@@ -125,6 +125,10 @@ static const char *const migrations[] = {
     "ALTER TABLE measurements ADD COLUMN input_sets INTEGER NOT NULL DEFAULT 1; -- copies of Q, K, V, O rotated in hot/graph mode\n"
     "ALTER TABLE runs ADD COLUMN peak_gemm_tflops REAL;  -- cuBLAS bf16 GEMM 8192^3, measured at the run's start\n"
     "ALTER TABLE runs ADD COLUMN peak_copy_gbs REAL;     -- device-to-device copy, bytes read + written\n",
+
+    /* check coverage (issue 12): the correctness check's row sample */
+    "ALTER TABLE measurements ADD COLUMN check_seed INTEGER; -- seed of the checked-row sample; NULL: every row\n"
+    "ALTER TABLE measurements ADD COLUMN rows_total INTEGER; -- B*H*S: the rows a check could compare\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }
