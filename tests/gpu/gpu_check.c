@@ -10,7 +10,8 @@
  * CUDA device.
  *
  * Usage:
- *   gpu_check VARIANT [S...]      the suite above (or these S)
+ *   gpu_check VARIANT... [S...]   the suite above (or these S); several
+ *                                 variants share each case's inputs
  *   gpu_check --reference         the device reference against the CPU
  *                                 oracle (kernels/reference.c), every row,
  *                                 every dtype, D in {1, 64, 128, 200},
@@ -20,7 +21,7 @@
  *                                 the suite: each must fail the check (and
  *                                 cuda_broken_none pass)
  *   gpu_check --list              the CUDA variants of this build, one a line
- *   gpu_check --small VARIANT     small shapes that still reach every code
+ *   gpu_check --small VARIANT...  small shapes that still reach every code
  *                                 path (the sanitize suite): B=1, H=2, S in
  *                                 {17, 520}, every dtype, D and causal
  *   gpu_check --shape B,H,S,D,causal,dtype VARIANT...
@@ -46,34 +47,61 @@
 
 static const int odd_lengths[] = {1, 17, 97, 113, 200, 1023, 1025, 2049};
 
-/* Runs v once on shape s (inputs from `seed`) and checks it on the device.
- * Returns 0 when it passes, 1 when it fails, 2 on a setup/launch/CUDA error
- * (printed). *c is filled when the check ran. */
-static int run_case(const ab_variant *v, const ab_shape *s, unsigned long seed, ab_check *c,
-                    int quiet)
+/* One case: inputs of shape s from `seed`, uploaded once; every variant
+ * of a run shares them (and the device reference cached in b). */
+typedef struct tcase {
+    ab_shape s;
+    unsigned long seed;
+    float *q, *k, *v, *o;
+    ab_gpu_bufs *b;
+} tcase;
+
+static void case_free(tcase *c)
+{
+    ab_gpu_bufs_destroy(c->b);
+    free(c->q), free(c->k), free(c->v), free(c->o);
+    memset(c, 0, sizeof *c);
+}
+
+static int case_make(tcase *c, const ab_shape *s, unsigned long seed)
 {
     char err[512];
-    int rc = 2;
-    size_t numel = ab_shape_numel(s), ws = 0;
-    float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
-    float *vv = malloc(numel * sizeof *vv), *o = malloc(numel * sizeof *o);
-    ab_gpu_bufs *b = NULL;
-    void *ctx = NULL;
-    int have_ctx = 0;
-
+    const size_t numel = ab_shape_numel(s);
     memset(c, 0, sizeof *c);
-    if (!q || !k || !vv || !o || ab_inputs_fill(s, seed, q, k, vv)) {
+    c->s = *s;
+    c->seed = seed;
+    c->q = malloc(numel * 4), c->k = malloc(numel * 4), c->v = malloc(numel * 4);
+    c->o = malloc(numel * 4);
+    if (!c->q || !c->k || !c->v || !c->o || ab_inputs_fill(s, seed, c->q, c->k, c->v)) {
         fprintf(stderr, "out of host memory\n");
-        goto cleanup;
+        case_free(c);
+        return -1;
     }
-    if (ab_gpu_bufs_create(s, q, k, vv, &b, err, sizeof err) ||
-        v->setup(s, &ctx, &ws, err, sizeof err)) {
+    if (ab_gpu_bufs_create(s, c->q, c->k, c->v, &c->b, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        case_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs v once on case c and checks it on the device. Returns 0 when it
+ * passes, 1 when it fails, 2 on a setup/launch/CUDA error (printed). *r is
+ * filled when the check ran. */
+static int run_on(const ab_variant *v, tcase *c, ab_check *r, int quiet)
+{
+    char err[512];
+    size_t ws = 0;
+    void *ctx = NULL;
+    int rc = 2;
+    const ab_shape *s = &c->s;
+    memset(r, 0, sizeof *r);
+    if (v->setup(s, &ctx, &ws, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", v->name, err);
-        goto cleanup;
+        return 2;
     }
-    have_ctx = 1;
-    if (ab_gpu_poison(b, err, sizeof err) || ab_gpu_run_once(v, ctx, b, err, sizeof err) ||
-        ab_check_measurement(s, b, q, k, vv, o, seed + 7, c, err, sizeof err)) {
+    if (ab_gpu_poison(c->b, err, sizeof err) || ab_gpu_run_once(v, ctx, c->b, err, sizeof err) ||
+        ab_check_measurement(s, c->b, c->q, c->k, c->v, c->o, c->seed + 7, r, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", v->name, err);
         goto cleanup;
     }
@@ -81,18 +109,13 @@ static int run_case(const ab_variant *v, const ab_shape *s, unsigned long seed, 
         printf("%-24s %s B=%d H=%d S=%-5d D=%-3d causal=%d max_err=%.3e tol=%.3e rel_l2=%.2e "
                "l2_tol=%.2e rows=%ld/%ld nonfinite=%ld %s%s%s\n",
                v->name, ab_dtype_name(s->dtype), s->B, s->H, s->S, s->D, s->causal,
-               c->max_abs_err, c->tolerance, c->rel_l2_err, c->l2_tolerance, c->rows_checked,
-               c->rows_total, c->nonfinite, c->pass ? "ok" : "FAIL", c->pass ? "" : ": ",
-               c->why);
-    rc = c->pass ? 0 : 1;
+               r->max_abs_err, r->tolerance, r->rel_l2_err, r->l2_tolerance, r->rows_checked,
+               r->rows_total, r->nonfinite, r->pass ? "ok" : "FAIL", r->pass ? "" : ": ",
+               r->why);
+    rc = r->pass ? 0 : 1;
 cleanup:
-    if (have_ctx && v->teardown)
+    if (v->teardown)
         v->teardown(ctx);
-    ab_gpu_bufs_destroy(b);
-    free(q);
-    free(k);
-    free(vv);
-    free(o);
     return rc;
 }
 
@@ -102,13 +125,49 @@ static int full_rows(const ab_check *c)
     return c->rows_checked == c->rows_total && c->rows_total > 0;
 }
 
-/* The suite's cases for v: calls fn for each supported one; returns the
- * number of failures fn reports. */
-typedef int (*case_fn)(const ab_variant *v, const ab_shape *s, unsigned long seed, void *arg);
-static int each_case(const ab_variant *v, const int *lengths, int nlen, int B, int H,
-                     case_fn fn, void *arg, int *cases)
+static int positive_case(const ab_variant *v, tcase *c)
 {
-    int failures = 0;
+    ab_check r;
+    int rc = run_on(v, c, &r, 0);
+    if (rc == 0 && !full_rows(&r)) {
+        printf("  ^ not every row was checked on the device\n");
+        return 1;
+    }
+    return rc != 0;
+}
+
+/* --negative: a broken variant must fail; cuda_broken_none must pass. */
+static int negative_case(const ab_variant *v, tcase *c)
+{
+    const ab_shape *s = &c->s;
+    const int control = strcmp(v->name, "cuda_broken_none") == 0;
+    if (strcmp(v->name, "cuda_broken_causal_offset") == 0 && (!s->causal || s->S == 1))
+        return 0; /* a mask bug cannot show without the mask or past the diagonal */
+    if (strcmp(v->name, "cuda_broken_column") == 0 && s->D < 2)
+        return 0;
+    if ((strcmp(v->name, "cuda_broken_softmax_scale") == 0 ||
+         strcmp(v->name, "cuda_broken_vmean") == 0) && s->S == 1)
+        return 0; /* one key: O = V whatever the weights */
+    ab_check r;
+    int rc = run_on(v, c, &r, 1);
+    int bad = control ? rc != 0 : rc != 1; /* a crash is not a caught bug */
+    printf("%-28s %s S=%-5d D=%-3d causal=%d max_err=%.3e tol=%.3e rel_l2=%.2e l2_tol=%.2e "
+           "%s -> %s\n",
+           v->name, ab_dtype_name(s->dtype), s->S, s->D, s->causal, r.max_abs_err, r.tolerance,
+           r.rel_l2_err, r.l2_tolerance, r.pass ? "passed" : r.why,
+           bad ? "WRONG" : control ? "ok" : "caught");
+    return bad;
+}
+
+/* Every case of the suite (every dtype, D in {64, 128}, causal, each S)
+ * that at least one of vs supports: inputs made once, each variant run and
+ * checked on them by fn. Prints per-variant totals; 0 when none failed and
+ * every variant had a case. */
+typedef int (*case_fn)(const ab_variant *v, tcase *c);
+static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen, int B, int H,
+                     case_fn fn)
+{
+    int cases[64] = {0}, fails[64] = {0}, bad = 0;
     unsigned long seed = 1000;
     const int dims[] = {64, 128};
     for (int t = 0; t < AB_NDTYPES; t++)
@@ -117,56 +176,29 @@ static int each_case(const ab_variant *v, const int *lengths, int nlen, int B, i
                 for (int li = 0; li < nlen; li++) {
                     ab_shape s = {B, H, lengths[li], dims[di], causal, (ab_dtype)t};
                     char why[256];
+                    int any = 0;
                     seed++;
-                    if (ab_variant_supports(v, &s, why, sizeof why))
+                    for (int i = 0; i < nv; i++)
+                        any |= !ab_variant_supports(vs[i], &s, why, sizeof why);
+                    if (!any)
                         continue;
-                    (*cases)++;
-                    failures += fn(v, &s, seed, arg);
+                    tcase c;
+                    if (case_make(&c, &s, seed)) {
+                        bad = 1;
+                        continue;
+                    }
+                    for (int i = 0; i < nv && i < 64; i++)
+                        if (!ab_variant_supports(vs[i], &s, why, sizeof why)) {
+                            cases[i]++;
+                            fails[i] += fn(vs[i], &c);
+                        }
+                    case_free(&c);
                 }
-    return failures;
-}
-
-static int positive_case(const ab_variant *v, const ab_shape *s, unsigned long seed, void *arg)
-{
-    ab_check c;
-    int r = run_case(v, s, seed, &c, 0);
-    if (r == 0 && !full_rows(&c)) {
-        printf("  ^ not every row was checked on the device\n");
-        return 1;
+    for (int i = 0; i < nv && i < 64; i++) {
+        printf("%s: %d cases, %d failed\n", vs[i]->name, cases[i], fails[i]);
+        bad |= fails[i] != 0 || cases[i] == 0;
     }
-    return r != 0;
-}
-
-/* --negative: a broken variant must fail; cuda_broken_none must pass. */
-static int negative_case(const ab_variant *v, const ab_shape *s, unsigned long seed, void *arg)
-{
-    const int control = strcmp(v->name, "cuda_broken_none") == 0;
-    if (strcmp(v->name, "cuda_broken_causal_offset") == 0 && !s->causal)
-        return 0; /* a mask bug cannot exist without the mask */
-    if (strcmp(v->name, "cuda_broken_column") == 0 && s->D < 2)
-        return 0;
-    if ((strcmp(v->name, "cuda_broken_softmax_scale") == 0 ||
-         strcmp(v->name, "cuda_broken_vmean") == 0) && s->S == 1)
-        return 0; /* one key: O = V whatever the weights */
-    ab_check c;
-    int r = run_case(v, s, seed, &c, 1);
-    int bad = control ? r != 0 : r != 1; /* a crash is not a caught bug */
-    if (bad || control == 0)
-        printf("%-28s %s S=%-5d D=%-3d causal=%d max_err=%.3e tol=%.3e rel_l2=%.2e l2_tol=%.2e "
-               "%s -> %s\n",
-               v->name, ab_dtype_name(s->dtype), s->S, s->D, s->causal, c.max_abs_err,
-               c.tolerance, c.rel_l2_err, c.l2_tolerance, c.pass ? "passed" : c.why,
-               bad ? "WRONG" : "caught");
     return bad;
-}
-
-static int run_suite(const ab_variant *v, const int *lengths, int nlen, int B, int H,
-                     case_fn fn)
-{
-    int cases = 0;
-    int failures = each_case(v, lengths, nlen, B, H, fn, NULL, &cases);
-    printf("%s: %d cases, %d failed\n", v->name, cases, failures);
-    return failures ? 1 : (cases ? 0 : 1);
 }
 
 /* --reference: device float64 reference vs the CPU oracle, every row. */
@@ -245,18 +277,22 @@ static int parse_shape(const char *shape, ab_shape *s)
 static int check_shape(const char *shape, char **names, int nnames)
 {
     ab_shape s;
+    tcase c;
     int fails = 0;
     if (parse_shape(shape, &s))
         return 2;
+    if (case_make(&c, &s, 42))
+        return 1;
     for (int i = 0; i < nnames; i++) {
         const ab_variant *v = ab_variant_find(names[i]);
         char why[256];
-        ab_check c;
+        ab_check r;
         if (!v || ab_variant_supports(v, &s, why, sizeof why))
             continue;
-        int r = run_case(v, &s, 42, &c, 0);
-        fails += r != 0 || !full_rows(&c);
+        int rc = run_on(v, &c, &r, 0);
+        fails += rc != 0 || !full_rows(&r);
     }
+    case_free(&c);
     return fails ? 1 : 0;
 }
 
@@ -347,34 +383,50 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--reference") == 0)
         return check_reference();
     const int nodd = (int)(sizeof odd_lengths / sizeof odd_lengths[0]);
+    const ab_variant *vs[64];
+    int nv = 0;
     if (strcmp(argv[1], "--negative") == 0) {
         size_t n = 0;
         const ab_variant *t = ab_test_variants ? ab_test_variants(&n) : NULL;
-        int bad = 0;
-        for (size_t i = 0; i < n; i++)
-            bad |= run_suite(&t[i], odd_lengths, nodd, 2, 3, negative_case);
-        return bad || n == 0 ? 1 : 0;
+        for (size_t i = 0; i < n && nv < 64; i++)
+            vs[nv++] = &t[i];
+        if (nv == 0) {
+            fprintf(stderr, "gpu_check: no broken variants in this build\n");
+            return 1;
+        }
+        return run_suite(vs, nv, odd_lengths, nodd, 2, 3, negative_case);
     }
     const int small = strcmp(argv[1], "--small") == 0;
-    const char *name = small ? (argc > 2 ? argv[2] : "") : argv[1];
-    const ab_variant *v = ab_variant_find(name);
-    if (!v) {
-        fprintf(stderr, "gpu_check: unknown variant '%s'\n", name);
-        return 2;
+    int lengths[16], nlen = 0;
+    for (int i = small ? 2 : 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] >= '0' && a[0] <= '9') {
+            if (nlen < 16)
+                lengths[nlen++] = atoi(a);
+            continue;
+        }
+        const ab_variant *v = ab_variant_find(a);
+        if (!v) {
+            fprintf(stderr, "gpu_check: unknown variant '%s'\n", a);
+            return 2;
+        }
+        if (v->unavailable) {
+            fprintf(stderr, "gpu_check: %s: %s\n", v->name, v->unavailable);
+            return 1;
+        }
+        if (nv < 64)
+            vs[nv++] = v;
     }
-    if (v->unavailable) {
-        fprintf(stderr, "gpu_check: %s: %s\n", v->name, v->unavailable);
-        return 1;
+    if (nv == 0) {
+        fprintf(stderr, "gpu_check: no variant named\n");
+        return 2;
     }
     if (small) {
         static const int small_lengths[] = {17, 520};
-        return run_suite(v, small_lengths, 2, 1, 2, positive_case);
+        return run_suite(vs, nv, small_lengths, 2, 1, 2, positive_case);
     }
-    int lengths[16], nlen = 0;
-    for (int i = 2; i < argc && nlen < 16; i++)
-        lengths[nlen++] = atoi(argv[i]);
     if (nlen == 0)
         for (int i = 0; i < nodd; i++)
             lengths[nlen++] = odd_lengths[i];
-    return run_suite(v, lengths, nlen, 2, 3, positive_case);
+    return run_suite(vs, nv, lengths, nlen, 2, 3, positive_case);
 }
