@@ -17,6 +17,9 @@
 #include "experiment.h"
 #include "plot.h"
 #include "store.h"
+#include "conclusion.h"
+#include "runenv.h"
+#include "units.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -42,6 +45,10 @@ typedef struct cmp {
     double p_adj;
     ab_verdict verdict;
 } cmp;
+
+/* The rate units of the report being written: chosen from its largest
+ * values (units.h) at the start of ab_report_write. */
+static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
 
 static const char *col_text(sqlite3_stmt *st, int i)
 {
@@ -145,7 +152,7 @@ static void summary_rows(FILE *out, const ab_experiment *e, meas *m, size_t n,
             if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
                 fprintf(out, throughput ? " %s | |" : " %s |", x ? x->r.status : "—");
             else if (!throughput)
-                fprintf(out, " %.2f |", x->r.flops / (s.median * 1e9));
+                fprintf(out, " %.2f |", x->r.flops / (s.median * flop_unit.per_ms));
             else if (x->peak_bytes > 0)
                 fprintf(out, " %.3g | %.1f |", (double)x->r.B * x->r.S / (s.median * 1e-3),
                         x->peak_bytes / 1048576.0);
@@ -182,8 +189,8 @@ static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *
     ab_tukey_outliers(x->r.ms, x->r.n, &ol);
     ab_drift dr;
     int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, co->alpha, &dr) == AB_STATS_OK;
-    double tflops = x->r.flops / (s.median * 1e9);
-    double gbs = x->bytes / (s.median * 1e6);
+    double tflops = x->r.flops / (s.median * flop_unit.per_ms);
+    double gbs = x->bytes / (s.median * byte_unit.per_ms);
     fprintf(out, "| %s%s | %zu | %.4f | [%.4f, %.4f] | %.2f | %.0f | ", x->r.variant,
             x->external ? " (ext)" : "", x->r.n, s.median, lo, hi, tflops, gbs);
     if (!cp) {
@@ -323,7 +330,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     memset(&e, 0, sizeof e);
 
     if (ab_db_prepare(db,
-                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), r.status, "
+                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
                       "r.command, r.timing_mode, x.name, x.path, x.definition, x.hash, "
                       "v.fingerprint, v.hash, r.clocks_monitored, coalesce(r.peak_gemm_tflops, 0), "
                       "coalesce(r.peak_copy_gbs, 0) FROM runs r "
@@ -419,6 +427,20 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     for (size_t i = 0; i < ncmp; i++)
         family += cmps[i].ok;
 
+    /* ---- rate units and the memory label, from this report's own values ---- */
+    double max_flop_s = 0, max_byte_s = 0;
+    int cpu_meas = 0, device_meas = 0;
+    for (size_t i = 0; i < n; i++) {
+        ab_summary s;
+        *(strcmp(m[i].backend, "cpu") == 0 ? &cpu_meas : &device_meas) += 1;
+        if (usable(&m[i]) && ab_summarize(m[i].r.ms, m[i].r.n, &s) == AB_STATS_OK) {
+            max_flop_s = fmax(max_flop_s, m[i].r.flops / (s.median * 1e-3));
+            max_byte_s = fmax(max_byte_s, m[i].bytes / (s.median * 1e-3));
+        }
+    }
+    flop_unit = ab_flop_unit(max_flop_s);
+    byte_unit = ab_byte_unit(max_byte_s);
+
     /* ---- header ---- */
     fprintf(out, "# %s: ablation report, run %lld\n\n", e.name, run_id);
     fprintf(out, "<!-- written by `attnbench report %lld`; every number below is read from the "
@@ -432,6 +454,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     if (fp)
         print_fingerprint_summary(out, fp);
     fprintf(out, "| environment hash | %s |\n", env_hash);
+    ab_runenv_report_rows(out, db, run_id);
     if (e.adaptive)
         fprintf(out, "| sampling | %s timing, warm-up %d, adaptive: until the median's CI is within "
                      "±%.2f%%, %d to %d samples, budget %.1f s per measurement; rounds of %d, "
@@ -473,10 +496,11 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "speedup CI excludes 1 ± %.0f%%, and never when the Hodges-Lehmann shift is "
                  "smaller than the timer floor of its timing mode. Outliers: Tukey's fences, mild (1.5 IQR) / severe "
                  "(3 IQR), counted, never dropped. Drift: Spearman's ρ of latency against sample "
-                 "order, flagged at p < %.2f. TFLOP/s = 4·B·H·S²·D (halved when causal) / median; "
-                 "GB/s = Q, K, V read and O written once / median.\n\n",
+                 "order, flagged at p < %.2f. %s = 4·B·H·S²·D (halved when causal) / median; "
+                 "%s = Q, K, V read and O written once / median.\n\n",
             100 * co.boot.level, ab_ci_method_name(co.boot.method), co.boot.resamples,
-            co.boot.seed, baseline, family, co.alpha, 100 * co.practical, co.alpha);
+            co.boot.seed, baseline, family, co.alpha, 100 * co.practical, co.alpha,
+            flop_unit.name, byte_unit.name);
 
     /* ---- per configuration ---- */
     fprintf(out, "## Results\n\n");
@@ -496,10 +520,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                              "not L2.\n\n",
                         sorted[i]->bytes / 1048576.0, sets);
         }
-        fprintf(out, "| variant | n | median ms | 95%% CI ms | TFLOP/s | GB/s | speedup vs %s [95%% CI] "
+        fprintf(out, "| variant | n | median ms | 95%% CI ms | %s | %s | speedup vs %s [95%% CI] "
                      "| CIs overlap | Cliff's δ [95%% CI] | HL shift ms | p | p (Holm) | verdict "
                      "| outliers mild/severe | drift |\n",
-                baseline);
+                flop_unit.name, byte_unit.name, baseline);
         fprintf(out, "|---|---:|---:|---|---:|---:|---|---|---|---:|---:|---:|---|---|---|\n");
         for (size_t k = i; k < j; k++) {
             const cmp *cp = NULL;
@@ -539,7 +563,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
 
     /* ---- summary across configurations ---- */
-    fprintf(out, "## Summary: median TFLOP/s\n\n| configuration |");
+    fprintf(out, "## Summary: median %s\n\n| configuration |", flop_unit.name);
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, " %s |", e.variants[v].name);
     fprintf(out, "\n|---|");
@@ -550,8 +574,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
 
     /* ---- throughput and memory (seed 001, seed 003) ---- */
     fprintf(out, "\n## Summary: throughput and memory\n\ntokens/s = B·S / median; peak = "
-                 "device memory the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
-                 "| configuration |");
+                 "%s the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
+                 "| configuration |",
+            !cpu_meas ? "device memory" : !device_meas ? "host memory"
+                      : "device memory (host memory for CPU variants)");
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, " %s tokens/s | peak MiB |", e.variants[v].name);
     fprintf(out, "\n|---|");
@@ -663,6 +689,20 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             }
             sqlite3_finalize(ae);
         }
+    }
+    { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
+        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
+        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
+        for (size_t i = 0; oc && i < ncmp; i++) /* the verdicts as printed: timer floor applied */
+            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].ok,
+                                 fabs(cmps[i].c.hl.shift) < timer_floor(db, run_id, cmps[i].a->mode)
+                                     ? AB_NO_DIFFERENCE : cmps[i].verdict};
+        for (size_t i = 0; rm && i < n; i++)
+            rm[i] = &sorted[i]->r;
+        if (oc && rm)
+            ab_conclusion_write(out, &e, oc, ncmp, rm, n);
+        free(oc);
+        free(rm);
     }
     rc = 0;
 cleanup:
