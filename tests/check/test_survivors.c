@@ -73,7 +73,7 @@ static int change_leaf(json_t *v)
 
 static void fingerprint(void)
 {
-    json_t *fp = ab_env_fingerprint(0, "hot");
+    json_t *fp = ab_env_fingerprint(0);
     char *t0, h0[17];
     CHECK(fp && ab_env_canonical(fp, &t0, h0) == 0, "fingerprint");
     const char *must[] = {"build", "gpu"};
