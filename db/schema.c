@@ -136,6 +136,10 @@ static const char *const migrations[] = {
      * fingerprint (whose hash `attnbench env` and every run on the machine
      * share): timing mode, CPU threads, affinity, load average (JSON) */
     "ALTER TABLE runs ADD COLUMN run_settings TEXT;  -- JSON (src/runenv.h); NULL for older runs\n",
+
+    /* check coverage (issue 12): the correctness check's row sample */
+    "ALTER TABLE measurements ADD COLUMN check_seed INTEGER; -- seed of the checked-row sample; NULL: every row\n"
+    "ALTER TABLE measurements ADD COLUMN rows_total INTEGER; -- B*H*S: the rows a check could compare\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }
