@@ -387,10 +387,10 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         goto cleanup;
     int seed = 42;
     if (get_int(root, "warmup", 10, 0, 1000000, &e->warmup, path, err, n) ||
-        get_int(root, "samples", 100, 1, 10000000, &e->samples, path, err, n) ||
+        get_int(root, "samples", 60, 1, 10000000, &e->samples, path, err, n) ||
         get_int(root, "seed", 42, 0, 2147483647, &seed, path, err, n) ||
         get_int(root, "graph_k", 10, 1, 10000, &e->graph_k, path, err, n) ||
-        get_int(root, "round_size", 10, 1, 10000000, &e->round_size, path, err, n) ||
+        get_int(root, "round_size", 2, 1, 10000000, &e->round_size, path, err, n) ||
         get_float(root, "alpha", 0.05, 1e-6, 0.5, &e->alpha, path, err, n) ||
         get_float(root, "practical", 0.01, 0.0, 1.0, &e->practical, path, err, n) ||
         load_stopping(root, e, path, err, n))

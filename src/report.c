@@ -19,6 +19,7 @@
 #include "plot.h"
 #include "store.h"
 #include "util.h"
+#include "walltime.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -173,11 +174,7 @@ static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
     return 0;
 }
 
-/* Computes comparison c of c->a against c->b: the i.i.d. statistics, and
- * the paired inference over the rounds both were sampled in when there are
- * at least 2 (else the i.i.d. speedup and Mann-Whitney p: a variant sampled
- * outside the rounds, e.g. a protocol-1 adapter). */
-static void compare_pair(cmp *c, const ab_compare_opts *co)
+void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
 {
     meas *a = c->a, *b = c->b;
     c->ok = usable(a) && usable(b) &&
@@ -202,6 +199,21 @@ static void compare_pair(cmp *c, const ab_compare_opts *co)
         c->p = c->c.mw.p;
     }
     c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
+}
+
+void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double floor_ms)
+{
+    /* the rule sees the speedup and CI of the inference used */
+    ab_comparison v = c->c;
+    v.speedup = c->speedup;
+    v.speedup_lo = c->lo;
+    v.speedup_hi = c->hi;
+    c->verdict = c->too_few ? AB_NO_DIFFERENCE : ab_decide(&v, p_adj, co);
+    /* a shift smaller than the timer's floor (an empty kernel, same mode)
+     * is not called real, however significant */
+    c->below_floor = c->verdict != AB_NO_DIFFERENCE && fabs(c->c.hl.shift) < floor_ms;
+    if (c->below_floor)
+        c->verdict = AB_NO_DIFFERENCE;
 }
 
 const char *ab_rep_verdict(const ab_rep_cmp *c)
@@ -467,7 +479,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             cmp *c = &cmps[ncmp++];
             c->a = x;
             c->b = refs[r];
-            compare_pair(c, &co);
+            ab_rep_compare(c, &co);
         }
     }
     {
@@ -482,19 +494,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                 if (cmps[i].ok) {
                     cmp *c = &cmps[i];
                     c->p_adj = adj[k++];
-                    /* the rule sees the speedup and CI of the inference used */
-                    ab_comparison v = c->c;
-                    v.speedup = c->speedup;
-                    v.speedup_lo = c->lo;
-                    v.speedup_hi = c->hi;
-                    c->verdict = c->too_few ? AB_NO_DIFFERENCE : ab_decide(&v, c->p_adj, &co);
-                    /* a shift smaller than the timer's floor (an empty
-                     * kernel, same mode) is not called real, however
-                     * significant */
-                    c->below_floor = c->verdict != AB_NO_DIFFERENCE &&
-                                     fabs(c->c.hl.shift) < timer_floor(db, run_id, c->a->mode);
-                    if (c->below_floor)
-                        c->verdict = AB_NO_DIFFERENCE;
+                    ab_rep_decide(c, c->p_adj, &co, timer_floor(db, run_id, c->a->mode));
                 }
         }
         free(p);
@@ -553,12 +553,16 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         ab_calibration cal;
         int c = ab_calibration_for_environment(db, env_hash, &cal);
         if (c == 0 && cal.pairs > 0)
-            fprintf(out, "| A/A calibration | run %lld, same environment: the verdict rule called %d of %d "
-                         "identical pairs different without the family correction (%.1f%%, binomial "
-                         "p = %.3f against α), %d with Holm; α = %.2f%s |\n",
-                    cal.run_id, cal.uncorrected_positives, cal.pairs,
-                    100.0 * cal.uncorrected_positives / cal.pairs, cal.binom_p, cal.rule_positives, cal.alpha,
-                    cal.flagged ? ": **FLAGGED, the rule is too permissive on this machine**" : ": ok");
+            fprintf(out, "| A/A calibration | run %lld, same environment, %d identical pairs: p < %.2f in "
+                         "%d (%.1f%%), speedup CI covering 1 in %d (%.1f%%), called different by the "
+                         "verdict rule in %d without the family correction and %d with Holm%s |\n",
+                    cal.run_id, cal.pairs, cal.alpha, cal.raw_positives,
+                    100.0 * cal.raw_positives / cal.pairs, cal.all.covered,
+                    100.0 * cal.all.covered / cal.pairs, cal.uncorrected_positives,
+                    cal.rule_positives,
+                    cal.flagged ? ": **FLAGGED, a rate is not what the method promises on this "
+                                  "machine** (calibration report)"
+                                : ": ok");
         else if (c == 1)
             fprintf(out, "| A/A calibration | none in this environment (attnbench calibrate) |\n");
     }
@@ -599,6 +603,23 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                           "(median × SM MHz / highest), as if time scaled with the clock "
                           "(compute-bound work; memory-bound work scales less)."
                         : "");
+
+    /* ---- a calibration run: its A/A table ---- */
+    {
+        size_t ln = strlen(e.name);
+        ab_calibration cal;
+        if (ln > 12 && strcmp(e.name + ln - 12, "-calibration") == 0 &&
+            ab_calibration_summary(db, run_id, &cal) == 0 && cal.pairs > 0) {
+            fprintf(out, "## A/A calibration\n\nInstance #(2i−1) against #(2i) of the same variant, "
+                         "disjoint pairs, analysed as below. Every difference called is a false "
+                         "positive. Flagged when a one-sided exact binomial test gives p < %.2f: more "
+                         "raw p < α than α allows, fewer speedup CIs covering 1 than their %.0f%% "
+                         "level, or more verdicts than α. Rates with Clopper-Pearson 95%% CIs.\n\n",
+                    AB_CAL_FLAG_P, 100 * cal.level);
+            ab_calibration_print(out, &cal);
+            fprintf(out, "\n");
+        }
+    }
 
     /* ---- per configuration ---- */
     fprintf(out, "## Results\n\n");
@@ -725,6 +746,13 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                     100.0 * best_tf / attain);
             i = j;
         }
+    }
+
+    /* ---- wall time (runs that recorded it) ---- */
+    {
+        ab_walltime w;
+        if (ab_walltime_load(db, run_id, &w) == 0)
+            ab_walltime_report(out, &w);
     }
 
     /* ---- correctness ---- */

@@ -46,6 +46,22 @@ typedef struct ab_rep_cmp {
     int clocks_differ;   /* median SM clocks more than 2% apart */
 } ab_rep_cmp;
 
+/* Computes comparison c of c->a against c->b (both with r and clk
+ * filled): the i.i.d. statistics (ab_compare), and the paired inference
+ * over the rounds both were sampled in when there are at least 2 shared
+ * rounds (stats/rounds.h), else the i.i.d. speedup and Mann-Whitney p (a
+ * variant sampled outside the rounds, e.g. a protocol-1 adapter). Sets ok,
+ * paired, speedup/lo/hi, p, too_few (the test cannot reach p < alpha),
+ * clocks_differ. */
+void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co);
+
+/* The verdict of c given its family-adjusted p (or its raw p, for the
+ * per-comparison error rate): the rule (ab_decide) on c's speedup and CI,
+ * no difference when too_few, and vetoed when the Hodges-Lehmann shift is
+ * below floor_ms (the timer floor of its mode, 0: none). Sets verdict and
+ * below_floor. */
+void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double floor_ms);
+
 /* "paired over N rounds: ..." / "i.i.d. ..." method name of a comparison. */
 const char *ab_rep_method(const ab_rep_cmp *c);
 

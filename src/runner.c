@@ -18,6 +18,7 @@
  */
 #include "runner.h"
 #include "abstats.h"
+#include "rounds.h"
 #include "check.h"
 #include "data.h"
 #include "env.h"
@@ -27,6 +28,7 @@
 #include "registry.h"
 #include "store.h"
 #include "util.h"
+#include "walltime.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -37,6 +39,9 @@
 #include <string.h>
 
 static volatile sig_atomic_t interrupted = 0;
+
+/* Where this run's wall time goes (walltime.h); reset at each run's start. */
+static ab_walltime wt;
 
 static void on_signal(int sig)
 {
@@ -58,7 +63,13 @@ typedef struct vstate {
     ab_clock_block *blocks;
     size_t nblocks, capblocks;
     double spent_s;        /* time spent sampling */
+    int rounds;            /* blocks (rounds) taken */
+    int next_check;        /* adaptive: rounds at which convergence is next checked */
 } vstate;
+
+/* Adaptive stopping converges only after this many rounds: the round-level
+ * test needs them (README, Statistics). */
+#define AB_MIN_ROUNDS 20
 
 static int push_sample(vstate *s, ab_sample x)
 {
@@ -108,7 +119,12 @@ static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *
     return 0;
 }
 
-/* Whether sampling of st should stop; sets stop_reason. */
+/* Whether sampling of st should stop; sets stop_reason. Adaptive stopping
+ * converges when the cluster-bootstrap CI of the median over rounds
+ * (stats/rounds.h: the CI the report gives) has a half-width within
+ * target_rel_ci of the median, after at least min_samples samples and
+ * AB_MIN_ROUNDS rounds; the check runs at 20 rounds and then each time the
+ * rounds grew by a tenth, so its cost stays a small share of sampling. */
 static int should_stop(const ab_experiment *e, vstate *st)
 {
     if (!e->adaptive) {
@@ -126,29 +142,36 @@ static int should_stop(const ab_experiment *e, vstate *st)
         st->m.stop_reason = "budget";
         return 1;
     }
-    if ((int)st->n < e->min_samples)
+    if ((int)st->n < e->min_samples || st->rounds < AB_MIN_ROUNDS || st->rounds < st->next_check)
         return 0;
+    st->next_check = st->rounds + (st->rounds / 10 > 1 ? st->rounds / 10 : 1);
     double *x = malloc(st->n * sizeof *x);
-    if (!x)
+    int *rd = malloc(st->n * sizeof *rd);
+    if (!x || !rd) {
+        free(x);
+        free(rd);
         return 0;
+    }
     size_t k = 0;
     for (size_t i = 0; i < st->n; i++)
-        if (!st->samples[i].throttled)
+        if (!st->samples[i].throttled) {
+            rd[k] = st->samples[i].round;
             x[k++] = st->samples[i].ms;
+        }
     int stop = 0;
     ab_summary sum;
     ab_boot_opts o;
     ab_boot_opts_default(&o);
-    o.method = AB_CI_PERCENTILE;
-    o.resamples = 2000; /* a stopping check, not the reported CI */
+    o.resamples = 500; /* a stopping check, not the reported CI */
     double lo, hi;
     if (k >= 5 && ab_summarize(x, k, &sum) == AB_STATS_OK &&
-        ab_bootstrap_median_ci(x, k, &o, &lo, &hi) == AB_STATS_OK && sum.median > 0 &&
+        ab_rounds_median_ci(x, rd, k, &o, &lo, &hi) == AB_STATS_OK && sum.median > 0 &&
         (hi - lo) / 2.0 / sum.median <= e->target_rel_ci) {
         st->m.stop_reason = "converged";
         stop = 1;
     }
     free(x);
+    free(rd);
     return stop;
 }
 
@@ -179,12 +202,15 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
     if (gpu)
         ab_nvml_read(gpu->uuid, &after);
     st->spent_s += t1 - t0;
+    wt.sampling_s += t1 - t0;
     if (rc) {
         if (!st->message[0])
             snprintf(st->message, sizeof st->message, "%s: run failed", st->v->name);
         free(ms);
         return -1;
     }
+    for (size_t i = 0; i < count; i++)
+        wt.timed_s += ms[i] * st->m.graph_k * 1e-3; /* graph samples are per launch */
     int throttled = before.throttled || after.throttled;
     if (before.valid || after.valid) {
         ab_clock_block b = {round, st->n, count, (int)before.sm_mhz, (int)after.sm_mhz,
@@ -203,6 +229,7 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
             return -1;
         }
     free(ms);
+    st->rounds++;
     return 0;
 }
 
@@ -212,7 +239,10 @@ static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
     sqlite3_int64 id;
     st->m.status = status;
     st->m.message = msg && *msg ? msg : NULL;
-    if (ab_db_put_measurement(db, &st->m, st->samples, st->n, st->blocks, st->nblocks, &id, err))
+    double t0 = ab_now_s();
+    int rc = ab_db_put_measurement(db, &st->m, st->samples, st->n, st->blocks, st->nblocks, &id, err);
+    wt.store_s += ab_now_s() - t0;
+    if (rc)
         return error("%s", err);
     return 0;
 }
@@ -253,7 +283,10 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     if (gpu && !bufs)
         return store(db, st, "error", "GPU buffers unavailable for this configuration") ? -1 : 0;
     size_t used_before = gpu ? ab_gpu_mem_used() : 0;
-    if (var->setup(s, &st->ctx, &ws, err, sizeof err)) {
+    double t_setup = ab_now_s();
+    int setup_rc = var->setup(s, &st->ctx, &ws, err, sizeof err);
+    wt.setup_s += ab_now_s() - t_setup;
+    if (setup_rc) {
         return store(db, st, "error", err) ? -1 : 0;
     }
     st->have_ctx = 1;
@@ -272,10 +305,12 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     /* warm-up: module load, handle creation, clocks ramping up */
     if (e->warmup > 0) {
         double *ms = malloc((size_t)e->warmup * sizeof *ms);
+        double t_warm = ab_now_s();
         int rc = !ms ? -1
                  : gpu ? ab_gpu_time(var, st->ctx, bufs, AB_TIME_HOT, 1, (size_t)e->warmup, ms,
                                      err, sizeof err)
                        : cpu_time(st, s, q, k, v, o, (size_t)e->warmup, ms);
+        wt.warmup_s += ab_now_s() - t_warm;
         free(ms);
         if (rc) {
             if (!err[0])
@@ -286,6 +321,7 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
 
     /* check: poisoned output, one run, float64 reference */
     const size_t numel = ab_shape_numel(s);
+    const double t_check = ab_now_s();
     if (gpu) {
         if (ab_gpu_poison(bufs, err, sizeof err) || ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err) ||
             ab_gpu_output(bufs, o, err, sizeof err))
@@ -297,7 +333,9 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
             return store(db, st, "error", "run failed") ? -1 : 0;
     }
     ab_check c;
-    if (ab_check_output(s, q, k, v, o, check_seed, AB_CHECK_ROWS_PER_SLICE, &c))
+    int check_rc = ab_check_output(s, q, k, v, o, check_seed, AB_CHECK_ROWS_PER_SLICE, &c);
+    wt.check_s += ab_now_s() - t_check;
+    if (check_rc)
         return store(db, st, "error", "out of host memory in the correctness check") ? -1 : 0;
     st->m.checked = 1;
     st->m.max_abs_err = c.max_abs_err;
@@ -341,6 +379,14 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     rq.workdir = NULL;
     double t0 = ab_now_s() - run_t0;
     int rc = ab_ext_measure(&rq, &res);
+    {
+        double timed = 0;
+        for (size_t i = 0; rc == 0 && i < res.n; i++)
+            timed += res.ms[i] * (ev->timing == AB_TIME_GRAPH ? e->graph_k : 1) * 1e-3;
+        wt.timed_s += timed;
+        wt.sampling_s += timed;
+        wt.adapter_s += res.wall_s > timed ? res.wall_s - timed : 0;
+    }
 
     vstate st;
     memset(&st, 0, sizeof st);
@@ -438,6 +484,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         error("%s: out of host memory for %zu-element tensors", sh, numel);
         goto cleanup;
     }
+    double t_inputs = ab_now_s();
     if (ab_inputs_fill(s, e->seed, q, k, v)) {
         error("out of memory for the RNG");
         goto cleanup;
@@ -446,6 +493,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         any_gpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA;
     if (any_gpu && ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err))
         fprintf(stderr, "  %s\n", err); /* each GPU variant is stored as an error below */
+    wt.inputs_s += ab_now_s() - t_inputs;
 
     /* setup, warm-up, check */
     size_t nactive = 0;
@@ -521,12 +569,19 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
     rc = 0;
 cleanup:
     for (size_t i = 0; st && i < e->nvariants; i++) {
-        if (st[i].have_ctx && st[i].v->teardown)
+        if (st[i].have_ctx && st[i].v->teardown) {
+            double t_td = ab_now_s();
             st[i].v->teardown(st[i].ctx);
+            wt.setup_s += ab_now_s() - t_td;
+        }
         free(st[i].samples);
         free(st[i].blocks);
     }
-    ab_gpu_bufs_destroy(bufs);
+    {
+        double t_free = ab_now_s();
+        ab_gpu_bufs_destroy(bufs);
+        wt.inputs_s += ab_now_s() - t_free;
+    }
     free(st);
     free(order);
     free(q);
@@ -581,6 +636,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     }
     fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants\n", (long long)*run_id,
             e->name, e->nconfigs, e->nvariants);
+    memset(&wt, 0, sizeof wt);
+    const double run_start = ab_now_s();
     if (any_gpu) {
         ab_db_set_clocks_monitored(db, *run_id, ab_nvml_available(), err);
         measure_timer_floor(db, *run_id, e);
@@ -589,6 +646,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
             ab_db_set_peaks(db, *run_id, gemm, copy, err);
         else
             fprintf(stderr, "  (ceilings not measured: %s)\n", err);
+        wt.ceilings_s = ab_now_s() - run_start;
     }
 
     order_rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -616,6 +674,12 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     if (interrupted && rc == 0)
         rc = 1;
 finish:
+    wt.total_s = ab_now_s() - run_start;
+    if (ab_walltime_store(db, *run_id, &wt, err))
+        error("%s", err);
+    else
+        fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
+                wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
     if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err))
         error("%s", err);
     if (rc == 1)
