@@ -126,6 +126,17 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN peak_gemm_tflops REAL;  -- cuBLAS bf16 GEMM 8192^3, measured at the run's start\n"
     "ALTER TABLE runs ADD COLUMN peak_copy_gbs REAL;     -- device-to-device copy, bytes read + written\n",
 
+    /* liveness (issue 14): who runs a 'running' run, so that one whose
+     * process is gone shows as abandoned and can be resumed (db/liveness.h) */
+    "ALTER TABLE runs ADD COLUMN host TEXT;        -- gethostname of the process running it\n"
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;      -- its process id\n"
+    "ALTER TABLE runs ADD COLUMN proc_start TEXT;  -- its start time, /proc/PID/stat field 22\n"
+    "ALTER TABLE runs ADD COLUMN boot_id TEXT;     -- /proc/sys/kernel/random/boot_id\n",
+    /* i16: the run's settings and conditions, apart from the machine's
+     * fingerprint (whose hash `attnbench env` and every run on the machine
+     * share): timing mode, CPU threads, affinity, load average (JSON) */
+    "ALTER TABLE runs ADD COLUMN run_settings TEXT;  -- JSON (src/runenv.h); NULL for older runs\n",
+
     /* issue 11: where each run's wall time went (src/walltime.h), seconds */
     "CREATE TABLE IF NOT EXISTS run_walltime (\n"
     "  run_id     INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"

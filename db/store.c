@@ -3,14 +3,85 @@
  * environments, experiments, runs, measurements and samples.
  */
 #include "store.h"
+#include "liveness.h"
 #include "schema.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The file each open read-write connection was opened on (device, inode),
+ * so that a run notices its database removed or replaced under it. */
+static struct {
+    sqlite3 *db;
+    dev_t dev;
+    ino_t ino;
+    char path[1024];
+} opened[16];
+
+static void remember_file(sqlite3 *db, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return;
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++)
+        if (!opened[i].db) {
+            opened[i].db = db;
+            opened[i].dev = sb.st_dev;
+            opened[i].ino = sb.st_ino;
+            snprintf(opened[i].path, sizeof opened[i].path, "%s", path);
+            return;
+        }
+}
+
+static void forget_file(sqlite3 *db)
+{
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++)
+        if (opened[i].db == db)
+            opened[i].db = NULL;
+}
+
+int ab_db_check_file(sqlite3 *db, char *err)
+{
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++) {
+        if (opened[i].db != db)
+            continue;
+        struct stat sb;
+        if (stat(opened[i].path, &sb) != 0) {
+            snprintf(err, AB_ERR, "%.900s: the database file was removed (%s) while attnbench was "
+                     "using it; nothing more can be stored",
+                     opened[i].path, strerror(errno));
+            return -1;
+        }
+        if (sb.st_dev != opened[i].dev || sb.st_ino != opened[i].ino) {
+            snprintf(err, AB_ERR, "%.900s: the database file was replaced by another file while "
+                     "attnbench was using it; nothing more can be stored",
+                     opened[i].path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* SQL function ab_run_status(status, host, pid, proc_start, boot_id): the
+ * status to show, "abandoned" for a 'running' run whose process is gone */
+static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+    (void)argc;
+    const char *shown = ab_run_status_shown(
+        (const char *)sqlite3_value_text(v[0]), (const char *)sqlite3_value_text(v[1]),
+        (long)sqlite3_value_int64(v[2]), (const char *)sqlite3_value_text(v[3]),
+        (const char *)sqlite3_value_text(v[4]));
+    if (shown)
+        sqlite3_result_text(ctx, shown, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_result_null(ctx);
+}
 
 static int fail(sqlite3 *db, char *err, const char *what)
 {
@@ -33,7 +104,8 @@ static int exec(sqlite3 *db, const char *sql, char *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
+        if (err)
+            snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return -1;
     }
@@ -55,6 +127,33 @@ static int user_version(sqlite3 *db, int *v, char *err)
     return 0;
 }
 
+int ab_db_begin(sqlite3 *db, char *err)
+{
+    /* BEGIN IMMEDIATE takes the write lock now (waiting up to the busy
+     * timeout for another writer); a writer that holds it longer than that
+     * (a long merge) gets a few more tries before we give up */
+    for (int attempt = 0;; attempt++) {
+        int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return 0;
+        if ((rc & 0xff) != SQLITE_BUSY || attempt >= AB_DB_RETRIES) {
+            const char *file = sqlite3_db_filename(db, "main");
+            if ((rc & 0xff) == SQLITE_BUSY)
+                snprintf(err, AB_ERR,
+                         "%s: database is locked by another process (waited %d s, %d tries); "
+                         "nothing was written",
+                         file && *file ? file : "database", AB_DB_BUSY_MS / 1000 * (attempt + 1),
+                         attempt + 1);
+            else
+                snprintf(err, AB_ERR, "%s: cannot start a transaction: %s",
+                         file && *file ? file : "database", sqlite3_errmsg(db));
+            return -1;
+        }
+        fprintf(stderr, "attnbench: database locked by another process; retrying (%d/%d)\n",
+                attempt + 1, AB_DB_RETRIES);
+    }
+}
+
 static int migrate(sqlite3 *db, const char *path, char *err)
 {
     int v;
@@ -66,11 +165,23 @@ static int migrate(sqlite3 *db, const char *path, char *err)
                  ab_schema_count());
         return -1;
     }
-    for (; v < ab_schema_count(); v++) {
+    while (v < ab_schema_count()) {
         char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
-        if (exec(db, "BEGIN IMMEDIATE", err))
+        /* Another process may be migrating the same file: take the write
+         * lock first, then read the version again inside the transaction,
+         * so each migration is applied exactly once. */
+        if (ab_db_begin(db, err))
             return -1;
+        if (user_version(db, &v, err)) {
+            exec(db, "ROLLBACK", NULL);
+            return -1;
+        }
+        if (v >= ab_schema_count()) {
+            if (exec(db, "COMMIT", err))
+                return -1;
+            break;
+        }
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
         if (exec(db, ab_schema_migration(v), err) || exec(db, pragma, err)) {
             char keep[AB_ERR];
             snprintf(keep, sizeof keep, "%s: migrating schema %d -> %d: %s", path, v, v + 1, err);
@@ -80,6 +191,7 @@ static int migrate(sqlite3 *db, const char *path, char *err)
         }
         if (exec(db, "COMMIT", err))
             return -1;
+        v++;
     }
     return 0;
 }
@@ -100,7 +212,9 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         sqlite3_close(db);
         return -1;
     }
-    sqlite3_busy_timeout(db, 5000);
+    sqlite3_busy_timeout(db, AB_DB_BUSY_MS);
+    sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version(db, &v, err)) {
@@ -138,6 +252,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         }
         if (migrate(db, path, err))
             goto fail;
+        remember_file(db, path);
     }
     *out = db;
     return 0;
@@ -148,8 +263,10 @@ fail:
 
 void ab_db_close(sqlite3 *db)
 {
-    if (db)
+    if (db) {
+        forget_file(db);
         sqlite3_close(db);
+    }
 }
 
 /* Inserts-or-finds a row keyed by a unique hash: `ins` must be an INSERT OR
@@ -241,11 +358,18 @@ int ab_db_begin_run(sqlite3 *db, sqlite3_int64 experiment_id, sqlite3_int64 envi
     char ts[32], uuid[40];
     now_iso(ts, sizeof ts);
     new_uuid(uuid, sizeof uuid);
+    ab_proc_identity me;
+    ab_self_identity(&me);
     if (ab_db_prepare(db,
                       "INSERT INTO runs(uuid, experiment_id, environment_id, started_at, status, "
-                      "command, timing_mode) VALUES (?, ?, ?, ?, 'running', ?, ?)",
+                      "command, timing_mode, host, pid, proc_start, boot_id) "
+                      "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
+    sqlite3_bind_text(st, 7, me.host, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 8, me.pid);
+    sqlite3_bind_text(st, 9, me.start, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 10, me.boot_id, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, experiment_id);
     sqlite3_bind_int64(st, 3, environment_id);
@@ -274,6 +398,68 @@ int ab_db_end_run(sqlite3 *db, sqlite3_int64 run_id, const char *status, char *e
     return rc;
 }
 
+int ab_db_resume_run(sqlite3 *db, sqlite3_int64 run_id, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    ab_proc_identity me;
+    ab_self_identity(&me);
+    if (ab_db_prepare(db,
+                      "UPDATE runs SET status = 'running', finished_at = NULL, host = ?, pid = ?, "
+                      "proc_start = ?, boot_id = ? WHERE id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, me.host, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, me.pid);
+    sqlite3_bind_text(st, 3, me.start, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, me.boot_id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 5, run_id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "resuming the run");
+    if (sqlite3_finalize(st) != SQLITE_OK && rc == 0)
+        rc = fail(db, err, "resuming the run");
+    return rc;
+}
+
+int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant,
+                          const ab_shape *s, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT 1 FROM measurements WHERE run_id = ? AND variant = ? AND B = ? AND "
+                      "H = ? AND S = ? AND D = ? AND causal = ? AND dtype = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, s->B);
+    sqlite3_bind_int(st, 4, s->H);
+    sqlite3_bind_int(st, 5, s->S);
+    sqlite3_bind_int(st, 6, s->D);
+    sqlite3_bind_int(st, 7, s->causal);
+    sqlite3_bind_text(st, 8, ab_dtype_name(s->dtype), -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(db, err, "reading measurements");
+    sqlite3_finalize(st);
+    return out;
+}
+
+int ab_db_count_measurements(sqlite3 *db, sqlite3_int64 run_id, long *all, long *ok, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT count(*), coalesce(sum(status = 'ok'), 0) FROM measurements "
+                      "WHERE run_id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : fail(db, err, "counting measurements");
+    if (rc == 0) {
+        *all = (long)sqlite3_column_int64(st, 0);
+        *ok = (long)sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static void bind_opt_double(sqlite3_stmt *st, int i, int present, double x)
 {
     if (present)
@@ -287,7 +473,7 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
 {
     sqlite3_stmt *st = NULL, *ss = NULL, *sc = NULL;
     int rc = -1;
-    if (exec(db, "BEGIN IMMEDIATE", err))
+    if (ab_db_check_file(db, err) || ab_db_begin(db, err))
         return -1;
     if (ab_db_prepare(db,
                       "INSERT INTO measurements(run_id, variant, backend, B, H, S, D, causal, "

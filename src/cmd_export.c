@@ -16,6 +16,7 @@
  * S, D, causal, dtype, status, idx, ms, round, t_s, throttled.
  */
 #include "commands.h"
+#include "outfile.h"
 #include "rundata.h"
 #include "store.h"
 #include "transfer.h"
@@ -232,6 +233,7 @@ int cmd_export(int argc, char **argv)
     long long *ids = calloc(nruns, sizeof *ids);
     json_t *doc = NULL;
     FILE *out = NULL;
+    ab_outfile of = {0};
     if (!ids || ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
         error("%s", ids ? err : "out of memory");
         goto done;
@@ -250,26 +252,25 @@ int cmd_export(int argc, char **argv)
             json_array_append_new(arr, r);
         }
     }
-    out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
-    if (!out) {
-        error("export: cannot write %s: %s", outpath, strerror(errno));
+    /* a temporary file beside the target, renamed on success; never the
+     * database or another SQLite file */
+    if (ab_out_open(&of, outpath, ab_db_path(db_flag)))
         goto done;
-    }
+    out = of.f;
     if (doc) {
         if (json_dumpf(doc, out, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17)) ||
             fputc('\n', out) == EOF) {
-            error("export: writing %s failed", outpath);
+            error("export: writing %s failed: %s",
+                  strcmp(outpath, "-") == 0 ? "standard output" : outpath, strerror(errno));
             goto done;
         }
     } else if (export_csv(db, ids, nruns, out)) {
         goto done;
     }
-    rc = 0;
+    rc = ab_out_commit(&of) ? 1 : 0;
 done:
-    if (out && out != stdout && fclose(out) != 0 && rc == 0)
-        rc = error("export: writing %s failed: %s", outpath, strerror(errno)) ? 1 : 1;
-    if (rc && out && out != stdout)
-        remove(outpath);
+    if (rc)
+        ab_out_abort(&of);
     json_decref(doc);
     free(ids);
     free(run_args);

@@ -223,13 +223,16 @@ int ab_import_run(sqlite3 *db, json_t *run, int *added)
     *added = 0;
     if (!uuid)
         return error("import: a run without a uuid");
+    /* the uuid is looked up inside the write transaction: a concurrent
+     * import of the same run waits for ours and then finds it present */
+    char err[AB_ERR];
+    if (ab_db_begin(db, err))
+        return error("import: run %s: %s", uuid, err);
     int ex = run_exists(db, uuid);
-    if (ex < 0)
-        return error("database: %s", sqlite3_errmsg(db));
-    if (ex)
-        return 0;
-    if (exec(db, "BEGIN IMMEDIATE"))
-        return -1;
+    if (ex) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return ex < 0 ? error("database: %s", sqlite3_errmsg(db)) : 0;
+    }
     if (import_body(db, run) || exec(db, "COMMIT")) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return error("import: run %s not imported (nothing of it was written)", uuid);
@@ -386,8 +389,13 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
     FMT(q.cb, "INSERT INTO main.clock_blocks(measurement_id, %s) SELECT ?1, %s FROM "
               "other.clock_blocks WHERE measurement_id = ?2 ORDER BY rowid", cb_cols, cb_cols);
 #undef FMT
-    if (sqlite3_prepare_v2(db, "SELECT id, uuid, status FROM other.runs ORDER BY id", -1, &st,
-                           NULL) != SQLITE_OK) {
+    /* a 'running' run whose process is gone (abandoned) is merged as it is;
+     * one still running, or on a host we cannot see, is skipped */
+    const char *runs_sql = has_column(db, "other", "runs", "boot_id")
+                               ? "SELECT id, uuid, ab_run_status(status, host, pid, proc_start, "
+                                 "boot_id) FROM other.runs ORDER BY id"
+                               : "SELECT id, uuid, status FROM other.runs ORDER BY id";
+    if (sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL) != SQLITE_OK) {
         error("merge: %s", sqlite3_errmsg(db));
         goto done;
     }
@@ -399,16 +407,18 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
             c->runs_skipped_running++;
             continue;
         }
+        char err[AB_ERR];
+        if (ab_db_begin(db, err)) {
+            rc = error("merge: run %s: %s", uuid, err);
+            break;
+        }
         int ex = run_exists(db, uuid);
         if (ex) {
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
             c->runs_present += ex > 0;
             if (ex < 0)
                 rc = error("database: %s", sqlite3_errmsg(db));
             continue;
-        }
-        if (exec(db, "BEGIN IMMEDIATE")) {
-            rc = -1;
-            break;
         }
         if (merge_run(db, &q, orun) || exec(db, "COMMIT")) {
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

@@ -3,6 +3,7 @@
  * [-o FILE]`.
  */
 #include "commands.h"
+#include "outfile.h"
 #include "report.h"
 #include "store.h"
 #include "util.h"
@@ -88,22 +89,22 @@ int cmd_report(int argc, char **argv)
     }
     o.plots = o.plots == 0 && !o.json; /* on unless --no-plots or --json */
     o.path = outpath;
-    FILE *out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
-    if (!out) {
-        error("report: cannot write %s: %s", outpath, strerror(errno));
+    /* written beside the target and renamed on success: a failed report
+     * leaves whatever was at outpath untouched */
+    ab_outfile of;
+    if (ab_out_open(&of, outpath, db_path)) {
         ab_db_close(db);
         return 1;
     }
-    int rc = ab_report_write(db, run, &o, out);
-    if (out != stdout && fclose(out) != 0 && rc == 0)
-        rc = error("report: writing %s failed: %s", outpath, strerror(errno));
+    int rc = ab_report_write(db, run, &o, of.f);
+    if (rc == 0)
+        rc = ab_out_commit(&of);
+    else
+        ab_out_abort(&of);
     ab_db_close(db);
-    if (rc) {
-        if (out != stdout)
-            remove(outpath);
+    if (rc)
         return 1;
-    }
-    if (out != stdout)
+    if (strcmp(outpath, "-") != 0)
         printf("%s\n", outpath);
     return 0;
 }

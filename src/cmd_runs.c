@@ -66,7 +66,8 @@ int cmd_runs(int argc, char **argv)
     /* unset filters bind NULL and pass */
     if (ab_db_prepare(db,
                       "SELECT r.id, x.name, r.started_at, "
-                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), r.status, "
+                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
                       "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id), "
                       "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id AND m.status != 'ok'), "
                       "r.uuid, r.finished_at, json_extract(v.fingerprint, '$.build.commit'), v.hash "
@@ -156,7 +157,8 @@ int cmd_show(int argc, char **argv)
     }
     if (ab_db_prepare(db,
                       "SELECT r.uuid, x.name, x.path, r.started_at, coalesce(r.finished_at, '—'), "
-                      "r.status, r.command, r.timing_mode, v.hash, v.fingerprint "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), r.command, "
+                      "r.timing_mode, v.hash, v.fingerprint "
                       "FROM runs r JOIN experiments x ON x.id = r.experiment_id "
                       "JOIN environments v ON v.id = r.environment_id WHERE r.id = ?",
                       &st, err)) {

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,12 @@ static const command commands[] = {
      "  Runs every (configuration, variant) of EXPERIMENT (a libconfig file, see\n"
      "  experiments/), checks each against the float64 reference, stores every raw\n"
      "  latency sample, and prints the new run's id on stdout.\n"},
+    {"resume", cmd_resume, "measure what an unfinished run lacks",
+     "attnbench resume RUN [--force] [--db PATH]\n"
+     "  Completes RUN (abandoned: its process is gone; interrupted; or failed) with the\n"
+     "  experiment stored with it, measuring only the (variant, configuration) pairs it\n"
+     "  lacks, and marks it complete. A run still running on this host is refused; one\n"
+     "  'running' on another host needs --force. Prints the run id.\n"},
     {"report", cmd_report, "write the markdown ablation report of a run",
      "attnbench report RUN [--baseline VARIANT] [--chain] [--no-plots] [-o FILE] [--db PATH]\n"
      "  Writes the report of RUN to FILE (default reports/<experiment>-run<RUN>.md)\n"
@@ -155,6 +162,24 @@ static int cmd_help(int argc, char **argv)
     return 0;
 }
 
+/* The exit status that tells the truth about the output: a command whose
+ * standard output or error could not be written (a full disk, a closed pipe,
+ * > /dev/full) fails, even if its work succeeded; its printed run id or table
+ * would otherwise be lost silently. */
+static int finish(int rc)
+{
+    int out_bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    out_bad |= fclose(stdout) != 0;
+    if (out_bad) {
+        error("writing standard output failed: %s", strerror(e ? e : errno));
+        rc = rc ? rc : 1;
+    }
+    if (fflush(stderr) != 0 || ferror(stderr))
+        rc = rc ? rc : 1;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     ab_stats_init();
@@ -163,11 +188,11 @@ int main(int argc, char **argv)
         exit(2);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-        exit(cmd_help(1, argv));
+        exit(finish(cmd_help(1, argv)));
     const command *c = lookup(argv[1]);
     if (!c) {
         error("unknown command '%s' (attnbench help lists them)", argv[1]);
         exit(2);
     }
-    exit(c->handler(argc - 1, argv + 1));
+    exit(finish(c->handler(argc - 1, argv + 1)));
 }

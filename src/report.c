@@ -18,6 +18,9 @@
 #include "experiment.h"
 #include "plot.h"
 #include "store.h"
+#include "conclusion.h"
+#include "runenv.h"
+#include "units.h"
 #include "util.h"
 #include "walltime.h"
 
@@ -28,6 +31,10 @@
 
 typedef ab_rep_meas meas;
 typedef ab_rep_cmp cmp;
+
+/* The rate units of the report being written: chosen from its largest
+ * values (units.h) at the start of ab_report_write. */
+static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
 
 static const char *col_text(sqlite3_stmt *st, int i)
 {
@@ -131,7 +138,7 @@ static void summary_rows(FILE *out, const ab_experiment *e, meas *m, size_t n,
             if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
                 fprintf(out, throughput ? " %s | |" : " %s |", x ? x->r.status : "—");
             else if (!throughput)
-                fprintf(out, " %.2f |", x->r.flops / (s.median * 1e9));
+                fprintf(out, " %.2f |", x->r.flops / (s.median * flop_unit.per_ms));
             else if (x->peak_bytes > 0)
                 fprintf(out, " %.3g | %.1f |", (double)x->r.B * x->r.S / (s.median * 1e-3),
                         x->peak_bytes / 1048576.0);
@@ -228,7 +235,7 @@ const char *ab_rep_verdict(const ab_rep_cmp *c)
 const char *ab_rep_method(const ab_rep_cmp *c)
 {
     return c->paired ? "paired over rounds: median of per-round log ratios, cluster bootstrap CI, "
-                       "sign-flip test"
+                       "Wilcoxon signed-rank"
                      : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";
 }
 
@@ -247,8 +254,8 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
     ab_tukey_outliers(x->r.ms, x->r.n, &ol);
     ab_drift dr;
     int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, 0.05, &dr) == AB_STATS_OK;
-    double tflops = x->r.flops / (x->s.median * 1e9);
-    double gbs = x->bytes / (x->s.median * 1e6);
+    double tflops = x->r.flops / (x->s.median * flop_unit.per_ms);
+    double gbs = x->bytes / (x->s.median * byte_unit.per_ms);
     fprintf(out, "| %s%s | %zu | %d | %.4f |", x->r.variant, x->external ? " (ext)" : "", x->r.n,
             x->r.rounds, x->s.median);
     if (ref_mhz > 0) {
@@ -402,7 +409,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     memset(&e, 0, sizeof e);
 
     if (ab_db_prepare(db,
-                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), r.status, "
+                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
                       "r.command, r.timing_mode, x.name, x.path, x.definition, x.hash, "
                       "v.fingerprint, v.hash, r.clocks_monitored, coalesce(r.peak_gemm_tflops, 0), "
                       "coalesce(r.peak_copy_gbs, 0) FROM runs r "
@@ -504,6 +512,20 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     for (size_t i = 0; i < ncmp; i++)
         family += cmps[i].ok;
 
+    /* ---- rate units and the memory label, from this report's own values ---- */
+    double max_flop_s = 0, max_byte_s = 0;
+    int cpu_meas = 0, device_meas = 0;
+    for (size_t i = 0; i < n; i++) {
+        ab_summary s;
+        *(strcmp(m[i].backend, "cpu") == 0 ? &cpu_meas : &device_meas) += 1;
+        if (usable(&m[i]) && ab_summarize(m[i].r.ms, m[i].r.n, &s) == AB_STATS_OK) {
+            max_flop_s = fmax(max_flop_s, m[i].r.flops / (s.median * 1e-3));
+            max_byte_s = fmax(max_byte_s, m[i].bytes / (s.median * 1e-3));
+        }
+    }
+    flop_unit = ab_flop_unit(max_flop_s);
+    byte_unit = ab_byte_unit(max_byte_s);
+
     if (o->json) {
         rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
                             co.practical);
@@ -523,6 +545,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     if (fp)
         print_fingerprint_summary(out, fp);
     fprintf(out, "| environment hash | %s |\n", env_hash);
+    ab_runenv_report_rows(out, db, run_id);
     int rmin = 0, rmax = 0; /* rounds per measurement, from the samples */
     for (size_t i = 0; i < n; i++)
         if (m[i].have_summary) {
@@ -578,8 +601,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "Hinkley 1997, sec. 3.8; %d resamples, seed %lu, percentile). Speedup over %s = "
                  "exp(median over the rounds both ran in of log(median of the baseline's samples in "
                  "the round / median of the variant's)), with a CI from resampling those rounds; p is "
-                 "the two-sided sign-flip randomisation test of the per-round log ratios (exact up "
-                 "to 20 rounds); where the rounds are too few for any p below %.2f the table says so "
+                 "the two-sided Wilcoxon signed-rank test of the per-round log ratios (exact, or "
+                 "exact given ties, up to 50 rounds; normal approximation beyond); where the rounds are too few for any p below %.2f the table says so "
                  "instead of a p. A variant not sampled in the rounds (a protocol-1 external "
                  "variant) is compared i.i.d. and marked ‡: ratio of medians with a %s bootstrap CI "
                  "(%zu resamples), Mann-Whitney U. p (Holm) is adjusted over the report's family of "
@@ -593,12 +616,12 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "NVML's readings, at cap the share of its blocks at the software power cap; ⚠ marks "
                  "a comparison whose median SM clocks differ by more than 2%%. Outliers: Tukey's "
                  "fences, mild (1.5 IQR) / severe (3 IQR), counted, never dropped. Drift: Spearman's "
-                 "ρ of latency against sample order, flagged at p < 0.05. TFLOP/s = 4·B·H·S²·D "
-                 "(halved when causal) / median; GB/s = Q, K, V read and O written once / "
+                 "ρ of latency against sample order, flagged at p < 0.05. %s = 4·B·H·S²·D "
+                 "(halved when causal) / median; %s = Q, K, V read and O written once / "
                  "median.%s\n\n",
             100 * co.boot.level, ROUND_RESAMPLES, co.boot.seed, baseline, co.alpha,
             ab_ci_method_name(co.boot.method), co.boot.resamples, family, co.alpha,
-            100 * co.practical,
+            100 * co.practical, flop_unit.name, byte_unit.name,
             ref_mhz > 0 ? " ms @ clock: the median scaled to the run's highest SM clock "
                           "(median × SM MHz / highest), as if time scaled with the clock "
                           "(compute-bound work; memory-bound work scales less)."
@@ -642,10 +665,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         char clk_col[48] = "";
         if (ref_mhz > 0)
             snprintf(clk_col, sizeof clk_col, " ms @ %.0f MHz |", ref_mhz);
-        fprintf(out, "| variant | n | rounds | median ms |%s 95%% CI ms | TFLOP/s | GB/s | SM MHz | W "
+        fprintf(out, "| variant | n | rounds | median ms |%s 95%% CI ms | %s | %s | SM MHz | W "
                      "| at cap | speedup vs %s [95%% CI] | Cliff's δ [95%% CI] | HL shift ms | p "
                      "| p (Holm) | verdict | outliers mild/severe | drift |\n",
-                clk_col, baseline);
+                clk_col, flop_unit.name, byte_unit.name, baseline);
         fprintf(out, "|---|---:|---:|---:|%s---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---|---|---|\n",
                 ref_mhz > 0 ? "---:|" : "");
         for (size_t k = i; k < j; k++) {
@@ -694,7 +717,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
 
     /* ---- summary across configurations ---- */
-    fprintf(out, "## Summary: median TFLOP/s\n\n| configuration |");
+    fprintf(out, "## Summary: median %s\n\n| configuration |", flop_unit.name);
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, " %s |", e.variants[v].name);
     fprintf(out, "\n|---|");
@@ -705,8 +728,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
 
     /* ---- throughput and memory (seed 001, seed 003) ---- */
     fprintf(out, "\n## Summary: throughput and memory\n\ntokens/s = B·S / median; peak = "
-                 "device memory the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
-                 "| configuration |");
+                 "%s the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
+                 "| configuration |",
+            !cpu_meas ? "device memory" : !device_meas ? "host memory"
+                      : "device memory (host memory for CPU variants)");
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, " %s tokens/s | peak MiB |", e.variants[v].name);
     fprintf(out, "\n|---|");
@@ -825,6 +850,18 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             }
             sqlite3_finalize(ae);
         }
+    }
+    { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
+        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
+        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
+        for (size_t i = 0; oc && i < ncmp; i++) /* the verdicts as printed (ab_rep_decide) */
+            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].ok, cmps[i].verdict};
+        for (size_t i = 0; rm && i < n; i++)
+            rm[i] = &sorted[i]->r;
+        if (oc && rm)
+            ab_conclusion_write(out, &e, oc, ncmp, rm, n);
+        free(oc);
+        free(rm);
     }
     rc = 0;
 cleanup:

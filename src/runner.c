@@ -17,6 +17,8 @@
  * configuration (src/external.h).
  */
 #include "runner.h"
+#include "runenv.h"
+#include "units.h"
 #include "abstats.h"
 #include "rounds.h"
 #include "check.h"
@@ -38,16 +40,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile sig_atomic_t interrupted = 0;
+static volatile sig_atomic_t interrupted = 0; /* the signal that stopped the run, or 0 */
 
 /* Where this run's wall time goes (walltime.h); reset at each run's start. */
 static ab_walltime wt;
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+static void on_signal(int sig) { interrupted = sig; }
+
+/* Signals that end a run like Ctrl-C: finished measurements kept, the run
+ * marked 'interrupted' (a closed terminal, a closed pipe, Ctrl-\ too). */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
+
+int ab_run_signal(void) { return (int)interrupted; }
 
 /* The state of one native variant within one configuration. */
 typedef struct vstate {
@@ -260,10 +265,12 @@ static void print_outcome(const vstate *st, const char *shape)
         return;
     for (size_t i = 0; i < st->n; i++)
         x[i] = st->samples[i].ms;
-    if (ab_summarize(x, st->n, &s) == AB_STATS_OK)
-        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f TFLOP/s  n=%zu (%s)  max_err %.2e\n",
-                st->v->name, s.median, st->m.flops / (s.median * 1e9), st->n,
+    if (ab_summarize(x, st->n, &s) == AB_STATS_OK) {
+        const ab_unit u = ab_flop_unit(st->m.flops / (s.median * 1e-3));
+        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f %s  n=%zu (%s)  max_err %.2e\n",
+                st->v->name, s.median, st->m.flops / (s.median * u.per_ms), u.name, st->n,
                 st->m.stop_reason ? st->m.stop_reason : "-", st->m.max_abs_err);
+    }
     (void)shape;
     free(x);
 }
@@ -465,6 +472,10 @@ static void measure_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const ab_expe
     ab_gpu_bufs_destroy(b);
 }
 
+/* set while `attnbench resume` completes a run: pairs already stored are
+ * skipped */
+static int resuming = 0;
+
 static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_int64 run_id,
                       const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
 {
@@ -503,6 +514,15 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
             continue;
         vstate *x = &st[i];
         char why[256];
+        int have = resuming ? ab_db_has_measurement(db, run_id, ev->name, s, err) : 0;
+        if (have < 0) {
+            error("%s", err);
+            goto cleanup;
+        }
+        if (have) {
+            fprintf(stderr, "  %-20s already measured (resumed run)\n", ev->name);
+            continue;
+        }
         if (ab_variant_supports(ev->native, s, why, sizeof why)) {
             fprintf(stderr, "  %-20s skipped: %s\n", ev->name, why); /* skip_unsupported */
             continue;
@@ -563,6 +583,13 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
     for (size_t i = 0; i < e->nvariants; i++) {
         if (e->variants[i].native || interrupted)
             continue;
+        int have = resuming ? ab_db_has_measurement(db, run_id, e->variants[i].name, s, err) : 0;
+        if (have < 0) {
+            error("%s", err);
+            goto cleanup;
+        }
+        if (have)
+            continue;
         if (run_external(db, e, &e->variants[i], s, run_id, run_t0))
             goto cleanup;
     }
@@ -598,11 +625,11 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     int any_gpu = 0, rc = -1;
     ab_gpu_info gpu;
     sqlite3_int64 env_id, exp_id;
-    json_t *fp = NULL;
+    json_t *fp = NULL, *settings = NULL;
     gsl_rng *order_rng = NULL;
-    struct sigaction sa, old_int, old_term;
+    struct sigaction sa, old_sa[NSTOP];
 
-    *run_id = 0;
+    resuming = *run_id != 0;
     for (size_t i = 0; i < e->nvariants; i++)
         if (e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA)
             any_gpu = 1;
@@ -622,20 +649,25 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         }
     }
 
-    fp = ab_env_fingerprint(any_gpu, any_gpu ? ab_timing_mode_name(e->timing) : "host");
-    if (!fp || ab_env_canonical(fp, &fp_text, hash)) {
+    /* the machine (same hash as `attnbench env`); this run's settings apart */
+    fp = ab_env_fingerprint(1);
+    settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
+    if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;
     }
-    if (ab_db_put_environment(db, hash, fp_text, &env_id, err) ||
-        ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
-        ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing), run_id,
-                        err)) {
+    if (resuming ? ab_db_resume_run(db, *run_id, err)
+                 : (ab_db_put_environment(db, hash, fp_text, &env_id, err) ||
+                    ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
+                    ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing),
+                                    run_id, err) ||
+                    ab_runenv_store(db, *run_id, settings, err))) {
         error("%s", err);
         goto cleanup;
     }
-    fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants\n", (long long)*run_id,
-            e->name, e->nconfigs, e->nvariants);
+    fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants%s\n", (long long)*run_id,
+            e->name, e->nconfigs, e->nvariants, resuming ? " (resumed: what is missing)" : "");
+    ab_runenv_warn(fp, settings);
     memset(&wt, 0, sizeof wt);
     const double run_start = ab_now_s();
     if (any_gpu) {
@@ -659,8 +691,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    for (size_t k = 0; k < NSTOP; k++)
+        sigaction(stop_signals[k], &sa, &old_sa[k]);
     interrupted = 0;
     const double t0 = ab_now_s();
     rc = 0;
@@ -669,24 +701,52 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
             rc = -1;
             break;
         }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    for (size_t k = 0; k < NSTOP; k++)
+        sigaction(stop_signals[k], &old_sa[k], NULL);
     if (interrupted && rc == 0)
         rc = 1;
 finish:
     wt.total_s = ab_now_s() - run_start;
-    if (ab_walltime_store(db, *run_id, &wt, err))
+    {
+        /* a resumed run adds to what its first part spent */
+        ab_walltime before;
+        if (ab_walltime_load(db, *run_id, &before) == 0) {
+            wt.total_s += before.total_s;
+            wt.timed_s += before.timed_s;
+            wt.sampling_s += before.sampling_s;
+            wt.warmup_s += before.warmup_s;
+            wt.check_s += before.check_s;
+            wt.setup_s += before.setup_s;
+            wt.inputs_s += before.inputs_s;
+            wt.ceilings_s += before.ceilings_s;
+            wt.adapter_s += before.adapter_s;
+            wt.store_s += before.store_s;
+        }
+        if (ab_walltime_store(db, *run_id, &wt, err))
+            error("%s", err);
+        else
+            fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
+                    wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
+    }
+    if (ab_runenv_finish(db, *run_id, err))
         error("%s", err);
-    else
-        fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
-                wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
+    /* a run in which nothing was measured ok is not a success */
+    long n_all = 0, n_ok = 0;
+    if (rc == 0 && ab_db_count_measurements(db, *run_id, &n_all, &n_ok, err) == 0 && n_ok == 0) {
+        error("run %lld: no measurement succeeded (%ld failed or errored)", (long long)*run_id,
+              n_all);
+        rc = -1;
+    }
     if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err))
         error("%s", err);
     if (rc == 1)
-        error("run %lld interrupted: finished measurements are stored", (long long)*run_id);
+        error("run %lld interrupted by signal %d: finished measurements are stored; "
+              "'attnbench resume %lld' measures the rest",
+              (long long)*run_id, (int)interrupted, (long long)*run_id);
 cleanup:
     gsl_rng_free(order_rng);
     free(fp_text);
     json_decref(fp);
+    json_decref(settings);
     return rc;
 }

@@ -67,6 +67,66 @@ const char *ab_ci_method_name(ab_ci_method m);
 int ab_bootstrap_median_ci(const double *x, size_t n, const ab_boot_opts *o,
                            double *lo, double *hi);
 
+/* ---- rank tests: how a p-value was obtained, and their options ----------- */
+
+/* The method that gave a rank test's p-value. */
+typedef enum ab_pmethod {
+    AB_P_EXACT = 0,       /* exact null distribution of the untied statistic */
+    AB_P_PERMUTATION = 1, /* exact conditional (permutation) distribution given
+                             the observed ties and zeros, fully enumerated */
+    AB_P_MONTE_CARLO = 2, /* Monte Carlo permutation p (seeded), with its SE */
+    AB_P_NORMAL = 3,      /* normal approximation with tie correction */
+} ab_pmethod;
+/* "exact", "exact permutation", "Monte Carlo permutation", "normal approximation". */
+const char *ab_pmethod_name(ab_pmethod m);
+
+/* Zeros of a paired difference in the Wilcoxon signed-rank test: dropped
+ * before ranking (Wilcoxon 1945; scipy's default zero_method='wilcox'), or
+ * ranked with the others and then given no sign (Pratt 1959; 'pratt'). */
+typedef enum ab_zero_method { AB_ZERO_WILCOX = 0, AB_ZERO_PRATT = 1 } ab_zero_method;
+
+typedef struct ab_test_opts {
+    size_t exact_max_n;   /* default 50: exact (or exact permutation with ties)
+                             p whenever the sample (MW: either sample) has at
+                             most this many observations */
+    size_t mc_resamples;  /* default 100,000 (Monte Carlo permutation p) */
+    unsigned long seed;   /* default 42 (Monte Carlo permutation p) */
+    ab_zero_method zero_method; /* default AB_ZERO_WILCOX (scipy's default) */
+} ab_test_opts;
+/* Fills o with the defaults above. */
+void ab_test_opts_default(ab_test_opts *o);
+
+/* ---- one sample of paired differences ------------------------------------ */
+
+typedef struct ab_wilcoxon {
+    size_t n;         /* differences given */
+    size_t n_zero;    /* of them exactly 0 */
+    double t_plus;    /* sum of the (mid)ranks of |d_i| over d_i > 0 */
+    double t_minus;   /* the same over d_i < 0 */
+    double statistic; /* min(t_plus, t_minus): scipy's two-sided statistic */
+    double z;         /* standardised statistic of the normal approximation
+                         (0 unless method == AB_P_NORMAL) */
+    double p;         /* two-sided p-value */
+    double p_se;      /* Monte Carlo standard error of p (0 for the others) */
+    ab_pmethod method;
+} ab_wilcoxon;
+
+/* Wilcoxon signed-rank test (Wilcoxon 1945) of paired differences d[0..n)
+ * (any sign, e.g. per-round median of A minus that of B, ms), two-sided,
+ * H0: the d_i are symmetric about 0. Added for round-level inference (issue
+ * 13); exact signature:
+ *   int ab_wilcoxon_signed_rank(const double *d, size_t n,
+ *                               const ab_test_opts *o, ab_wilcoxon *out);
+ * o NULL: ab_test_opts_default. See wilcoxon.c for the methods; the
+ * p-value is exact (untied, or the exact conditional permutation
+ * distribution given ties and zeros) whenever the nonzero count is at most
+ * o->exact_max_n, or ties/zeros are present and enumeration is cheap
+ * (nonzero count <= 460); otherwise normal with tie correction. All zeros:
+ * p = 1 (AB_P_PERMUTATION). Errors: AB_STATS_EINVAL (NULL, n = 0, bad
+ * option), AB_STATS_ENONFINITE, AB_STATS_ENOMEM. */
+int ab_wilcoxon_signed_rank(const double *d, size_t n, const ab_test_opts *o,
+                            ab_wilcoxon *out);
+
 /* ---- two samples --------------------------------------------------------- */
 
 typedef struct ab_mw_result {

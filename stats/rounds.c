@@ -171,83 +171,6 @@ cleanup:
     return rc;
 }
 
-int ab_rounds_paired_test(const double *d, size_t n, size_t mc, unsigned long seed, double *p,
-                          double *p_min, int *exact)
-{
-    if (d == NULL || n == 0 || p == NULL || p_min == NULL || exact == NULL)
-        return AB_STATS_EINVAL;
-    double t = 0, scale = 0;
-    size_t nz = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(d[i]))
-            return AB_STATS_ENONFINITE;
-        t += d[i];
-        scale += fabs(d[i]);
-        nz += d[i] != 0;
-    }
-    /* |T*| >= |T| up to rounding in the sums (the tolerance keeps the
-     * observed sign vector and its mirror image counted) */
-    const double thr = fabs(t) - 1e-9 * scale;
-    double *a = malloc((nz ? nz : 1) * sizeof *a);
-    if (!a)
-        return AB_STATS_ENOMEM;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (d[i] != 0)
-            a[m++] = fabs(d[i]);
-    if (m == 0) {
-        *p = 1;
-        *p_min = 1;
-        *exact = 1;
-        free(a);
-        return AB_STATS_OK;
-    }
-    *p_min = m <= 60 ? ldexp(2.0, -(int)m) : 0;
-    if (*p_min > 1)
-        *p_min = 1;
-    if (m <= 20) {
-        /* every sign vector, visited in Gray-code order: one flip a step */
-        double s = 0;
-        for (size_t i = 0; i < m; i++)
-            s += a[i]; /* all signs + */
-        unsigned long total = 1UL << m, hits = fabs(s) >= thr;
-        unsigned long code = 0;
-        for (unsigned long k = 1; k < total; k++) {
-            unsigned long g = k ^ (k >> 1);
-            unsigned long bit = g ^ code;
-            int j = __builtin_ctzl(bit);
-            code = g;
-            s += (g & bit) ? -2 * a[j] : 2 * a[j];
-            hits += fabs(s) >= thr;
-        }
-        *p = (double)hits / (double)total;
-        *exact = 1;
-    } else {
-        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!r || mc == 0) {
-            gsl_rng_free(r);
-            free(a);
-            return r ? AB_STATS_EINVAL : AB_STATS_ENOMEM;
-        }
-        gsl_rng_set(r, seed);
-        unsigned long hits = 0;
-        for (size_t b = 0; b < mc; b++) {
-            double s = 0;
-            for (size_t i = 0; i < m; i++)
-                s += gsl_rng_uniform_int(r, 2) ? a[i] : -a[i];
-            hits += fabs(s) >= thr;
-        }
-        gsl_rng_free(r);
-        *p = (1.0 + (double)hits) / (1.0 + (double)mc);
-        *p_min = 1.0 / (1.0 + (double)mc);
-        *exact = 0;
-    }
-    if (*p > 1)
-        *p = 1;
-    free(a);
-    return AB_STATS_OK;
-}
-
 int ab_rounds_compare(const double *a, const int *ra, size_t na, const double *b,
                       const int *rb, size_t nb, const ab_boot_opts *o, ab_rounds_result *out)
 {
@@ -300,8 +223,12 @@ int ab_rounds_compare(const double *a, const int *ra, size_t na, const double *b
     percentile(t, o->resamples, o->level, &lo, &hi);
     out->lo = exp(lo);
     out->hi = exp(hi);
-    rc = ab_rounds_paired_test(d, m, 20000, o->seed, &out->p, &out->p_min, &out->exact);
-    out->test = "sign-flip randomisation test over rounds";
+    rc = ab_wilcoxon_signed_rank(d, m, NULL, &out->test);
+    if (rc == AB_STATS_OK) {
+        size_t nz = m - out->test.n_zero;
+        out->p = out->test.p;
+        out->p_min = nz == 0 ? 1 : nz < 1000 ? fmin(1, ldexp(2.0, -(int)nz)) : 0;
+    }
 cleanup:
     gsl_rng_free(r);
     free(ia);

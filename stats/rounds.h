@@ -14,8 +14,8 @@
  * rounds (the cluster bootstrap: Davison & Hinkley 1997, Bootstrap Methods
  * and their Application, sec. 3.8, strategy 1, resampling the top-level
  * units only; Field & Welsh 2007, JRSS B 69, 369-390, which shows it is
- * consistent for the between-cluster variance), and a paired test of the
- * per-round log ratios.
+ * consistent for the between-cluster variance), and the Wilcoxon
+ * signed-rank test of the per-round log ratios.
  *
  * Conventions are abstats.h's: latencies in ms, finite and >= 0 (> 0 where a
  * logarithm is taken), A the candidate and B the baseline, status codes, no
@@ -55,33 +55,27 @@ typedef struct ab_rounds_result {
     size_t rounds;       /* rounds in which both A and B have samples */
     double speedup;      /* exp(median over those rounds of log(med_B / med_A)) */
     double lo, hi;       /* cluster-bootstrap percentile CI of the speedup */
-    double p;            /* two-sided paired test of the log ratios (see below) */
-    double p_min;        /* the smallest p the test can give with these rounds */
-    int exact;           /* 1: exact null distribution; 0: Monte Carlo */
-    const char *test;    /* name of the test, for reports */
+    ab_wilcoxon test;    /* Wilcoxon signed-rank test of the per-round log ratios */
+    double p;            /* its two-sided p-value (test.p) */
+    double p_min;        /* the smallest p the test can give with these rounds:
+                            2 / 2^m, m the non-zero log ratios (all of one sign) */
 } ab_rounds_result;
 
 /* The paired comparison of A = a[0..na) (rounds ra) with B = b[0..nb)
  * (rounds rb) over the rounds they share: per-round medians of each, the
  * log ratio d_r = log(med_B(r) / med_A(r)) per shared round (positive: A
  * is faster), the speedup exp(median d_r), its CI from resampling the
- * shared rounds with replacement (o: resamples, seed, level), and the
- * two-sided paired test of d_r (ab_rounds_paired_test). Needs >= 2 shared
- * rounds and positive latencies. Errors: AB_STATS_EINVAL (fewer shared
- * rounds, a zero median, bad options), the errors of ab_round_medians. */
+ * shared rounds with replacement (o: resamples, seed, level; the cluster
+ * bootstrap of a statistic of the rounds' summaries, Davison & Hinkley
+ * 1997, sec. 3.8), and the two-sided Wilcoxon signed-rank test of the d_r
+ * (ab_wilcoxon_signed_rank with its defaults: exact, or exact conditional
+ * given ties, up to 50 rounds; Wilcoxon 1945), the test the randomised
+ * block design licenses for "A and B are exchangeable within a round".
+ * Needs >= 2 shared rounds and positive medians. Errors: AB_STATS_EINVAL
+ * (fewer shared rounds, a zero median, bad options), the errors of
+ * ab_round_medians and of the test. */
 int ab_rounds_compare(const double *a, const int *ra, size_t na, const double *b,
                       const int *rb, size_t nb, const ab_boot_opts *o, ab_rounds_result *out);
-
-/* Two-sided paired test that d[0..n) is symmetric about 0: the sign-flip
- * randomisation test of the mean (Fisher 1935, The Design of Experiments,
- * sec. 21; the test the randomised block design licenses), exact by
- * enumerating all 2^n sign vectors for n <= 20, else from `mc` random sign
- * vectors drawn with `seed` (p = (1 + #{|T*| >= |T|}) / (1 + mc)).
- * Zeros contribute nothing whatever their sign. *p_min: the smallest p
- * attainable with these n (2 / 2^m, m the non-zero d, exact case). n >= 1.
- * Errors: AB_STATS_EINVAL, AB_STATS_ENONFINITE, AB_STATS_ENOMEM. */
-int ab_rounds_paired_test(const double *d, size_t n, size_t mc, unsigned long seed, double *p,
-                          double *p_min, int *exact);
 
 #ifdef __cplusplus
 }
