@@ -325,7 +325,8 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
             v->name = strdup(name);
             if (cmd) {
                 v->command = strdup(cmd);
-                if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n))
+                if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n) ||
+                    get_int(s, "protocol", 1, 1, 2, &v->protocol, path, err, n))
                     return -1;
             } else {
                 v->native = ab_variant_find(base);

@@ -25,6 +25,7 @@
 #include "data.h"
 #include "env.h"
 #include "external.h"
+#include "external2.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
 #include "registry.h"
@@ -44,6 +45,11 @@ static volatile sig_atomic_t interrupted = 0; /* the signal that stopped the run
 
 /* Where this run's wall time goes (walltime.h); reset at each run's start. */
 static ab_walltime wt;
+
+/* Protocol-2 adapters of this run, one per external variant (index of the
+ * experiment's variant), started at their first configuration and stopped
+ * at the run's end (external2.h). */
+static ab_ext2 **ext_procs;
 
 static void on_signal(int sig) { interrupted = sig; }
 
@@ -69,6 +75,9 @@ typedef struct vstate {
     size_t nblocks, capblocks;
     double spent_s;        /* time spent sampling */
     int rounds;            /* blocks (rounds) taken */
+    ab_ext2 *ext;          /* a protocol-2 external variant: its adapter (else NULL) */
+    ab_variant pseudo;     /* ... and the registry-like row v points to */
+    char *ext_env, *ext_stderr; /* its environment JSON and stderr tail (malloc'd) */
     int next_check;        /* adaptive: rounds at which convergence is next checked */
 } vstate;
 
@@ -199,7 +208,8 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
     if (gpu)
         ab_nvml_read(gpu->uuid, &before);
     double t0 = ab_now_s();
-    int rc = st->v->device == AB_DEV_CUDA
+    int rc = st->ext ? ab_ext2_take(st->ext, count, ms, st->message, sizeof st->message)
+             : st->v->device == AB_DEV_CUDA
                  ? ab_gpu_time(st->v, st->ctx, bufs, st->ev->timing, e->graph_k, count, ms,
                                st->message, sizeof st->message)
                  : cpu_time(st, &st->m.shape, q, k, v, o, count, ms);
@@ -244,6 +254,11 @@ static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
     sqlite3_int64 id;
     st->m.status = status;
     st->m.message = msg && *msg ? msg : NULL;
+    if (st->ext) {
+        free(st->ext_stderr);
+        st->ext_stderr = ab_ext2_stderr(st->ext);
+        st->m.stderr_text = st->ext_stderr;
+    }
     double t0 = ab_now_s();
     int rc = ab_db_put_measurement(db, &st->m, st->samples, st->n, st->blocks, st->nblocks, &id, err);
     wt.store_s += ab_now_s() - t0;
@@ -476,6 +491,86 @@ static void measure_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const ab_expe
  * skipped */
 static int resuming = 0;
 
+/* Prepares st for protocol-2 external variant ev (index vi) on shape s:
+ * starts its adapter at its first configuration, tells it the
+ * configuration, applies the correctness rule to its check figures.
+ * Returns 1 when it is ready to sample in the rounds, 0 when it was stored
+ * as failed or errored, -1 on a database error. */
+static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
+                        const ab_exp_variant *ev, const ab_shape *s, sqlite3_int64 run_id)
+{
+    char err[AB_ERR];
+    st->ev = ev;
+    st->pseudo.name = ev->name;
+    st->pseudo.backend = "external";
+    st->pseudo.device = AB_DEV_CUDA; /* NVML is read around its blocks */
+    st->v = &st->pseudo;
+    st->m.run_id = run_id;
+    st->m.variant = ev->name;
+    st->m.backend = "external";
+    st->m.shape = *s;
+    st->m.warmup = e->warmup;
+    st->m.timing_mode = ab_timing_mode_name(ev->timing);
+    st->m.graph_k = ev->timing == AB_TIME_GRAPH ? e->graph_k : 1;
+    st->m.flops = ab_attention_flops(s);
+    st->m.bytes = ab_attention_bytes(s);
+    st->m.external = 1;
+    st->m.input_sets = 1;
+    const double t0 = ab_now_s();
+    if (!ext_procs[vi] &&
+        ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, &ext_procs[vi], err, sizeof err)) {
+        wt.adapter_s += ab_now_s() - t0;
+        return store(db, st, "error", err) ? -1 : 0;
+    }
+    st->ext = ext_procs[vi];
+    ab_ext_request rq = {0};
+    rq.name = ev->name;
+    rq.B = s->B;
+    rq.H = s->H;
+    rq.S = s->S;
+    rq.D = s->D;
+    rq.causal = s->causal;
+    rq.dtype = ab_dtype_name(s->dtype);
+    rq.warmup = e->warmup;
+    rq.seed = e->seed;
+    rq.timing_mode = ab_timing_mode_name(ev->timing);
+    rq.graph_k = e->graph_k;
+    ab_ext_result res;
+    int rc = ab_ext2_config(st->ext, &rq, &res);
+    wt.adapter_s += ab_now_s() - t0; /* start-up, its warm-up and check */
+    st->ext_env = res.env_json;
+    res.env_json = NULL;
+    st->m.adapter_env = st->ext_env;
+    snprintf(err, sizeof err, "%s", res.error);
+    free(res.stderr_text); /* the tail is read again when the measurement is stored */
+    res.stderr_text = NULL;
+    if (rc != 0) {
+        int out = store(db, st, "error", err) ? -1 : 0;
+        if (rc < 0)
+            ext_procs[vi] = NULL; /* dead: killed; the next configuration starts another */
+        if (rc < 0)
+            ab_ext2_stop(st->ext);
+        st->ext = NULL;
+        return out;
+    }
+    /* FlashAttention's rule on the adapter's figures, as for protocol 1 */
+    double atol = ab_check_atol_bound(s->dtype, 1.0);
+    st->m.checked = 1;
+    st->m.max_abs_err = res.max_abs_err;
+    st->m.mean_abs_err = res.mean_abs_err;
+    st->m.rel_l2_err = res.rel_l2_err;
+    st->m.tolerance = 2.0 * res.plain_max_abs_err + atol;
+    st->m.nonfinite = res.nonfinite;
+    st->m.rows_checked = res.rows_checked;
+    if (res.nonfinite || !(res.max_abs_err <= st->m.tolerance)) {
+        snprintf(st->message, sizeof st->message,
+                 "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs: not timed",
+                 res.max_abs_err, st->m.tolerance, res.nonfinite);
+        return store(db, st, "failed", st->message) ? -1 : 0;
+    }
+    return 1;
+}
+
 static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_int64 run_id,
                       const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
 {
@@ -510,6 +605,23 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
     size_t nactive = 0;
     for (size_t i = 0; i < e->nvariants; i++) {
         const ab_exp_variant *ev = &e->variants[i];
+        if (!ev->native && ev->protocol == 2) {
+            int have = resuming ? ab_db_has_measurement(db, run_id, ev->name, s, err) : 0;
+            if (have < 0) {
+                error("%s", err);
+                goto cleanup;
+            }
+            if (have)
+                continue;
+            int p = prepare_ext2(db, e, &st[i], i, ev, s, run_id);
+            if (p < 0)
+                goto cleanup;
+            if (p == 0)
+                print_outcome(&st[i], sh);
+            st[i].active = p == 1;
+            nactive += st[i].active;
+            continue;
+        }
         if (!ev->native)
             continue;
         vstate *x = &st[i];
@@ -565,6 +677,17 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
                            x->v->device == AB_DEV_CUDA ? gpu : NULL, q, k, v, o, run_t0)) {
                 x->active = 0;
                 nactive--;
+                if (x->ext) { /* take failed: the adapter was killed */
+                    for (size_t w = 0; w < e->nvariants; w++)
+                        if (ext_procs[w] == x->ext)
+                            ext_procs[w] = NULL;
+                    if (store(db, x, "error", x->message))
+                        goto cleanup;
+                    ab_ext2_stop(x->ext);
+                    x->ext = NULL;
+                    print_outcome(x, sh);
+                    continue;
+                }
                 if (store(db, x, "error", x->message))
                     goto cleanup;
                 print_outcome(x, sh);
@@ -581,7 +704,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
     }
 
     for (size_t i = 0; i < e->nvariants; i++) {
-        if (e->variants[i].native || interrupted)
+        if (e->variants[i].native || e->variants[i].protocol == 2 || interrupted)
             continue;
         int have = resuming ? ab_db_has_measurement(db, run_id, e->variants[i].name, s, err) : 0;
         if (have < 0) {
@@ -603,6 +726,8 @@ cleanup:
         }
         free(st[i].samples);
         free(st[i].blocks);
+        free(st[i].ext_env);
+        free(st[i].ext_stderr);
     }
     {
         double t_free = ab_now_s();
@@ -681,8 +806,9 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         wt.ceilings_s = ab_now_s() - run_start;
     }
 
+    ext_procs = calloc(e->nvariants, sizeof *ext_procs);
     order_rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!order_rng) {
+    if (!order_rng || !ext_procs) {
         error("out of memory");
         goto finish;
     }
@@ -744,6 +870,10 @@ finish:
               "'attnbench resume %lld' measures the rest",
               (long long)*run_id, (int)interrupted, (long long)*run_id);
 cleanup:
+    for (size_t i = 0; ext_procs && i < e->nvariants; i++)
+        ab_ext2_stop(ext_procs[i]);
+    free(ext_procs);
+    ext_procs = NULL;
     gsl_rng_free(order_rng);
     free(fp_text);
     json_decref(fp);

@@ -9,6 +9,9 @@
 #            shape (experiments/issue11-aa-*.cfg)
 #   power    experiments/issue11-power.cfg (cuda_mma_pipeline_slowed against
 #            cuda_mma_pipeline, the A/A budget) run POWER_RUNS times (10)
+#   interleave  experiments/issue11-interleave.cfg (PyTorch flash through
+#            adapter protocol 2 in the rounds, and protocol 1 beside it), if
+#            the elapsed time is under INTERLEAVE_UNTIL_S (220)
 #   extra    while the elapsed time is under EXTRA_UNTIL_S (150): more power
 #            runs at round size 1 and 5 with the same 40 samples (the
 #            round-size trade-off per second of GPU time)
@@ -50,6 +53,10 @@ for i in $(seq 1 "${POWER_RUNS:-10}"); do
   power_run r2 2
   stamp "power r2 $i: run $(tail -1 "$out/power-r2.ids"): $(grep 'cuda_mma_pipeline_slowed' "$out/power-r2.log" | tail -1 | cut -c1-110)"
 done
+if [ "$(el)" -lt "${INTERLEAVE_UNTIL_S:-220}" ]; then
+  $AB run experiments/issue11-interleave.cfg --db "$db" >"$out/interleave.id" 2>"$out/interleave.log"
+  stamp "interleave: rc $? run $(cat "$out/interleave.id"); $(grep -c 'torch_sdpa' "$out/interleave.log") torch lines"
+fi
 for rs in 1 5; do
   for i in 1 2 3 4 5; do
     [ "$(el)" -lt "${EXTRA_UNTIL_S:-150}" ] || break
