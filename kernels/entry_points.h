@@ -29,6 +29,7 @@ AB_DECLARE_VARIANT(cuda_mma)
 AB_DECLARE_VARIANT(cuda_mma_swizzle)
 AB_DECLARE_VARIANT(cuda_mma_pipeline)
 AB_DECLARE_VARIANT(cudnn_sdpa)
+AB_DECLARE_VARIANT(cuda_mma_pipeline_slowed)
 
 #ifdef __cplusplus
 }

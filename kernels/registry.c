@@ -70,6 +70,9 @@ static const ab_variant registry[] = {
      "cuDNN 9 fused flash attention (SDPA fprop graph, C backend API); the vendor ceiling",
      ROW_CUDNN(cudnn_sdpa)},
     /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
+    {"cuda_mma_pipeline_slowed", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "test instrument, not a rung: cuda_mma_pipeline plus an extra launch sized to add ~2.5% at compute-bound shapes (power study)",
+     ROW_CUDA(cuda_mma_pipeline_slowed)},
 };
 
 size_t ab_variant_count(void) { return sizeof registry / sizeof registry[0]; }
