@@ -31,6 +31,7 @@ AB_DECLARE_VARIANT(cuda_mma_pipeline)
 AB_DECLARE_VARIANT(cuda_wgmma)
 AB_DECLARE_VARIANT(cuda_wgmma_tma)
 AB_DECLARE_VARIANT(cuda_wgmma_ws)
+AB_DECLARE_VARIANT(cuda_wgmma_pingpong)
 AB_DECLARE_VARIANT(cudnn_sdpa)
 
 #ifdef __cplusplus

@@ -367,6 +367,112 @@ static __device__ __forceinline__ void wg_tile(float (&o)[D / 2], float (&m)[2],
     reg_fence(o);
 }
 
+/* The pieces of wg_tile for a warpgroup that overlaps them (FlashAttention-3
+ * section 3.2, intra-warpgroup pipelining): issue S = Q K^T without
+ * waiting (one committed group); issue O += P V without waiting (one
+ * committed group); the softmax of S alone (mask, max, exp2, l) returning
+ * the rescale factor of O instead of applying it, so it can run while the
+ * P V of the previous tile still writes O. Same contracts as wg_tile. */
+template <typename T, int D, int BC, int BR>
+static __device__ __forceinline__ void wg_issue_qk(float (&s)[BC / 2], const wg_geo &g,
+                                                   uint32_t uK)
+{
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        const uint64_t dq = desc_sw128(g.uQ + (kk >> 2) * BR * 128 + g.wrow * 128 + (kk & 3) * 32,
+                                       16, 1024);
+        const uint64_t dk = desc_sw128(uK + (kk >> 2) * BC * 128 + (kk & 3) * 32, 16, 1024);
+        wgmma_op<T, BC>::template ss<0>(s, dq, dk, kk > 0);
+    }
+    wg_commit();
+}
+
+template <typename T, int D, int BC>
+static __device__ __forceinline__ void wg_issue_pv(float (&o)[D / 2],
+                                                   const uint32_t (&p)[BC / 16][4], uint32_t uV)
+{
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < BC / 16; kk++) {
+        const uint64_t dv = desc_sw128(uV + kk * 16 * 128, BC * 128, 1024);
+        wgmma_op<T, D>::template rs<1>(o, p[kk], dv, 1);
+    }
+    wg_commit();
+}
+
+/* Keeps the A fragments of an issued P V alive (their registers not
+ * reused) until after the wgmma wait that follows. */
+template <int R> static __device__ __forceinline__ void reg_fence_u(uint32_t (&r)[R][4])
+{
+#pragma unroll
+    for (int i = 0; i < R; i++)
+#pragma unroll
+        for (int x = 0; x < 4; x++)
+            asm volatile("" : "+r"(r[i][x])::"memory");
+}
+
+/* Online softmax of one tile's scores in place (s becomes P in fp32),
+ * updating m and l; corr[h] is what O's rows must be multiplied by
+ * before the next P V is added. */
+template <int BC, bool CAUSAL, bool MASK>
+static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)[2],
+                                                  float (&l)[2], float (&corr)[2],
+                                                  const wg_geo &g, int k0, int S,
+                                                  float scale_log2)
+{
+    if constexpr (MASK) {
+#pragma unroll
+        for (int i = 0; i < BC / 2; i++) {
+            const int col = k0 + (i >> 2) * 8 + 2 * g.t + (i & 1);
+            const int row = g.row0 + ((i >> 1) & 1) * 8;
+            if (col >= S || (CAUSAL && col > row))
+                s[i] = -INFINITY;
+        }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < BC / 8; n++)
+            mx = fmaxf(mx, fmaxf(s[4 * n + 2 * h], s[4 * n + 2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float mnew = fmaxf(m[h], mx * scale_log2);
+        const float mb = (MASK && mnew == -INFINITY) ? 0.f : mnew;
+        corr[h] = fast_exp2(m[h] - mb);
+        m[h] = mnew;
+        float ls = 0.f;
+#pragma unroll
+        for (int n = 0; n < BC / 8; n++) {
+            s[4 * n + 2 * h] = fast_exp2(fmaf(s[4 * n + 2 * h], scale_log2, -mb));
+            s[4 * n + 2 * h + 1] = fast_exp2(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb));
+            ls += s[4 * n + 2 * h] + s[4 * n + 2 * h + 1];
+        }
+        l[h] = l[h] * corr[h] + ls;
+    }
+}
+
+/* P (fp32, accumulator layout) -> 16-bit A fragments, 16 keys per k-step. */
+template <typename T, int BC>
+static __device__ __forceinline__ void wg_pack_p(const float (&s)[BC / 2], uint32_t (&p)[BC / 16][4])
+{
+    using ops = dtype_ops<T>;
+#pragma unroll
+    for (int kk = 0; kk < BC / 16; kk++) {
+        p[kk][0] = ops::pack(s[8 * kk + 0], s[8 * kk + 1]);
+        p[kk][1] = ops::pack(s[8 * kk + 2], s[8 * kk + 3]);
+        p[kk][2] = ops::pack(s[8 * kk + 4], s[8 * kk + 5]);
+        p[kk][3] = ops::pack(s[8 * kk + 6], s[8 * kk + 7]);
+    }
+}
+
+/* Named-barrier arrive without waiting (the producer side of bar.sync). */
+static __device__ __forceinline__ void named_arrive(int id, int n)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory");
+}
+
 /* Epilogue of one consumer warpgroup: O / l in 16-bit, staged through the
  * warpgroup's own 64 rows of the Q tile (sw128, conflict-free 4-byte
  * stores) and written with 16-byte stores, rows >= S skipped. wtid: thread

@@ -1,6 +1,6 @@
 #!/bin/bash
 # wgmma_ladder.sh: one GPU-machine session for the Hopper rungs (cuda_wgmma,
-# cuda_wgmma_tma, cuda_wgmma_ws); a manual script, not a meson test. Steps,
+# cuda_wgmma_tma, cuda_wgmma_ws, cuda_wgmma_pingpong); a manual script, not a meson test. Steps,
 # each appending to a log in OUTDIR and a line to OUTDIR/summary.txt:
 #   build     meson setup + ninja of attnbench and gpu_check in build-gpu-wg
 #             (sm_90a only)
@@ -31,7 +31,7 @@ mkdir -p "$out"
 b=build-gpu-wg
 gc=./$b/tests/gpu/gpu_check
 ab=./$b/src/attnbench
-rungs=${RUNGS:-cuda_wgmma cuda_wgmma_tma cuda_wgmma_ws}
+rungs=${RUNGS:-cuda_wgmma cuda_wgmma_tma cuda_wgmma_ws cuda_wgmma_pingpong}
 deadline=${DEADLINE_S:-540}
 sum=$out/summary.txt
 has() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
@@ -71,7 +71,7 @@ else
     passed=" $rungs"
 fi
 
-if has time && ! late $((deadline - 300)) time; then
+if has time && ! late $((deadline - 200)) time; then
     for sh in 4,16,4096,128,0,fp16 4,16,4096,128,1,fp16 4,16,4096,128,0,bf16; do
         timeout 60 $gc --time $sh cuda_mma_pipeline $passed cudnn_sdpa >>"$out/time.log" 2>&1
     done
@@ -107,13 +107,25 @@ if has exp64 && ! late $((deadline - 100)) exp64; then run_exp experiments/hoppe
 
 if has ncu && ! late $((deadline - 45)) ncu; then
     best=$(echo $passed | awk '{print $NF}')
-    M=gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active
-    M=$M,sm__inst_executed_pipe_tensor_op_gmma.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
-    M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
-    M=$M,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
-    M=$M,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio
-    M=$M,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio
-    M=$M,smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio
+    avail=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}')
+    M=""
+    for m in gpu__time_duration.sum sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
+        sm__inst_executed_pipe_tensor_op_gmma.sum smsp__issue_active.avg.pct_of_peak_sustained_active \
+        sm__warps_active.avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
+        dram__bytes_read.sum lts__t_bytes.sum \
+        smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_wait_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_membar_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio \
+        smsp__average_warps_issue_stalled_selected_per_issue_active.ratio; do
+        echo "$avail" | grep -qx "${m%%.*}" && M="$M${M:+,}$m"
+    done
+    echo "metrics: $M" >>"$out/ncu.log"
     for r in $best cudnn_sdpa; do
         timeout 40 ncu --clock-control none --launch-skip 5 --launch-count 1 \
             --metrics "$M" $gc --time 4,16,4096,128,0,fp16 $r >>"$out/ncu.log" 2>&1
