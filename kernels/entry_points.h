@@ -32,6 +32,7 @@ AB_DECLARE_VARIANT(cuda_wgmma)
 AB_DECLARE_VARIANT(cuda_wgmma_tma)
 AB_DECLARE_VARIANT(cuda_wgmma_ws)
 AB_DECLARE_VARIANT(cuda_wgmma_pingpong)
+AB_DECLARE_VARIANT(cuda_wgmma_persistent)
 AB_DECLARE_VARIANT(cudnn_sdpa)
 
 #ifdef __cplusplus

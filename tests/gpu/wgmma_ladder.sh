@@ -1,6 +1,7 @@
 #!/bin/bash
 # wgmma_ladder.sh: one GPU-machine session for the Hopper rungs (cuda_wgmma,
-# cuda_wgmma_tma, cuda_wgmma_ws, cuda_wgmma_pingpong); a manual script, not a meson test. Steps,
+# cuda_wgmma_tma, cuda_wgmma_ws, cuda_wgmma_pingpong, cuda_wgmma_persistent);
+# a manual script, not a meson test. Steps,
 # each appending to a log in OUTDIR and a line to OUTDIR/summary.txt:
 #   build     meson setup + ninja of attnbench and gpu_check in build-gpu-wg
 #             (sm_90a only)
@@ -13,10 +14,10 @@
 #   sanitize  compute-sanitizer memcheck and racecheck of each rung at
 #             S = 17, 113 (partial tiles)
 #   exp128    attnbench run experiments/hopper-d128.cfg into OUTDIR/hopper.db
-#   exp64     attnbench run experiments/hopper-d64.cfg into the same database
 #   ncu       Nsight Compute (clocks left alone) of the last passing rung and
 #             cudnn_sdpa at the headline shape: duration, tensor-pipe (GMMA)
 #             activity, issue-slot use, warp stall reasons, shared traffic
+#   exp64     attnbench run experiments/hopper-d64.cfg into the same database
 # Steps after `check` are skipped once the script has run longer than
 # DEADLINE_S seconds (default 540), so the call ends inside its limit.
 # PREBUILT=DIR: try DIR/attnbench.gz and DIR/gpu_check.gz (built elsewhere
@@ -31,7 +32,7 @@ mkdir -p "$out"
 b=build-gpu-wg
 gc=./$b/tests/gpu/gpu_check
 ab=./$b/src/attnbench
-rungs=${RUNGS:-cuda_wgmma cuda_wgmma_tma cuda_wgmma_ws cuda_wgmma_pingpong}
+rungs=${RUNGS:-cuda_wgmma cuda_wgmma_tma cuda_wgmma_ws cuda_wgmma_pingpong cuda_wgmma_persistent}
 deadline=${DEADLINE_S:-540}
 sum=$out/summary.txt
 has() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
@@ -92,7 +93,7 @@ filtered() {
     local cfg=$1 dst=$out/$(basename "$1")
     cp "$cfg" "$dst"
     for r in $rungs; do
-        case " $passed " in *" $r "*) ;; *) sed -i "s/\"$r\", //" "$dst" ;; esac
+        case " $passed " in *" $r "*) ;; *) sed -i "s/\"$r\",[ ]*//" "$dst" ;; esac
     done
     echo "$dst"
 }
@@ -103,7 +104,6 @@ run_exp() {
     stamp "$2 rc=$? run id $(tail -1 "$out/$2.log")"
 }
 if has exp128 && ! late $((deadline - 200)) exp128; then run_exp experiments/hopper-d128.cfg exp128; fi
-if has exp64 && ! late $((deadline - 100)) exp64; then run_exp experiments/hopper-d64.cfg exp64; fi
 
 if has ncu && ! late $((deadline - 45)) ncu; then
     best=$(echo $passed | awk '{print $NF}')
@@ -133,11 +133,15 @@ if has ncu && ! late $((deadline - 45)) ncu; then
     done
 fi
 
+if has exp64 && ! late $((deadline - 70)) exp64; then run_exp experiments/hopper-d64.cfg exp64; fi
+
 echo "==== summary"
 cat "$sum"
 echo "==== failures"
 grep -h FAIL "$out"/check-*.log 2>/dev/null | head -20
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$out/sanitize.log" 2>/dev/null | sort | uniq -c
+echo "==== ncu"
+grep -hE "^  [a-z_]+__|==PROF==|wgmma|sdpa|cudnn" "$out/ncu.log" 2>/dev/null | grep -v "^==PROF== Connected" | sed -E 's/ +/ /g' | head -60
 echo "==== timings"
 grep -h '^time' "$out/time.log" 2>/dev/null | sed -E 's/ +/ /g; s/\(min [^)]*\) //; s/ ws=.*//'
 exit 0
