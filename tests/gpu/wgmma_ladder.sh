@@ -110,6 +110,7 @@ if has ncu && ! late $((deadline - 45)) ncu; then
     avail=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}')
     M=""
     for m in gpu__time_duration.sum sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
+        sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active \
         sm__inst_executed_pipe_tensor_op_gmma.sum smsp__issue_active.avg.pct_of_peak_sustained_active \
         sm__warps_active.avg.pct_of_peak_sustained_active l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
         dram__bytes_read.sum lts__t_bytes.sum \
