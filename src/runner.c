@@ -845,6 +845,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         rc = 1;
 finish:
     wt.total_s = ab_now_s() - run_start;
+    int wt_stored = 0;
     {
         /* a resumed run adds to what its first part spent */
         ab_walltime before;
@@ -863,8 +864,7 @@ finish:
         if (ab_walltime_store(db, *run_id, &wt, err))
             error("%s", err);
         else
-            fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
-                    wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
+            wt_stored = 1;
     }
     if (ab_runenv_finish(db, *run_id, err))
         error("%s", err);
@@ -882,6 +882,11 @@ finish:
               (long long)*run_id);
         rc = rc == 1 ? 1 : -1;
     }
+    /* printed only now: with the stop signals back at their defaults, a
+     * closed stderr (SIGPIPE) must not end the process before its status */
+    if (wt_stored)
+        fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
+                wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
     if (rc == 1)
         error("run %lld interrupted by signal %d: finished measurements are stored; "
               "'attnbench resume %lld' measures the rest",
