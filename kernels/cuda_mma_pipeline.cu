@@ -491,7 +491,19 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     if (!MBAR)
         cp_async_wait<0>(); /* nothing may land in shared memory after exit */
 
-    /* normalise, stage through this warp's own Q rows, store 16-byte chunks */
+    /* normalise, stage through this warp's own Q rows, store 16-byte chunks.
+     * The __syncwarp orders this warp's last ldmatrix reads of its Q rows
+     * (at j == 0 when Q sits in registers, else in every tile step) before
+     * the lanes' writes to the same rows: ldmatrix is warp-collective, but
+     * under independent thread scheduling only bar.warp.sync orders one
+     * lane's read before another lane's later write (PTX ISA, memory
+     * consistency model), and racecheck flagged exactly this pair when no
+     * barrier came between (one key tile: S <= Bc, or a causal first query
+     * tile, on the __syncthreads path). No other warp touches these rows: Q
+     * rows wrow .. wrow + 16 MT - 1 are read only by warp `warp`, and every
+     * cp.async into Q completed before the first tile step (wait_group +
+     * __syncthreads, or the full barrier of tile 0). */
+    __syncwarp();
     unsigned char *sQ = smem;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)

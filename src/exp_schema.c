@@ -13,12 +13,13 @@
 const char *const ab_exp_root_keys[] = {
     "name",     "hypothesis", "variants", "baseline", "sweep", "configs",
     "warmup",   "samples",    "round_size", "timing", "seed",  "stopping",
-    "alpha",    "practical",  "graph_k",  "skip_unsupported", NULL};
+    "alpha",    "practical",  "graph_k",  "skip_unsupported", "threads",
+    "expect",   NULL};
 const char *const ab_exp_axis_keys[] = {"B", "H", "S", "D", "causal", "dtype", NULL};
 const char *const ab_exp_stopping_keys[] = {"target_rel_ci", "min_samples", "max_samples",
                                             "budget_s", NULL};
 const char *const ab_exp_variant_keys[] = {"name", "command", "variant", "timing", "timeout",
-                                           NULL};
+                                           "protocol", NULL};
 
 size_t ab_edit_distance(const char *a, const char *b)
 {

@@ -325,7 +325,8 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
             v->name = strdup(name);
             if (cmd) {
                 v->command = strdup(cmd);
-                if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n))
+                if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n) ||
+                    get_int(s, "protocol", 1, 1, 2, &v->protocol, path, err, n))
                     return -1;
             } else {
                 v->native = ab_variant_find(base);
@@ -497,15 +498,17 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         goto cleanup;
     int seed = 42;
     if (get_int(root, "warmup", 10, 0, 1000000, &e->warmup, path, err, n) ||
-        get_int(root, "samples", 100, 1, 10000000, &e->samples, path, err, n) ||
+        get_int(root, "samples", 60, 1, 10000000, &e->samples, path, err, n) ||
         get_int(root, "seed", 42, 0, 2147483647, &seed, path, err, n) ||
         get_int(root, "graph_k", 10, 1, 10000, &e->graph_k, path, err, n) ||
-        get_int(root, "round_size", 10, 1, 10000000, &e->round_size, path, err, n) ||
+        get_int(root, "round_size", 2, 1, 10000000, &e->round_size, path, err, n) ||
+        get_int(root, "threads", 1, 0, 4096, &e->threads, path, err, n) ||
         get_float(root, "alpha", 0.05, 1e-6, 0.5, &e->alpha, path, err, n) ||
         get_float(root, "practical", 0.01, 0.0, 1.0, &e->practical, path, err, n) ||
         load_stopping(root, e, path, err, n))
         goto cleanup;
     e->seed = (unsigned long)seed;
+    e->threads_set = config_setting_get_member(root, "threads") != NULL;
     {
         const config_setting_t *sk = config_setting_get_member(root, "skip_unsupported");
         if (sk && config_setting_type(sk) != CONFIG_TYPE_BOOL) {

@@ -16,7 +16,10 @@ typedef struct ab_exp_variant {
     char *name;
     const ab_variant *native; /* NULL for an external variant */
     char *command;            /* external: shell command line */
-    double timeout_s;         /* external: per configuration */
+    double timeout_s;         /* external: per configuration (protocol 1), per request (2) */
+    int protocol;             /* external: adapters/PROTOCOL.md version, 1 (one process per
+                                 configuration) or 2 (one persistent process, samples on
+                                 request, inside the rounds) */
     ab_timing_mode timing;    /* this variant's timing mode (the experiment's unless
                                  the entry sets its own) */
 } ab_exp_variant;
@@ -36,6 +39,9 @@ typedef struct ab_experiment {
     ab_timing_mode timing;
     int graph_k;       /* launches per graph replay */
     int round_size;    /* samples per variant per interleaving round */
+    int threads;       /* OpenMP threads of the CPU variants (`threads`, default 1;
+                          0: OpenMP's default, every CPU the process may use) */
+    int threads_set;   /* the file sets `threads` */
     /* adaptive stopping (on when adaptive != 0) */
     int adaptive;
     double target_rel_ci; /* stop when the CI half-width / median <= this */

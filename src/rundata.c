@@ -54,6 +54,37 @@ void ab_rmeas_title(const ab_rmeas *m, char *buf, size_t n)
              m->causal ? "causal" : "non-causal", m->dtype);
 }
 
+/* The rounds of the unthrottled samples of measurement id, in the order of
+ * ab_db_samples (index order); exactly n of them. Returns 0 or -1. */
+static int load_rounds(sqlite3 *db, long long id, size_t n, int **round, int *distinct)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    size_t k = 0;
+    *round = malloc((n ? n : 1) * sizeof **round);
+    *distinct = 0;
+    if (!*round)
+        return error("out of memory");
+    if (ab_db_prepare(db,
+                      "SELECT round FROM samples WHERE measurement_id = ? AND throttled = 0 "
+                      "ORDER BY idx",
+                      &st, err))
+        return error("%s", err);
+    sqlite3_bind_int64(st, 1, id);
+    while (k < n && sqlite3_step(st) == SQLITE_ROW) {
+        int r = sqlite3_column_int(st, 0);
+        int seen = 0;
+        for (size_t j = k; j-- > 0 && !seen;)
+            seen = (*round)[j] == r;
+        *distinct += !seen;
+        (*round)[k++] = r;
+    }
+    sqlite3_finalize(st);
+    if (k != n)
+        return error("measurement %lld: %zu rounds for %zu samples", id, k, n);
+    return 0;
+}
+
 static const char *text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
@@ -118,6 +149,10 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
             ab_run_free(m, n);
             return error("%s", err);
         }
+        if (load_rounds(db, m[i].id, m[i].n, &m[i].round, &m[i].rounds)) {
+            ab_run_free(m, n);
+            return -1;
+        }
         m[i].config = -1;
         for (size_t j = 0; j < i && m[i].config < 0; j++)
             if (ab_rmeas_same_config(&m[i], &m[j]))
@@ -132,8 +167,10 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
 
 void ab_run_free(ab_rmeas *m, size_t n)
 {
-    for (size_t i = 0; m && i < n; i++)
+    for (size_t i = 0; m && i < n; i++) {
         free(m[i].ms);
+        free(m[i].round);
+    }
     free(m);
 }
 
