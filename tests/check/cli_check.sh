@@ -50,6 +50,8 @@ broken-variant)
   lines=$(grep -c '| cpu_broken_scale | failed |' r.md)
   [ "$lines" = 4 ] || fail "report shows $lines failed rows of cpu_broken_scale, want 4"
   grep -q '^- .*cpu_broken_scale: correctness: .*not timed' r.md || fail "report has no failure line"
+  grep -q '^Coverage: every row of every (b, h) slice was checked in all 8 checked measurements' r.md ||
+    fail "report does not state the check's coverage"
   # the real program: never listed, never run
   "$AB" variants >v.txt 2>&1
   ! grep -q broken v.txt || fail "attnbench variants lists a broken variant"

@@ -7,6 +7,7 @@ file. A mutant is killed when the build fails to link a working program or a
 test fails; it survives when every test passes. Prints one line per mutant
 and the kill ratio; exits 1 when any mutant survives.
 
+Stops each mutant's test run at its first failing test (--maxfail 1).
 Usage (from the repository root, with a configured CPU build):
     python3 tests/mutation/run.py [--build build] [--suite check --suite stats ...] [ID...]
 Defaults: build dir `build`, suites check stats db cli external history.
@@ -57,7 +58,7 @@ def main():
             if run(["ninja", "-C", a.build], a.log) != 0:
                 verdict, by = "KILLED", "build"
             else:
-                cmd = ["meson", "test", "-C", a.build, "--no-rebuild", "-q"]
+                cmd = ["meson", "test", "-C", a.build, "--no-rebuild", "-q", "--maxfail", "1"]
                 for s in suites:
                     cmd += ["--suite", s]
                 rc = run(cmd, a.log)
@@ -69,10 +70,11 @@ def main():
             # which tests failed: meson's testlog
             tl = os.path.join(ROOT, a.build, "meson-logs", "testlog.txt")
             if by == "tests" and os.path.exists(tl):
-                fails = [l.split()[2] if len(l.split()) > 2 else l
-                         for l in open(tl) if " FAIL " in l or "FAIL:" in l[:8]]
-                names = sorted({l.split(" ")[0] for l in fails})
-                by = ",".join(names)[:60] or "tests"
+                names = sorted({w for l in open(tl) if " FAIL " in l
+                                for w in l.split() if ":" in w and "/" not in w} |
+                               {l.split(" / ")[1].split()[0] for l in open(tl)
+                                if " / " in l and " FAIL " in l})
+                by = ",".join(names)[:70] or "tests"
         else:
             survived += 1
         print(f"{verdict:8s} {mid:22s} {time.time() - t0:6.0f} s  {what}  [{by}]", flush=True)
