@@ -11,6 +11,8 @@
  *   column         column 0 holding column 1
  *   causal_offset  causal mask off by one (causal shapes only)
  *   vmean          uniform weights: the mean of V's rows
+ *   element        one element off by 10% of max|O| (at large S only the
+ *                  max-abs rule sees it: one element hardly moves the L2)
  *   stale          the output of the previous configuration's inputs
  *                  (other seed, same shape): what O holds if a run
  *                  writes nothing and O was not poisoned
@@ -52,9 +54,10 @@ static int failures = 0, checks = 0;
         }                                                       \
     } while (0)
 
-enum bug { NONE, SCALE_1PCT, SOFTMAX_SCALE, NANOUT, ROW, COLUMN, CAUSAL_OFFSET, VMEAN, STALE, NBUG };
+enum bug { NONE, SCALE_1PCT, SOFTMAX_SCALE, NANOUT, ROW, COLUMN, CAUSAL_OFFSET, VMEAN, STALE,
+           ELEMENT, NBUG };
 static const char *bug_name[NBUG] = {"none", "scale_1pct", "softmax_scale", "nan", "row",
-                                     "column", "causal_offset", "vmean", "stale"};
+                                     "column", "causal_offset", "vmean", "stale", "element"};
 
 /* The emulated kernel, one row: query i of slice bh into out (D floats). */
 static void kernel_row(const ab_shape *s, const float *q, const float *k, const float *v,
@@ -111,6 +114,12 @@ static void kernel(const ab_shape *s, const float *q, const float *k, const floa
     if (bug == COLUMN)
         for (size_t r = 0; r < slices * s->S; r++)
             o[r * s->D] = o[r * s->D + 1];
+    if (bug == ELEMENT) { /* one element off by 10% of the largest output */
+        float mx = 0;
+        for (size_t e = 0; e < ab_shape_numel(s); e++)
+            mx = fabsf(o[e]) > mx ? fabsf(o[e]) : mx;
+        o[last * s->D + s->D / 2] = ab_round_to(o[last * s->D + s->D / 2] + 0.1f * mx, s->dtype);
+    }
     free(acc);
 }
 
