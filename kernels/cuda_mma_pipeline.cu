@@ -407,7 +407,8 @@ __global__ void __launch_bounds__(NW * 32, MINB)
      * synchronisation: it reports this refill, and cuDNN's own
      * mbarrier-pipelined kernels, as hazards; the same code with the stage
      * handed over by __syncthreads (AB_TUNE=2 or 5) reports none (H200,
-     * 2026-11-23, tests/gpu/sanitize.sh). The correctness check compares
+     * 2026-11-23, racecheck over gpu_check --small at S = 17 and 520,
+     * tests/gpu/device_run.sh). The correctness check compares
      * every row of every configuration run with this kernel. */
     auto produce = [&](int t) {
         const int st = t % NST;
