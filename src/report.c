@@ -12,6 +12,7 @@
  */
 #include "report.h"
 #include "report_internal.h"
+#include "report_check.h"
 #include "rundata.h"
 #include "abstats.h"
 #include "calibrate.h"
@@ -827,6 +828,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             config_title(sorted[i], title, sizeof title);
             fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
         }
+    ab_report_check_coverage(db, run_id, out);
 
     if (o->plots)
         ab_report_plots(db, run_id, o->path, out); /* prints its own errors */
