@@ -56,6 +56,8 @@ static char *calibration_text(const ab_experiment *e, const char *variant, int k
         "seed = %lu;\nalpha = %g;\npractical = %g;\n",
         e->warmup, e->samples, e->round_size, ab_timing_mode_name(e->timing), e->graph_k,
         e->seed, e->alpha, e->practical);
+    if (e->threads_set)
+        PUT("threads = %d;\n", e->threads);
 #undef PUT
     if (n >= cap) {
         free(t);
