@@ -9,12 +9,16 @@
  * timed. The variants that pass are sampled in interleaved rounds: each round
  * visits them in an order shuffled by a seeded RNG and takes `round_size`
  * samples of each, so slow drift of the machine spreads over all variants
- * instead of becoming a fake speedup. Sampling stops at a fixed count, or
- * adaptively when the bootstrap CI of the median is narrow enough
- * (nvbench's relative-noise criterion, on the median), at a maximum count,
- * or at a time budget. NVML is read around each block of samples.
- * External variants (programs) run after the native ones, one process per
- * configuration (src/external.h).
+ * instead of becoming a fake speedup; the round is the unit the report's
+ * inference resamples and pairs (stats/rounds.h). Sampling stops at a fixed
+ * count, or adaptively when the cluster-bootstrap CI of the median over
+ * rounds is narrow enough (nvbench's relative-noise criterion, on the
+ * median; at least AB_MIN_ROUNDS rounds), at a maximum count, or at a time
+ * budget. NVML is read around each block of samples. External variants of
+ * protocol 2 (src/external2.h) join the rounds like native ones; those of
+ * protocol 1 run after the native ones, one process per configuration
+ * (src/external.h). The run's wall time is accounted by phase
+ * (src/walltime.h).
  */
 #include "runner.h"
 #include "runenv.h"
