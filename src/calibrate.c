@@ -56,6 +56,8 @@ static char *calibration_text(const ab_experiment *e, const char *variant, int k
         "seed = %lu;\nalpha = %g;\npractical = %g;\n",
         e->warmup, e->samples, e->round_size, ab_timing_mode_name(e->timing), e->graph_k,
         e->seed, e->alpha, e->practical);
+    if (e->threads_set)
+        PUT("threads = %d;\n", e->threads);
 #undef PUT
     if (n >= cap) {
         free(t);
@@ -191,6 +193,7 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
                 break;
             }
     }
+    ab_rep_family_limit(c, np, o.alpha);
     if (np && ab_p_adjust(p, np, AB_PADJ_HOLM, adj) != AB_STATS_OK) {
         error("out of memory");
         goto cleanup;
@@ -209,8 +212,12 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
         }
         ab_rep_decide(&c[i], adj[i], &o, floor);
         int rule = c[i].verdict != AB_NO_DIFFERENCE;
-        /* the rule without the family correction: the per-comparison error */
+        /* the rule without the family correction: the per-comparison error
+         * (the family's limit on rounds does not apply to it) */
+        const int fam = c[i].too_few_family;
+        c[i].too_few_family = 0;
         ab_rep_decide(&c[i], p[i], &o, floor);
+        c[i].too_few_family = fam;
         int uncorrected = c[i].verdict != AB_NO_DIFFERENCE;
         int raw = !c[i].too_few && p[i] < o.alpha;
         int covered = c[i].lo <= 1 && 1 <= c[i].hi;

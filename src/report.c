@@ -12,6 +12,7 @@
  */
 #include "report.h"
 #include "report_internal.h"
+#include "report_check.h"
 #include "rundata.h"
 #include "abstats.h"
 #include "calibrate.h"
@@ -215,7 +216,7 @@ void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, doubl
     v.speedup = c->speedup;
     v.speedup_lo = c->lo;
     v.speedup_hi = c->hi;
-    c->verdict = c->too_few ? AB_NO_DIFFERENCE : ab_decide(&v, p_adj, co);
+    c->verdict = c->too_few || c->too_few_family ? AB_NO_DIFFERENCE : ab_decide(&v, p_adj, co);
     /* a shift smaller than the timer's floor (an empty kernel, same mode)
      * is not called real, however significant */
     c->below_floor = c->verdict != AB_NO_DIFFERENCE && fabs(c->c.hl.shift) < floor_ms;
@@ -223,10 +224,27 @@ void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, doubl
         c->verdict = AB_NO_DIFFERENCE;
 }
 
+void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha)
+{
+    size_t m = 0;
+    double pmin = 1;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].ok) {
+            m++;
+            pmin = fmin(pmin, c[i].paired ? c[i].rr.p_min : 0);
+        }
+    for (size_t i = 0; i < n; i++) {
+        c[i].family = m;
+        c[i].too_few_family = c[i].ok && !((double)m * pmin < alpha);
+    }
+}
+
 const char *ab_rep_verdict(const ab_rep_cmp *c)
 {
     if (c->too_few)
         return "no significant difference (too few rounds for the test)";
+    if (c->too_few_family)
+        return "no significant difference (too few rounds for the family's correction)";
     if (c->below_floor)
         return "no significant difference (shift below the timer floor)";
     return ab_verdict_name(c->verdict);
@@ -282,6 +300,9 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
         if (cp->too_few) {
             snprintf(p1, sizeof p1, "— (%zu rounds)", cp->rr.rounds);
             snprintf(p2, sizeof p2, "—");
+        } else if (cp->too_few_family) {
+            fmt_p(cp->p, p1, sizeof p1);
+            snprintf(p2, sizeof p2, "— (family of %zu)", cp->family);
         } else {
             fmt_p(cp->p, p1, sizeof p1);
             fmt_p(cp->p_adj, p2, sizeof p2);
@@ -490,6 +511,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             ab_rep_compare(c, &co);
         }
     }
+    ab_rep_family_limit(cmps, ncmp, co.alpha);
     {
         double *p = malloc((ncmp ? ncmp : 1) * sizeof *p), *adj = malloc((ncmp ? ncmp : 1) * sizeof *adj);
         size_t k = 0;
@@ -709,6 +731,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                 char p2[32];
                 if (cmps[c].too_few)
                     snprintf(p2, sizeof p2, "— (%zu rounds)", cmps[c].rr.rounds);
+                else if (cmps[c].too_few_family)
+                    snprintf(p2, sizeof p2, "— (family of %zu)", cmps[c].family);
                 else
                     fmt_p(cmps[c].p_adj, p2, sizeof p2);
                 fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f]%s | %+.3f %s | %s | **%s** |\n",
@@ -827,6 +851,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             config_title(sorted[i], title, sizeof title);
             fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
         }
+    ab_report_check_coverage(db, run_id, out);
 
     if (o->plots)
         ab_report_plots(db, run_id, o->path, out); /* prints its own errors */

@@ -40,6 +40,9 @@ typedef struct ab_rep_cmp {
     double speedup, lo, hi; /* the speedup and CI the verdict uses */
     double p;            /* the p-value in the family (rr.p or c.mw.p) */
     int too_few;         /* paired, but the test cannot reach p < alpha with these rounds */
+    int too_few_family;  /* no comparison of the family can reach alpha after Holm's
+                            correction: family size x the smallest attainable p >= alpha */
+    size_t family;       /* size of the family it was corrected in */
     double p_adj;
     ab_verdict verdict;
     int below_floor;     /* the verdict was vetoed by the timer floor */
@@ -61,6 +64,14 @@ void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co);
  * below floor_ms (the timer floor of its mode, 0: none). Sets verdict and
  * below_floor. */
 void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double floor_ms);
+
+/* Marks every computed comparison of c[0..n) too_few_family when no
+ * comparison of the family can reach alpha after Holm's adjustment: Holm's
+ * adjusted p-values are all at least n_ok x min p (Holm 1979), and each p is
+ * at least its test's smallest attainable value (p_min of a round-level
+ * test, 0 for an i.i.d. one), so n_ok x min p_min >= alpha rules every
+ * verdict out. Sets family = n_ok on each. */
+void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha);
 
 /* "paired over N rounds: ..." / "i.i.d. ..." method name of a comparison. */
 const char *ab_rep_method(const ab_rep_cmp *c);

@@ -10,7 +10,9 @@
  *       "variant", "baseline", "speedup", "speedup_ci": [lo, hi],
  *       "p", "p_adjusted" (null where the rounds are too few for the test
  *       to reach alpha), "verdict", "method", "paired", "rounds",
- *       "too_few_rounds", "clocks_differ"}, ...],
+ *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
+ *       family can reach alpha after Holm: p_adjusted null), "clocks_differ"},
+ *       ...],
  *    "variants": [{"config", "variant", "status", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
  *       "sm_mhz", "power_w", "power_capped_share"}, ...]}
@@ -63,12 +65,14 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
             json_object_set_new(o, "speedup", num(c->speedup));
             json_object_set_new(o, "speedup_ci", json_pack("[o, o]", num(c->lo), num(c->hi)));
             json_object_set_new(o, "p", c->too_few ? json_null() : num(c->p));
-            json_object_set_new(o, "p_adjusted", c->too_few ? json_null() : num(c->p_adj));
+            json_object_set_new(o, "p_adjusted",
+                                c->too_few || c->too_few_family ? json_null() : num(c->p_adj));
             json_object_set_new(o, "verdict", json_string(ab_rep_verdict(c)));
             json_object_set_new(o, "method", json_string(ab_rep_method(c)));
             json_object_set_new(o, "paired", json_boolean(c->paired));
             json_object_set_new(o, "rounds", json_integer(c->paired ? (json_int_t)c->rr.rounds : 0));
             json_object_set_new(o, "too_few_rounds", json_boolean(c->too_few));
+            json_object_set_new(o, "too_few_rounds_for_family", json_boolean(c->too_few_family));
             json_object_set_new(o, "clocks_differ", json_boolean(c->clocks_differ));
         }
         json_array_append_new(jc, o);

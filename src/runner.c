@@ -9,12 +9,16 @@
  * timed. The variants that pass are sampled in interleaved rounds: each round
  * visits them in an order shuffled by a seeded RNG and takes `round_size`
  * samples of each, so slow drift of the machine spreads over all variants
- * instead of becoming a fake speedup. Sampling stops at a fixed count, or
- * adaptively when the bootstrap CI of the median is narrow enough
- * (nvbench's relative-noise criterion, on the median), at a maximum count,
- * or at a time budget. NVML is read around each block of samples.
- * External variants (programs) run after the native ones, one process per
- * configuration (src/external.h).
+ * instead of becoming a fake speedup; the round is the unit the report's
+ * inference resamples and pairs (stats/rounds.h). Sampling stops at a fixed
+ * count, or adaptively when the cluster-bootstrap CI of the median over
+ * rounds is narrow enough (nvbench's relative-noise criterion, on the
+ * median; at least AB_MIN_ROUNDS rounds), at a maximum count, or at a time
+ * budget. NVML is read around each block of samples. External variants of
+ * protocol 2 (src/external2.h) join the rounds like native ones; those of
+ * protocol 1 run after the native ones, one process per configuration
+ * (src/external.h). The run's wall time is accounted by phase
+ * (src/walltime.h).
  */
 #include "runner.h"
 #include "runenv.h"
@@ -36,6 +40,9 @@
 #include "walltime.h"
 
 #include <gsl/gsl_randist.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <signal.h>
@@ -365,8 +372,18 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
             return store(db, st, "error", "run failed") ? -1 : 0;
     }
     ab_check c;
+#ifdef _OPENMP
+    /* the check is not timed: it gets every core, whatever `threads` gives
+     * the CPU variants (with one thread it took 99.6% of an A/A run's wall
+     * time on the GPU machine, issue 11) */
+    const int timed_threads = omp_get_max_threads();
+    omp_set_num_threads(omp_get_num_procs());
+#endif
     int check_rc = ab_check_measurement(s, gpu ? bufs : NULL, q, k, v, o, check_seed, &c, err,
                                         sizeof err);
+#ifdef _OPENMP
+    omp_set_num_threads(timed_threads);
+#endif
     wt.check_s += ab_now_s() - t_check;
     if (check_rc)
         return store(db, st, "error", err) ? -1 : 0;

@@ -50,6 +50,15 @@ broken-variant)
   lines=$(grep -c '| cpu_broken_scale | failed |' r.md)
   [ "$lines" = 4 ] || fail "report shows $lines failed rows of cpu_broken_scale, want 4"
   grep -q '^- .*cpu_broken_scale: correctness: .*not timed' r.md || fail "report has no failure line"
+  grep -q '^Coverage: every row of every (b, h) slice was checked in all 8 checked measurements' r.md ||
+    fail "report does not state the check's coverage"
+  # a sampled check (as stored for a large CPU configuration): the report
+  # states rows, coverage and the escape probability 1 - 20/34 = 0.412
+  m=$(q t.db "SELECT min(id) FROM measurements WHERE variant = 'cpu_flash'")
+  q t.db "UPDATE measurements SET check_seed = 12345, rows_checked = 20 WHERE id = $m"
+  "$ABC" report 1 --db t.db -o r2.md >/dev/null 2>&1 || fail "report failed"
+  grep -q '^Coverage: 7 of 8 checked measurements compared every row; 1 compared a fresh sample .*: 20 of 34 rows (58.8%); a single wrong row escapes a sampled check with probability at most 0.412 .*Seeds: 12345\.' r2.md ||
+    { grep '^Coverage' r2.md >&2; fail "report does not state the sampled coverage"; }
   # the real program: never listed, never run
   "$AB" variants >v.txt 2>&1
   ! grep -q broken v.txt || fail "attnbench variants lists a broken variant"

@@ -21,9 +21,11 @@
  *                                 the suite: each must fail the check (and
  *                                 cuda_broken_none pass)
  *   gpu_check --list              the CUDA variants of this build, one a line
- *   gpu_check --small VARIANT...  small shapes that still reach every code
+ *   gpu_check --small VARIANT... [S...]
+ *                                 small shapes that still reach every code
  *                                 path (the sanitize suite): B=1, H=2, S in
- *                                 {17, 520}, every dtype, D and causal
+ *                                 {17, 520} (or these S), every dtype, D and
+ *                                 causal
  *   gpu_check --shape B,H,S,D,causal,dtype VARIANT...
  *                                 one shape, every row checked (the committed
  *                                 runs' shapes: tests/gpu/check_committed.sh)
@@ -423,6 +425,8 @@ int main(int argc, char **argv)
     }
     if (small) {
         static const int small_lengths[] = {17, 520};
+        if (nlen > 0) /* racecheck's shorter lengths (tests/gpu/sanitize.sh) */
+            return run_suite(vs, nv, lengths, nlen, 1, 2, positive_case);
         return run_suite(vs, nv, small_lengths, 2, 1, 2, positive_case);
     }
     if (nlen == 0)

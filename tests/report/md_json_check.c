@@ -6,7 +6,7 @@
  * the markdown section of its configuration must contain the JSON's
  * speedup and CI formatted as the markdown formats them ("%.3f× [%.3f,
  * %.3f]"), its p and Holm p ("%.4f", or "%.1e" below 1e-4, or "—" where the
- * rounds are too few) and its verdict; for every summary, the variant's row
+ * rounds are too few for the test or for the family) and its verdict; for every summary, the variant's row
  * must carry its n, rounds, median ("%.4f") and CI; and the markdown must
  * hold exactly as many comparison rows (cells with "×") as the JSON has
  * computed comparisons. Exit 0 when everything matches, 1 otherwise (each
@@ -131,13 +131,14 @@ int main(int argc, char **argv)
                  json_real_value(json_object_get(c, "speedup")),
                  json_real_value(json_array_get(ci, 0)), json_real_value(json_array_get(ci, 1)));
         const int is_base = strcmp(ref, baseline) == 0;
-        if (json_is_null(json_object_get(c, "p"))) {
+        if (json_is_null(json_object_get(c, "p")))
             snprintf(p1, sizeof p1, "— (%d rounds)", (int)json_integer_value(json_object_get(c, "rounds")));
-            snprintf(p2, sizeof p2, is_base ? "| — |" : "— (");
-        } else {
+        else
             fmt_p(json_real_value(json_object_get(c, "p")), p1, sizeof p1);
+        if (json_is_null(json_object_get(c, "p_adjusted")))
+            snprintf(p2, sizeof p2, "—");
+        else
             fmt_p(json_real_value(json_object_get(c, "p_adjusted")), p2, sizeof p2);
-        }
         snprintf(verdict, sizeof verdict, "**%s**", json_string_value(json_object_get(c, "verdict")));
         if (is_base) {
             const char *needles[] = {spd, p1, p2, verdict};
