@@ -391,6 +391,9 @@ messages) # finding 10: unclear or wrong messages
   (cd ro && as_nobody "$AB0" run ../e.cfg --db fresh.db >/dev/null 2>../err.txt) && fail "run in a read-only directory succeeded"
   grep -q "fresh.db: cannot create the database: the directory '.' is not writable" err.txt || { cat err.txt >&2; fail "unwritable directory: unclear message"; }
   ok "run in a read-only working directory -> $(cat err.txt)"
+  (cd ro && as_nobody "$AB0" report 1 --db ../m.db >/dev/null 2>../err.txt) && fail "report in a read-only directory succeeded"
+  grep -q "report: cannot create the directory reports/ for reports/tiny-run1.md: Permission denied" err.txt || { cat err.txt >&2; fail "report in an unwritable directory: unclear message"; }
+  ok "report in a read-only working directory -> $(cat err.txt)"
   ;;
 
 fault-inject) # disk full and I/O errors at each write point of a run, an import, a merge
