@@ -367,7 +367,7 @@ int cmd_calibrate(int argc, char **argv)
              ev->native->name, pairs);
     int r = ab_run_experiment(&cal, db, command, &run);
     if (r != 0) {
-        rc = r == 1 ? 130 : 1;
+        rc = r == 1 ? 128 + ab_run_signal() : 1; /* 130 after Ctrl-C, 143 after SIGTERM */
         goto cleanup;
     }
     ab_calibration s;

@@ -256,7 +256,8 @@ static char *common_columns(sqlite3 *db, const char *table, const char *const *s
     }
     out[0] = '\0';
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *c = (const char *)sqlite3_column_text(st, 0);
         if (is_skipped(c, skip) || !has_column(db, "other", table, c))
             continue;
@@ -272,6 +273,10 @@ static char *common_columns(sqlite3 *db, const char *table, const char *const *s
         len += sprintf(out + len, "%s\"%s\"", len ? ", " : "", c);
     }
     sqlite3_finalize(st);
+    if (step != SQLITE_DONE) { /* never a shorter column list: columns would be dropped */
+        free(out);
+        return NULL;
+    }
     return out;
 }
 

@@ -84,7 +84,14 @@ int cmd_report(int argc, char **argv)
             ab_db_close(db);
             return 1;
         }
-        mkdir("reports", 0777);
+        if (mkdir("reports", 0777) != 0 && errno != EEXIST) {
+            /* the real cause (an unwritable working directory), not the
+             * "No such file" of the report file that follows */
+            error("report: cannot create the directory reports/ for %s: %s (pass -o FILE)",
+                  pathbuf, strerror(errno));
+            ab_db_close(db);
+            return 1;
+        }
         outpath = pathbuf;
     }
     o.plots = o.plots == 0 && !o.json; /* on unless --no-plots or --json */
