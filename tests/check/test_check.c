@@ -210,6 +210,10 @@ static void one_shape(const ab_shape *s, unsigned long seed)
                       c.ref_absmax);
             }
         } else {
+            if (bug == NANOUT)
+                CHECK(isinf(c.max_abs_err) && c.nonfinite == 1,
+                      "%s: a NaN output must count as an infinite error (max %.3e, %ld non-finite)",
+                      tag, c.max_abs_err, c.nonfinite);
             CHECK(!c.pass, "%s: wrong output '%s' passed (max_err %.3e tol %.3e, rel_l2 %.3e "
                            "l2_tol %.3e)",
                   tag, bug_name[bug], c.max_abs_err, c.tolerance, c.rel_l2_err, c.l2_tolerance);
