@@ -1,7 +1,7 @@
 /*
  * test_check.c: the correctness check (kernels/check.h) handed wrong outputs.
  *
- * For every dtype, D in {64, 128}, causal and not, S in {1, 17, 113, 200}
+ * For every dtype, D in {64, 128}, causal and not, S in {1, 17, 113}
  * (B = 1, H = 1), a correct output must pass and each of these must fail:
  *   scale_1pct     the correct output times 1.01
  *   softmax_scale  attention with scale 1/D instead of 1/sqrt(D)
@@ -379,12 +379,12 @@ static void rules(void)
 int main(void)
 {
     rules();
-    const int lengths[] = {1, 17, 113, 200}, dims[] = {64, 128};
+    const int lengths[] = {1, 17, 113}, dims[] = {64, 128};
     unsigned long seed = 100;
     for (int t = 0; t < AB_NDTYPES; t++)
         for (int di = 0; di < 2; di++)
             for (int causal = 0; causal <= 1; causal++)
-                for (int li = 0; li < 4; li++) {
+                for (int li = 0; li < 3; li++) {
                     ab_shape s = {1, 1, lengths[li], dims[di], causal, (ab_dtype)t};
                     one_shape(&s, seed++);
                 }
