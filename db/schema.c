@@ -137,6 +137,10 @@ static const char *const migrations[] = {
      * share): timing mode, CPU threads, affinity, load average (JSON) */
     "ALTER TABLE runs ADD COLUMN run_settings TEXT;  -- JSON (src/runenv.h); NULL for older runs\n",
 
+    /* check coverage (issue 12): the correctness check's row sample */
+    "ALTER TABLE measurements ADD COLUMN check_seed INTEGER; -- seed of the checked-row sample; NULL: every row\n"
+    "ALTER TABLE measurements ADD COLUMN rows_total INTEGER; -- B*H*S: the rows a check could compare\n",
+
     /* issue 11: where each run's wall time went (src/walltime.h), seconds */
     "CREATE TABLE IF NOT EXISTS run_walltime (\n"
     "  run_id     INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"

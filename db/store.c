@@ -68,6 +68,40 @@ int ab_db_check_file(sqlite3 *db, char *err)
     return 0;
 }
 
+/* Damage seen anywhere: SQLite reports every error through its error log
+ * (SQLITE_CONFIG_LOG), including those of statements whose callers stop at
+ * the first non-row step; corruption, I/O errors and "not a database" are
+ * kept here so that no command reports success over a damaged file. */
+static int damage_code = 0;
+static char damage_msg[256];
+static char last_path[1024];
+
+static void sqlite_log(void *unused, int code, const char *msg)
+{
+    (void)unused;
+    int prim = code & 0xff;
+    if (!damage_code && (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB || prim == SQLITE_IOERR)) {
+        damage_code = code;
+        snprintf(damage_msg, sizeof damage_msg, "%s", msg ? msg : "");
+    }
+}
+
+void ab_db_init(void) { sqlite3_config(SQLITE_CONFIG_LOG, sqlite_log, NULL); }
+
+int ab_db_damage(char *err)
+{
+    static int said = 0;
+    if (!damage_code)
+        return 0;
+    if (said++)
+        return -2; /* already reported by this process */
+    snprintf(err, AB_ERR,
+             "%.500s: the database is damaged (%s; %.200s): results read from it are incomplete. "
+             "'sqlite3 FILE \"PRAGMA integrity_check\"' lists the damage",
+             last_path[0] ? last_path : "database", sqlite3_errstr(damage_code), damage_msg);
+    return -1;
+}
+
 /* SQL function ab_run_status(status, host, pid, proc_start, boot_id): the
  * status to show, "abandoned" for a 'running' run whose process is gone */
 static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
@@ -83,9 +117,16 @@ static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
         sqlite3_result_null(ctx);
 }
 
+const char *ab_db_name(sqlite3 *db)
+{
+    const char *f = db ? sqlite3_db_filename(db, "main") : NULL;
+    return f && *f ? f : "database";
+}
+
 static int fail(sqlite3 *db, char *err, const char *what)
 {
-    snprintf(err, AB_ERR, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    snprintf(err, AB_ERR, "%.500s: %s: %s", ab_db_name(db), what,
+             db ? sqlite3_errmsg(db) : "out of memory");
     return -1;
 }
 
@@ -94,7 +135,7 @@ int ab_db_schema_version(void) { return ab_schema_count(); }
 int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "database: %s", sqlite3_errmsg(db));
+        snprintf(err, AB_ERR, "%.500s: %s", ab_db_name(db), sqlite3_errmsg(db));
         return -1;
     }
     return 0;
@@ -105,7 +146,7 @@ static int exec(sqlite3 *db, const char *sql, char *err)
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
         if (err)
-            snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
+            snprintf(err, AB_ERR, "%.500s: %s", ab_db_name(db), msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return -1;
     }
@@ -196,10 +237,91 @@ static int migrate(sqlite3 *db, const char *path, char *err)
     return 0;
 }
 
+/* the directory part of path ("." for a bare name) in buf */
+static const char *dir_of(const char *path, char *buf, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, n, ".");
+    else if (slash == path)
+        snprintf(buf, n, "/");
+    else
+        snprintf(buf, n, "%.*s", (int)(slash - path), path);
+    return buf;
+}
+
+/* Why a database could not be opened or read, with the real cause: a
+ * directory that cannot be written (SQLite's WAL needs PATH-wal and
+ * PATH-shm), a file that is not a database, a file that cannot be read. */
+static void open_error(sqlite3 *db, const char *path, int readonly, char *err)
+{
+    char dir[1024];
+    int code = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
+    const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
+    dir_of(path, dir, sizeof dir);
+    if (code == SQLITE_NOTADB)
+        snprintf(err, AB_ERR, "%.900s: not an attnbench database: %s", path, msg);
+    else if (code == SQLITE_CORRUPT)
+        snprintf(err, AB_ERR, "%.900s: the database is damaged: %s", path, msg);
+    else if (access(path, F_OK) != 0 && access(dir, W_OK) != 0)
+        snprintf(err, AB_ERR, "%.300s: cannot create the database: the directory '%.300s' is not "
+                 "writable (%s)", path, dir, strerror(errno));
+    else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(dir, W_OK) != 0)
+        snprintf(err, AB_ERR,
+                 "%.250s: cannot %s the database: the directory '%.250s' is not writable (%s), and "
+                 "SQLite's WAL mode needs to create or write %.250s-wal and -shm beside it; make "
+                 "the directory writable or copy the database elsewhere",
+                 path, readonly ? "read" : "open", dir, strerror(errno ? errno : EACCES), path);
+    else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(path, F_OK) == 0 &&
+             access(path, readonly ? R_OK : R_OK | W_OK) != 0)
+        snprintf(err, AB_ERR, "%.900s: cannot %s the database: %s", path,
+                 readonly ? "read" : "write", strerror(errno));
+    else
+        snprintf(err, AB_ERR, "%.900s: cannot open the database: %s", path, msg);
+}
+
+/* A WAL database in a directory this process cannot write, with no -wal
+ * file beside it, can still be read: every committed page is in the main
+ * file (no -wal), and no writer can appear (it would have to create the
+ * -wal). SQLite opens it read-only only if it can create -shm, so it is
+ * opened as immutable instead. Replaces *db and returns 1 when that worked
+ * (user_version readable), 0 otherwise (*db untouched). */
+static int open_immutable(const char *path, sqlite3 **db)
+{
+    char dir[1024], wal[1100], uri[3200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (access(dir_of(path, dir, sizeof dir), W_OK) == 0 || access(wal, F_OK) == 0 ||
+        strlen(path) > 1000)
+        return 0;
+    /* file: URI, with the characters a URI gives meaning to escaped */
+    char *p = uri + sprintf(uri, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        p += strchr("?#%", *c) || *c < 0x21 ? sprintf(p, "%%%02X", *c) : sprintf(p, "%c", *c);
+    sprintf(p, "?immutable=1");
+    sqlite3 *im = NULL;
+    char err[AB_ERR];
+    int v;
+    if (sqlite3_open_v2(uri, &im, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+        user_version(im, &v, err)) {
+        sqlite3_close(im);
+        return 0;
+    }
+    sqlite3_close(*db);
+    sqlite3_busy_timeout(im, AB_DB_BUSY_MS);
+    sqlite3_create_function(im, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
+    *db = im;
+    return 1;
+}
+
 int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
 {
     sqlite3 *db = NULL;
     *out = NULL;
+    if (!path || !*path) {
+        snprintf(err, AB_ERR, "an empty database path (--db ''): give the database's file name");
+        return -1;
+    }
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     if (readonly && access(path, F_OK) != 0) {
         snprintf(err, AB_ERR, "%s: no such database (run an experiment first, or pass --db)",
@@ -207,20 +329,23 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         return -1;
     }
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "%s: cannot open database: %s", path,
-                 db ? sqlite3_errmsg(db) : "out of memory");
+        open_error(db, path, readonly, err);
         sqlite3_close(db);
         return -1;
     }
+    snprintf(last_path, sizeof last_path, "%s", path);
     sqlite3_busy_timeout(db, AB_DB_BUSY_MS);
     sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
                             NULL);
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version(db, &v, err)) {
-        snprintf(err, AB_ERR, "%s: not an attnbench database: %s", path, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return -1;
+        /* read-only, in a directory we cannot write: see open_immutable */
+        if (!readonly || !open_immutable(path, &db) || user_version(db, &v, err)) {
+            open_error(db, path, readonly, err);
+            sqlite3_close(db);
+            return -1;
+        }
     }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
@@ -236,6 +361,13 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         return ab_db_open(path, 1, out, err);
     }
     if (readonly) {
+        if (v > ab_schema_count()) {
+            snprintf(err, AB_ERR,
+                     "%s: schema version %d is newer than this attnbench understands (%d): "
+                     "use a newer attnbench to read it",
+                     path, v, ab_schema_count());
+            goto fail;
+        }
         if (v != ab_schema_count()) {
             snprintf(err, AB_ERR,
                      "%s: schema version %d, this attnbench needs %d (open it read-write once "
@@ -245,9 +377,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         }
     } else {
         if (exec(db, "PRAGMA journal_mode = WAL", err)) {
-            char keep[AB_ERR];
-            snprintf(keep, sizeof keep, "%s: %s", path, err);
-            snprintf(err, AB_ERR, "%s", keep);
+            open_error(db, path, readonly, err);
             goto fail;
         }
         if (migrate(db, path, err))

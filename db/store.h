@@ -32,6 +32,16 @@
  * process (waited N s ...)" in err. */
 int ab_db_begin(sqlite3 *db, char *err);
 
+/* Installs SQLite's error log (call before any other SQLite call): it keeps
+ * the first corruption, I/O error or "not a database" of the process. */
+void ab_db_init(void);
+
+/* -1 with "FILE: the database is damaged (...)" in err when SQLite reported
+ * corruption or an I/O error since ab_db_init, whether or not the caller
+ * noticed (-2, err untouched, on later calls: already said); 0 otherwise.
+ * main() checks it before exiting. */
+int ab_db_damage(char *err);
+
 /* Current schema version (PRAGMA user_version after migration). */
 int ab_db_schema_version(void);
 
@@ -140,6 +150,10 @@ int ab_db_set_clocks_monitored(sqlite3 *db, sqlite3_int64 run_id, int yes, char 
  * include_throttled: 0 leaves out samples flagged throttled. */
 int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttled,
                   double **ms, size_t *n, char *err);
+
+/* The file name of db's main database (absolute, as SQLite resolved it), or
+ * "database" (in-memory): what error messages name. */
+const char *ab_db_name(sqlite3 *db);
 
 /* Prepares sql or reports sqlite's message with the statement's purpose. */
 int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err);

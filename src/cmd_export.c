@@ -68,7 +68,7 @@ static json_t *rows(sqlite3 *db, const char *sql, sqlite3_int64 id, const char *
         json_array_append_new(arr, o);
     }
     if (rc != SQLITE_DONE) {
-        error("database: %s", sqlite3_errmsg(db));
+        error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
         json_decref(arr);
         arr = NULL;
     }
@@ -179,7 +179,8 @@ static int export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out)
     fprintf(out, "run_uuid,experiment,variant,B,H,S,D,causal,dtype,status,idx,ms,round,t_s,throttled\n");
     for (size_t k = 0; k < n; k++) {
         sqlite3_bind_int64(st, 1, ids[k]);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        int step;
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
             for (int c = 0; c < 15; c++) {
                 if (c)
                     fputc(',', out);
@@ -191,6 +192,11 @@ static int export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out)
                     csv_field(out, (const char *)sqlite3_column_text(st, c));
             }
             fputc('\n', out);
+        }
+        if (step != SQLITE_DONE) {
+            error("%s: reading samples: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+            sqlite3_finalize(st);
+            return -1;
         }
         sqlite3_reset(st);
     }
@@ -265,6 +271,10 @@ int cmd_export(int argc, char **argv)
             goto done;
         }
     } else if (export_csv(db, ids, nruns, out)) {
+        goto done;
+    }
+    if (ab_db_damage(err)) {
+        error("%s; nothing exported", err);
         goto done;
     }
     rc = ab_out_commit(&of) ? 1 : 0;

@@ -97,6 +97,8 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     int rc = ab_report_write(db, run, &o, of.f);
+    if (rc == 0 && ab_db_damage(err))
+        rc = error("%s; no report written", err); /* not a report of part of the data */
     if (rc == 0)
         rc = ab_out_commit(&of);
     else

@@ -118,36 +118,42 @@ static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *nam
     return NULL;
 }
 
-/* The claim for (variant, than): stated, else the default; *stated says which. */
+enum { NO_CLAIM, STATED, AA_TEST };
+
+/* The claim for (variant, than) and where it comes from (*source): the
+ * experiment's `expect`, else "no difference" when both are instances of one
+ * built-in variant in one timing mode (an A/A test), else none. */
 static ab_verdict claim_for(const ab_experiment *e, const claim *c, size_t nc, const char *variant,
-                            const char *than, int *stated)
+                            const char *than, int *source)
 {
     for (size_t i = 0; i < nc; i++)
         if (strcmp(c[i].variant, variant) == 0 && strcmp(c[i].than, than) == 0) {
-            *stated = 1;
+            *source = STATED;
             return c[i].verdict;
         }
-    *stated = 0;
     const ab_exp_variant *a = exp_variant(e, variant), *b = exp_variant(e, than);
-    if (a && b && a->native && a->native == b->native && a->timing == b->timing && !a->command &&
-        !b->command)
-        return AB_NO_DIFFERENCE; /* two instances of one variant: an A/A test */
-    return AB_FASTER;
+    *source = a && b && a->native && a->native == b->native && a->timing == b->timing &&
+                      !a->command && !b->command
+                  ? AA_TEST
+                  : NO_CLAIM;
+    return AB_NO_DIFFERENCE;
 }
 
 typedef struct part {
     const char *variant, *reference;
     ab_verdict claim;
-    int stated;
+    int source; /* NO_CLAIM, STATED, AA_TEST */
     int count[3]; /* by verdict: no difference, faster, slower */
     int not_compared, wide;
 } part;
 
-enum { HELD, NOT_HELD, INCONCLUSIVE };
-static const char *const outcome_name[] = {"held", "did not hold", "inconclusive"};
+enum { HELD, NOT_HELD, INCONCLUSIVE, NOT_JUDGED };
+static const char *const outcome_name[] = {"held", "did not hold", "inconclusive", "not judged"};
 
 static int judge(const part *p)
 {
+    if (p->source == NO_CLAIM)
+        return NOT_JUDGED;
     const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
     const int contradicting = p->claim == AB_FASTER   ? p->count[AB_SLOWER]
                               : p->claim == AB_SLOWER ? p->count[AB_FASTER]
@@ -157,6 +163,28 @@ static int judge(const part *p)
     if (total > 0 && p->count[p->claim] == total)
         return HELD;
     return INCONCLUSIVE;
+}
+
+/* What the verdicts say without a claim: one verdict everywhere, one
+ * direction with some configurations undecided, or both directions. */
+static const char *finding(const part *p)
+{
+    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
+    if (total == 0 || p->not_compared == total)
+        return "nothing compared";
+    if (p->count[AB_FASTER] == total)
+        return "faster everywhere";
+    if (p->count[AB_SLOWER] == total)
+        return "slower everywhere";
+    if (p->count[AB_NO_DIFFERENCE] == total)
+        return "no significant difference anywhere";
+    if (p->count[AB_FASTER] && p->count[AB_SLOWER])
+        return "faster in some configurations, slower in others";
+    if (p->count[AB_FASTER])
+        return "faster or no significant difference";
+    if (p->count[AB_SLOWER])
+        return "slower or no significant difference";
+    return "no significant difference where compared";
 }
 
 static const char *claim_text(ab_verdict v)
@@ -196,7 +224,7 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
             p = &parts[np++];
             p->variant = o[i].variant->variant;
             p->reference = o[i].reference->variant;
-            p->claim = claim_for(e, claims, nclaims, p->variant, p->reference, &p->stated);
+            p->claim = claim_for(e, claims, nclaims, p->variant, p->reference, &p->source);
         }
         if (o[i].computed)
             p->count[o[i].verdict]++;
@@ -207,39 +235,56 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
                 p->wide++;
     }
 
-    fprintf(out, "\n## Conclusion\n\nAgainst the hypothesis above, from this report's own "
-                 "verdicts. Each part is one claim about a pair of variants, judged in every "
-                 "configuration: the verdict the experiment expects (`expect`), else the "
-                 "default, that the variant is faster than its reference (no different when "
-                 "both are instances of one variant: an A/A test). A part **held** when every "
+        fprintf(out, "\n## Conclusion\n\nAgainst the hypothesis above, from this report's own "
+                 "verdicts. The hypothesis is free text; what is judged is one claim per part (a "
+                 "variant against its reference, in every configuration): the verdict the "
+                 "experiment expects in its `expect` list, or no difference when both are "
+                 "instances of one variant (an A/A test). A part **held** when every "
                  "configuration's verdict is the claimed one, **did not hold** when any verdict "
                  "contradicts it, and is **inconclusive** otherwise (no significant difference, "
-                 "or no comparison, somewhere). Wide: measurements of the part whose p90/p10 "
-                 "exceeds %.1f (listed below).\n\n",
+                 "or no comparison, somewhere). A part without a claim is not judged; its "
+                 "verdicts are summarised. Wide: measurements of the part whose p90/p10 exceeds "
+                 "%.1f (listed below).\n\n",
             AB_SPREAD_RATIO);
     if (np == 0) {
         fprintf(out, "No comparisons: the experiment has a single variant, or none was "
                      "measured, so nothing was tested: **inconclusive**.\n");
     } else {
-        int tally[3] = {0, 0, 0};
+        int tally[4] = {0, 0, 0, 0};
         fprintf(out, "| part | claim | faster | slower | no significant difference | not compared "
                      "| wide | outcome |\n|---|---|---:|---:|---:|---:|---:|---|\n");
         for (size_t k = 0; k < np; k++) {
-            const int j = judge(&parts[k]);
+            const part *p = &parts[k];
+            const int j = judge(p);
             tally[j]++;
-            fprintf(out, "| %s vs %s | %s%s | %d | %d | %d | %d | %d | **%s** |\n", parts[k].variant,
-                    parts[k].reference, claim_text(parts[k].claim),
-                    parts[k].stated ? "" : " (default)", parts[k].count[AB_FASTER],
-                    parts[k].count[AB_SLOWER], parts[k].count[AB_NO_DIFFERENCE],
-                    parts[k].not_compared, parts[k].wide, outcome_name[j]);
+            fprintf(out, "| %s vs %s | %s | %d | %d | %d | %d | %d | ", p->variant, p->reference,
+                    p->source == NO_CLAIM  ? "none stated"
+                    : p->source == AA_TEST ? "no difference (A/A)"
+                                           : claim_text(p->claim),
+                    p->count[AB_FASTER], p->count[AB_SLOWER], p->count[AB_NO_DIFFERENCE],
+                    p->not_compared, p->wide);
+            if (j == NOT_JUDGED)
+                fprintf(out, "not judged: %s |\n", finding(p));
+            else
+                fprintf(out, "**%s** |\n", outcome_name[j]);
         }
-        const char *overall = tally[NOT_HELD] == 0 && tally[INCONCLUSIVE] == 0 ? "held"
-                              : tally[NOT_HELD] == 0                           ? "inconclusive"
-                              : tally[HELD] > 0                                ? "held in part"
-                                                                               : "did not hold";
-        fprintf(out, "\nOverall: of %zu part%s, %d held, %d did not hold, %d inconclusive. "
-                     "The hypothesis: **%s**.\n",
-                np, np == 1 ? "" : "s", tally[HELD], tally[NOT_HELD], tally[INCONCLUSIVE], overall);
+        const int judged = tally[HELD] + tally[NOT_HELD] + tally[INCONCLUSIVE];
+        if (judged == 0) {
+            fprintf(out, "\nOverall: **not judged**. The experiment states no expected verdicts "
+                         "(`expect = ( { variant = ...; than = ...; verdict = \"faster\"; } );`), "
+                         "so its hypothesis is compared with the findings above by the reader, "
+                         "not by attnbench.\n");
+        } else {
+            const char *overall = tally[NOT_HELD] == 0 && tally[INCONCLUSIVE] == 0 ? "held"
+                                  : tally[NOT_HELD] == 0                           ? "inconclusive"
+                                  : tally[HELD] > 0                                ? "held in part"
+                                                                                   : "did not hold";
+            fprintf(out, "\nOverall: of %d judged part%s, %d held, %d did not hold, %d "
+                         "inconclusive%s. The hypothesis: **%s**.\n",
+                    judged, judged == 1 ? "" : "s", tally[HELD], tally[NOT_HELD],
+                    tally[INCONCLUSIVE], tally[NOT_JUDGED] ? " (parts without a claim not counted)" : "",
+                    overall);
+        }
     }
 
     size_t nwide = 0;

@@ -9,9 +9,11 @@
  * configuration. The experiment states them with
  *   expect = ( { variant = "cpu_flash"; than = "cpu_reference"; verdict = "faster"; } );
  * (`than` defaults to the baseline; verdict "faster", "slower" or
- * "no difference"); a part it does not state gets the ablation's default:
- * the variant is faster than its reference, or no different when both are
- * instances of one built-in variant in one timing mode (an A/A test).
+ * "no difference"). Two instances of one built-in variant in one timing mode
+ * (an A/A test, `attnbench calibrate`) are claimed no different without
+ * being told. No other claim is guessed from the free-text hypothesis: a
+ * part without one is "not judged" and its verdicts are summarised
+ * (faster everywhere, slower everywhere, no difference anywhere, mixed).
  * A part held when every configuration's verdict is the claimed one, did
  * not hold when any verdict contradicts it (the opposite direction, or any
  * difference where none was claimed), and is inconclusive otherwise (no

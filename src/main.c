@@ -6,6 +6,7 @@
 #include "abstats.h"
 #include "calibrate.h"
 #include "commands.h"
+#include "store.h"
 #include "util.h"
 
 #include <errno.h>
@@ -88,14 +89,16 @@ static const command commands[] = {
      "attnbench import FILE [--db PATH]\n"
      "  Adds each run of FILE (attnbench export --format json; - reads stdin) unless\n"
      "  a run with its uuid is already there, so importing twice changes nothing.\n"
-     "  Environments and experiments are shared by hash; each run is added in one\n"
-     "  transaction, whole or not at all.\n"},
+     "  Every field is checked as a run would store it first; environments and\n"
+     "  experiments are shared by hash; the file is added in one transaction, whole\n"
+     "  or not at all.\n"},
     {"merge", cmd_merge, "add the runs of another attnbench database",
      "attnbench merge OTHER.db [--db PATH]\n"
      "  Copies every finished run of OTHER.db (SQLite ATTACH) that this database\n"
      "  lacks (by uuid), with its experiment, environment, measurements, samples,\n"
      "  clock blocks and timer floor, ids remapped, one transaction per run. Merging\n"
-     "  twice is a no-op; runs still 'running' in OTHER.db are skipped.\n"},
+     "  twice is a no-op; runs still running in OTHER.db are skipped (abandoned ones,\n"
+     "  whose process is gone, are merged).\n"},
     {"query", cmd_query, "run one read-only SQL query and print a table",
      "attnbench query \"SQL\" [--db PATH]\n"
      "  Runs one SQL statement on a read-only connection and prints the rows as\n"
@@ -168,6 +171,12 @@ static int cmd_help(int argc, char **argv)
  * would otherwise be lost silently. */
 static int finish(int rc)
 {
+    char err[AB_ERR];
+    int damage = ab_db_damage(err);
+    if (damage == -1)
+        error("%s", err);
+    if (damage)
+        rc = rc ? rc : 1;
     int out_bad = fflush(stdout) != 0 || ferror(stdout);
     int e = errno;
     out_bad |= fclose(stdout) != 0;
@@ -182,6 +191,7 @@ static int finish(int rc)
 
 int main(int argc, char **argv)
 {
+    ab_db_init();
     ab_stats_init();
     if (argc < 2) {
         list_commands(stderr);

@@ -12,6 +12,7 @@
  */
 #include "report.h"
 #include "report_internal.h"
+#include "report_check.h"
 #include "rundata.h"
 #include "abstats.h"
 #include "calibrate.h"
@@ -665,6 +666,21 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         }
     }
 
+    /* a baseline with no usable measurement: one line, not a family of 0 */
+    {
+        int base_ok = 0;
+        for (size_t i = 0; i < n; i++)
+            base_ok |= strcmp(sorted[i]->r.variant, baseline) == 0 && usable(sorted[i]);
+        if (!base_ok) {
+            fprintf(out, "**The baseline `%s` has no successful measurement in this run: nothing is "
+                         "compared with it** (choose another with `--baseline`).\n\n",
+                    baseline);
+            fprintf(stderr, "attnbench: report: baseline '%s' has no successful measurement in run "
+                            "%lld; the report has no comparisons with it\n",
+                    baseline, run_id);
+        }
+    }
+
     /* ---- per configuration ---- */
     fprintf(out, "## Results\n\n");
     for (size_t i = 0; i < n;) {
@@ -835,6 +851,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             config_title(sorted[i], title, sizeof title);
             fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
         }
+    ab_report_check_coverage(db, run_id, out);
 
     if (o->plots)
         ab_report_plots(db, run_id, o->path, out); /* prints its own errors */

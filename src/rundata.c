@@ -27,12 +27,14 @@ int ab_run_resolve(sqlite3 *db, const char *arg, long long *id)
         sqlite3_bind_int64(st, 1, v);
     else
         sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
-    int found = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int found = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         *id = sqlite3_column_int64(st, 0);
         found++;
     }
     sqlite3_finalize(st);
+    if (step != SQLITE_DONE)
+        return error("%s: looking up run %s: %s", ab_db_name(db), arg, sqlite3_errmsg(db));
     if (found == 0)
         return error("no run %s in the database (attnbench runs lists them)", arg);
     if (found > 1)
@@ -108,7 +110,8 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
         return error("%s", err);
     }
     sqlite3_bind_int64(st, 1, run_id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (n == cap) {
             ab_rmeas *nm = realloc(m, 2 * cap * sizeof *m);
             if (!nm) {
@@ -135,6 +138,11 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
         x->throttled = (long)sqlite3_column_int64(st, 11);
     }
     sqlite3_finalize(st);
+    if (step != SQLITE_DONE) { /* never a silently shorter run */
+        ab_run_free(m, n);
+        return error("%s: loading the measurements of run %lld: %s", ab_db_name(db),
+                     (long long)run_id, sqlite3_errmsg(db));
+    }
     int nconf = 0;
     for (size_t i = 0; i < n; i++) {
         if (ab_db_samples(db, m[i].id, 0, &m[i].ms, &m[i].n, err)) {

@@ -7,6 +7,7 @@
 #include "store.h"
 #include "util.h"
 
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,9 @@ static json_t *load_json(void)
     double l[3];
     if (getloadavg(l, 3) != 3)
         return json_null();
-    return json_pack("[f, f, f]", l[0], l[1], l[2]);
+    /* two decimals, as /proc/loadavg and uptime(1) print it */
+    return json_pack("[f, f, f]", round(l[0] * 100) / 100, round(l[1] * 100) / 100,
+                     round(l[2] * 100) / 100);
 }
 
 json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)

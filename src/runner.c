@@ -26,6 +26,8 @@
 #include "abstats.h"
 #include "rounds.h"
 #include "check.h"
+#include "check_store.h"
+#include "gpu_check.h"
 #include "data.h"
 #include "env.h"
 #include "external.h"
@@ -81,12 +83,19 @@ typedef struct vstate {
     ab_clock_block *blocks;
     size_t nblocks, capblocks;
     double spent_s;        /* time spent sampling */
+    unsigned long check_seed; /* row sample of the check (0: every row checked) */
+    long rows_total;          /* B * H * S, when checked */
     int rounds;            /* blocks (rounds) taken */
     ab_ext2 *ext;          /* a protocol-2 external variant: its adapter (else NULL) */
     ab_variant pseudo;     /* ... and the registry-like row v points to */
     char *ext_env, *ext_stderr; /* its environment JSON and stderr tail (malloc'd) */
     int next_check;        /* adaptive: rounds at which convergence is next checked */
 } vstate;
+
+/* Seed of the check's row samples: fresh per run (issue 12), stored with
+ * each measurement that was sampled. */
+static unsigned long check_seed_base;
+
 
 /* Adaptive stopping converges only after this many rounds: the round-level
  * test needs them (README, Statistics). */
@@ -271,6 +280,8 @@ static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
     wt.store_s += ab_now_s() - t0;
     if (rc)
         return error("%s", err);
+    if (st->m.checked && ab_db_put_check(db, id, st->check_seed, st->rows_total, err))
+        return error("%s", err);
     return 0;
 }
 
@@ -348,12 +359,11 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
         }
     }
 
-    /* check: poisoned output, one run, float64 reference */
+    /* check: poisoned output, one run, float64 reference (check.h) */
     const size_t numel = ab_shape_numel(s);
     const double t_check = ab_now_s();
     if (gpu) {
-        if (ab_gpu_poison(bufs, err, sizeof err) || ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err) ||
-            ab_gpu_output(bufs, o, err, sizeof err))
+        if (ab_gpu_poison(bufs, err, sizeof err) || ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err))
             return store(db, st, "error", err) ? -1 : 0;
     } else {
         for (size_t i = 0; i < numel; i++)
@@ -369,13 +379,14 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     const int timed_threads = omp_get_max_threads();
     omp_set_num_threads(omp_get_num_procs());
 #endif
-    int check_rc = ab_check_output(s, q, k, v, o, check_seed, AB_CHECK_ROWS_PER_SLICE, &c);
+    int check_rc = ab_check_measurement(s, gpu ? bufs : NULL, q, k, v, o, check_seed, &c, err,
+                                        sizeof err);
 #ifdef _OPENMP
     omp_set_num_threads(timed_threads);
 #endif
     wt.check_s += ab_now_s() - t_check;
     if (check_rc)
-        return store(db, st, "error", "out of host memory in the correctness check") ? -1 : 0;
+        return store(db, st, "error", err) ? -1 : 0;
     st->m.checked = 1;
     st->m.max_abs_err = c.max_abs_err;
     st->m.mean_abs_err = c.mean_abs_err;
@@ -383,10 +394,10 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     st->m.tolerance = c.tolerance;
     st->m.nonfinite = c.nonfinite;
     st->m.rows_checked = c.rows_checked;
+    st->check_seed = c.seed;
+    st->rows_total = c.rows_total;
     if (!c.pass) {
-        snprintf(st->message, sizeof st->message,
-                 "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs: not timed",
-                 c.max_abs_err, c.tolerance, c.nonfinite);
+        snprintf(st->message, sizeof st->message, "correctness: %s: not timed", c.why);
         return store(db, st, "failed", st->message) ? -1 : 0;
     }
     return 1;
@@ -672,7 +683,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         x->m.flops = x->v->flops(s);
         x->m.bytes = ab_attention_bytes(s);
         int p = prepare(db, e, x, s, x->v->device == AB_DEV_CUDA ? bufs : NULL, q, k, v, o,
-                        e->seed + 1000003UL * (ci + 1));
+                        check_seed_base + 1000003UL * (ci + 1));
         if (p < 0)
             goto cleanup;
         if (p == 0)
@@ -834,6 +845,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         goto finish;
     }
     gsl_rng_set(order_rng, e->seed ^ 0x5eedUL);
+    check_seed_base = ab_check_fresh_seed();
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -854,6 +866,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         rc = 1;
 finish:
     wt.total_s = ab_now_s() - run_start;
+    int wt_stored = 0;
     {
         /* a resumed run adds to what its first part spent */
         ab_walltime before;
@@ -872,8 +885,7 @@ finish:
         if (ab_walltime_store(db, *run_id, &wt, err))
             error("%s", err);
         else
-            fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
-                    wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
+            wt_stored = 1;
     }
     if (ab_runenv_finish(db, *run_id, err))
         error("%s", err);
@@ -884,12 +896,26 @@ finish:
               n_all);
         rc = -1;
     }
-    if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err))
-        error("%s", err);
+    if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err)) {
+        /* the run stays 'running' (abandoned once this process exits): not
+         * a success either way */
+        error("%s; the run stays unfinished ('attnbench resume %lld' completes it)", err,
+              (long long)*run_id);
+        rc = rc == 1 ? 1 : -1;
+    }
+    /* printed only now: with the stop signals back at their defaults, a
+     * closed stderr (SIGPIPE) must not end the process before its status */
+    if (wt_stored)
+        fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
+                wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
     if (rc == 1)
         error("run %lld interrupted by signal %d: finished measurements are stored; "
               "'attnbench resume %lld' measures the rest",
               (long long)*run_id, (int)interrupted, (long long)*run_id);
+    else if (rc < 0)
+        error("run %lld failed: finished measurements are stored; 'attnbench resume %lld' "
+              "measures what it lacks once the cause is fixed",
+              (long long)*run_id, (long long)*run_id);
 cleanup:
     for (size_t i = 0; ext_procs && i < e->nvariants; i++)
         ab_ext2_stop(ext_procs[i]);

@@ -125,8 +125,8 @@ void ab_hash_hex(const void *data, size_t n, char out[17])
 
 const char *ab_db_path(const char *flag_value)
 {
-    if (flag_value && *flag_value)
-        return flag_value;
+    if (flag_value)
+        return flag_value; /* even "": ab_db_open refuses it rather than guess */
     const char *env = getenv("ATTNBENCH_DB");
     return env && *env ? env : "attnbench.db";
 }

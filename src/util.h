@@ -26,8 +26,9 @@ char *ab_read_file_limit(const char *path, size_t limit, size_t *len, int *too_b
  * hash. */
 void ab_hash_hex(const void *data, size_t n, char out[17]);
 
-/* The database path: --db if given, else $ATTNBENCH_DB, else
- * "attnbench.db" in the working directory (the embedded default). */
+/* The database path: --db if given (an empty --db '' is returned as it is,
+ * for ab_db_open to refuse), else $ATTNBENCH_DB, else "attnbench.db" in the
+ * working directory (the embedded default). */
 const char *ab_db_path(const char *flag_value);
 
 /* Monotonic clock in seconds (CLOCK_MONOTONIC). */

@@ -131,19 +131,35 @@ int ab_wilcoxon_signed_rank(const double *d, size_t n, const ab_test_opts *o,
 
 typedef struct ab_mw_result {
     double u;  /* U of A: #{a_i > b_j} + 0.5 #{a_i == b_j} (scipy's convention) */
-    double z;  /* standardised statistic (0 for the exact method) */
+    double z;  /* standardised statistic (0 unless method == AB_P_NORMAL) */
     double p;  /* two-sided p-value */
-    int exact; /* 1: exact null distribution; 0: normal approximation with
-                  tie and continuity correction */
+    int exact; /* 1: p from an exact null distribution (method AB_P_EXACT or
+                  AB_P_PERMUTATION); 0: Monte Carlo or normal approximation */
+    ab_pmethod method; /* which method gave p (see ab_mann_whitney_opts) */
+    double p_se;       /* Monte Carlo standard error of p, else 0 */
 } ab_mw_result;
 
-/* Mann-Whitney U test, two-sided (Mann & Whitney 1947), matching
- * scipy.stats.mannwhitneyu(a, b, alternative='two-sided', method='auto'):
- * exact when at most one sample has more than 8 observations and there are
- * no ties (scipy 1.10 _mwu_choose_method: asymptotic "if n1 > 8 and n2 > 8"
- * or if any ties), otherwise asymptotic. O(n log n). */
+/* Mann-Whitney U test, two-sided (Mann & Whitney 1947), with
+ * ab_test_opts_default; see ab_mann_whitney_opts. */
 int ab_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                     ab_mw_result *r);
+
+/* Mann-Whitney U test, two-sided. p by (mannwhitney.c):
+ *  - no ties: the exact null distribution when one sample has at most 8
+ *    observations (scipy 1.10's method='auto') or the smaller has at most
+ *    o->exact_max_n and the enumeration is cheap (AB_P_EXACT);
+ *  - ties, and the smaller sample has at most o->exact_max_n or the ties
+ *    are heavy (they remove more than half of the rank variance): the exact
+ *    conditional permutation distribution of the rank sum given the ties
+ *    (AB_P_PERMUTATION) when it is cheap to enumerate, else a Monte Carlo
+ *    permutation p from o->mc_resamples draws with o->seed (AB_P_MONTE_CARLO,
+ *    with its standard error);
+ *  - otherwise scipy's normal approximation with tie and continuity
+ *    correction (AB_P_NORMAL).
+ * o NULL: defaults. Errors: AB_STATS_EINVAL, AB_STATS_ENONFINITE,
+ * AB_STATS_ENEGATIVE, AB_STATS_ENOMEM. */
+int ab_mann_whitney_opts(const double *a, size_t na, const double *b, size_t nb,
+                         const ab_test_opts *o, ab_mw_result *r);
 
 typedef struct ab_cliff_result {
     double delta;     /* (#{a_i > b_j} - #{a_i < b_j}) / (na nb), in [-1, 1] */
@@ -208,6 +224,7 @@ const char *ab_verdict_name(ab_verdict v);
 
 typedef struct ab_compare_opts {
     ab_boot_opts boot;
+    ab_test_opts test;       /* rank tests' options (ab_test_opts_default) */
     double alpha;            /* default 0.05 */
     double practical;        /* default 0.01: speedup CI must exclude 1 +/- this */
 } ab_compare_opts;

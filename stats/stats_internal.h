@@ -58,4 +58,8 @@ extern size_t ab__hl_materialise_max;
  * the integer lattice in O(m R). AB_STATS_OK or AB_STATS_ENOMEM. */
 int ab__signrank_perm_p(const unsigned long *r2, size_t m, unsigned long s_obs, double *p);
 
+/* Lattice updates above which ab_mann_whitney_opts draws a Monte Carlo
+ * permutation p instead of enumerating; tests lower it. */
+extern size_t ab__mw_enum_budget;
+
 #endif /* ATTNBENCH_STATS_INTERNAL_H */

@@ -53,6 +53,25 @@ int main(void)
           "a run setting in the fingerprint");
     CHECK(json_is_integer(json_object_get(json_object_get(a, "host"), "memory_bytes")), "no host memory");
 
+    /* the GPU's driver is its release from NVML (nvmlSystemGetDriverVersion,
+     * e.g. "580.82.07": a major of 3 digits, a dot), not the CUDA driver API
+     * version ("13.0", now cuda_driver_api), or says why it is unknown.
+     * Checked where a GPU answers (the GPU machine); "gpu": null elsewhere. */
+    json_t *gpu = json_object_get(a, "gpu");
+    if (json_is_object(gpu)) {
+        const char *drv = json_string_value(json_object_get(gpu, "driver"));
+        unsigned major = 0;
+        char dot = 0;
+        CHECK(drv && (strncmp(drv, "unknown", 7) == 0 ||
+                      (sscanf(drv, "%u%c", &major, &dot) == 2 && major >= 100 && dot == '.')),
+              "gpu.driver '%s' is not a driver release", drv ? drv : "(absent)");
+        CHECK(json_is_string(json_object_get(gpu, "cuda_driver_api")), "no gpu.cuda_driver_api");
+        printf("gpu.driver %s, cuda_driver_api %s\n", drv ? drv : "?",
+               json_string_value(json_object_get(gpu, "cuda_driver_api")));
+    } else {
+        CHECK(json_is_null(gpu), "gpu is neither an object nor null");
+    }
+
     /* key order does not matter */
     c = json_object();
     const char *key;
