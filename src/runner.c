@@ -633,6 +633,10 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
     size_t nactive = 0;
     for (size_t i = 0; i < e->nvariants; i++) {
         const ab_exp_variant *ev = &e->variants[i];
+        if (interrupted) { /* a signal during the checks: stop before the next one */
+            rc = 0;
+            goto cleanup;
+        }
         if (!ev->native && ev->protocol == 2) {
             int have = resuming ? ab_db_has_measurement(db, run_id, ev->name, s, err) : 0;
             if (have < 0) {
