@@ -34,6 +34,7 @@ AB_DECLARE_VARIANT(cuda_wgmma_ws)
 AB_DECLARE_VARIANT(cuda_wgmma_pingpong)
 AB_DECLARE_VARIANT(cuda_wgmma_persistent)
 AB_DECLARE_VARIANT(cudnn_sdpa)
+AB_DECLARE_VARIANT(cuda_mma_pipeline_slowed)
 
 #ifdef __cplusplus
 }

@@ -98,6 +98,9 @@ static const ab_variant registry[] = {
      "cuDNN 9 fused flash attention (SDPA fprop graph, C backend API); the vendor ceiling",
      ROW_CUDNN(cudnn_sdpa)},
     /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
+    {"cuda_mma_pipeline_slowed", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "test instrument, not a rung: cuda_mma_pipeline plus an extra launch sized to add ~2.5% at compute-bound shapes (power study)",
+     ROW_CUDA(cuda_mma_pipeline_slowed)},
 };
 
 size_t ab_variant_count(void) { return sizeof registry / sizeof registry[0]; }
@@ -112,6 +115,12 @@ const ab_variant *ab_variant_find(const char *name)
     for (size_t i = 0; i < ab_variant_count(); i++)
         if (strcmp(registry[i].name, name) == 0)
             return &registry[i];
+    /* deliberately wrong variants of a test program (registry.h) */
+    size_t nt = 0;
+    const ab_variant *t = ab_test_variants ? ab_test_variants(&nt) : NULL;
+    for (size_t i = 0; t && i < nt; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return &t[i];
     return NULL;
 }
 

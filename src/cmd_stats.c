@@ -173,8 +173,13 @@ static void print_text(const char *fa, const char *fb, const ab_comparison *c,
            o->boot.seed, c->cis_overlap ? "CIs overlap" : "CIs do not overlap");
     printf("speedup median(B)/median(A): %.6g  [%.6g, %.6g]\n", c->speedup, c->speedup_lo,
            c->speedup_hi);
-    printf("Mann-Whitney U: %.10g  z %.4g  p %.4g (%s)\n", c->mw.u, c->mw.z, c->mw.p,
-           c->mw.exact ? "exact" : "normal approximation");
+    if (c->mw.method == AB_P_MONTE_CARLO)
+        printf("Mann-Whitney U: %.10g  p %.4g +- %.2g (%s, %zu permutations, seed %lu)\n", c->mw.u,
+               c->mw.p, c->mw.p_se, ab_pmethod_name(c->mw.method), o->test.mc_resamples,
+               o->test.seed);
+    else
+        printf("Mann-Whitney U: %.10g  z %.4g  p %.4g (%s)\n", c->mw.u, c->mw.z, c->mw.p,
+               ab_pmethod_name(c->mw.method));
     printf("Cliff's delta: %.4f  [%.4f, %.4f]  %s\n", c->cliff.delta, c->cliff.lo, c->cliff.hi,
            ab_cliffs_magnitude(c->cliff.delta));
     printf("Hodges-Lehmann shift A - B: %.6g ms  [%.6g, %.6g]\n", c->hl.shift, c->hl.lo, c->hl.hi);
@@ -269,14 +274,15 @@ int cmd_stats(int argc, char **argv)
         goto cleanup;
     }
     root = json_pack(
-        "{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:o, s:b}, s:{s:o, s:o, s:o, s:s},"
+        "{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:o, s:b, s:s, s:o}, s:{s:o, s:o, s:o, s:s},"
         " s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
         " s:{s:o, s:o, s:I, s:I, s:s, s:o, s:s}}",
         "a", sample_json(files[0], &c.a, c.a_ci_lo, c.a_ci_hi, &c.a_out, &c.a_drift),
         "b", sample_json(files[1], &c.b, c.b_ci_lo, c.b_ci_hi, &c.b_out, &c.b_drift),
         "cis_overlap", c.cis_overlap,
         "mann_whitney", "u", jreal(c.mw.u), "z", jreal(c.mw.z), "p", jreal(c.mw.p),
-        "p_adjusted", jreal(padj), "exact", c.mw.exact,
+        "p_adjusted", jreal(padj), "exact", c.mw.exact, "method", ab_pmethod_name(c.mw.method),
+        "p_se", jreal(c.mw.p_se),
         "cliffs_delta", "delta", jreal(c.cliff.delta), "lo", jreal(c.cliff.lo),
         "hi", jreal(c.cliff.hi), "magnitude", ab_cliffs_magnitude(c.cliff.delta),
         "hodges_lehmann", "shift", jreal(c.hl.shift), "lo", jreal(c.hl.lo), "hi", jreal(c.hl.hi),

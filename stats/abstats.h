@@ -67,23 +67,99 @@ const char *ab_ci_method_name(ab_ci_method m);
 int ab_bootstrap_median_ci(const double *x, size_t n, const ab_boot_opts *o,
                            double *lo, double *hi);
 
+/* ---- rank tests: how a p-value was obtained, and their options ----------- */
+
+/* The method that gave a rank test's p-value. */
+typedef enum ab_pmethod {
+    AB_P_EXACT = 0,       /* exact null distribution of the untied statistic */
+    AB_P_PERMUTATION = 1, /* exact conditional (permutation) distribution given
+                             the observed ties and zeros, fully enumerated */
+    AB_P_MONTE_CARLO = 2, /* Monte Carlo permutation p (seeded), with its SE */
+    AB_P_NORMAL = 3,      /* normal approximation with tie correction */
+} ab_pmethod;
+/* "exact", "exact permutation", "Monte Carlo permutation", "normal approximation". */
+const char *ab_pmethod_name(ab_pmethod m);
+
+/* Zeros of a paired difference in the Wilcoxon signed-rank test: dropped
+ * before ranking (Wilcoxon 1945; scipy's default zero_method='wilcox'), or
+ * ranked with the others and then given no sign (Pratt 1959; 'pratt'). */
+typedef enum ab_zero_method { AB_ZERO_WILCOX = 0, AB_ZERO_PRATT = 1 } ab_zero_method;
+
+typedef struct ab_test_opts {
+    size_t exact_max_n;   /* default 50: exact (or exact permutation with ties)
+                             p whenever the sample (MW: either sample) has at
+                             most this many observations */
+    size_t mc_resamples;  /* default 100,000 (Monte Carlo permutation p) */
+    unsigned long seed;   /* default 42 (Monte Carlo permutation p) */
+    ab_zero_method zero_method; /* default AB_ZERO_WILCOX (scipy's default) */
+} ab_test_opts;
+/* Fills o with the defaults above. */
+void ab_test_opts_default(ab_test_opts *o);
+
+/* ---- one sample of paired differences ------------------------------------ */
+
+typedef struct ab_wilcoxon {
+    size_t n;         /* differences given */
+    size_t n_zero;    /* of them exactly 0 */
+    double t_plus;    /* sum of the (mid)ranks of |d_i| over d_i > 0 */
+    double t_minus;   /* the same over d_i < 0 */
+    double statistic; /* min(t_plus, t_minus): scipy's two-sided statistic */
+    double z;         /* standardised statistic of the normal approximation
+                         (0 unless method == AB_P_NORMAL) */
+    double p;         /* two-sided p-value */
+    double p_se;      /* Monte Carlo standard error of p (0 for the others) */
+    ab_pmethod method;
+} ab_wilcoxon;
+
+/* Wilcoxon signed-rank test (Wilcoxon 1945) of paired differences d[0..n)
+ * (any sign, e.g. per-round median of A minus that of B, ms), two-sided,
+ * H0: the d_i are symmetric about 0. Added for round-level inference (issue
+ * 13); exact signature:
+ *   int ab_wilcoxon_signed_rank(const double *d, size_t n,
+ *                               const ab_test_opts *o, ab_wilcoxon *out);
+ * o NULL: ab_test_opts_default. See wilcoxon.c for the methods; the
+ * p-value is exact (untied, or the exact conditional permutation
+ * distribution given ties and zeros) whenever the nonzero count is at most
+ * o->exact_max_n, or ties/zeros are present and enumeration is cheap
+ * (nonzero count <= 460); otherwise normal with tie correction. All zeros:
+ * p = 1 (AB_P_PERMUTATION). Errors: AB_STATS_EINVAL (NULL, n = 0, bad
+ * option), AB_STATS_ENONFINITE, AB_STATS_ENOMEM. */
+int ab_wilcoxon_signed_rank(const double *d, size_t n, const ab_test_opts *o,
+                            ab_wilcoxon *out);
+
 /* ---- two samples --------------------------------------------------------- */
 
 typedef struct ab_mw_result {
     double u;  /* U of A: #{a_i > b_j} + 0.5 #{a_i == b_j} (scipy's convention) */
-    double z;  /* standardised statistic (0 for the exact method) */
+    double z;  /* standardised statistic (0 unless method == AB_P_NORMAL) */
     double p;  /* two-sided p-value */
-    int exact; /* 1: exact null distribution; 0: normal approximation with
-                  tie and continuity correction */
+    int exact; /* 1: p from an exact null distribution (method AB_P_EXACT or
+                  AB_P_PERMUTATION); 0: Monte Carlo or normal approximation */
+    ab_pmethod method; /* which method gave p (see ab_mann_whitney_opts) */
+    double p_se;       /* Monte Carlo standard error of p, else 0 */
 } ab_mw_result;
 
-/* Mann-Whitney U test, two-sided (Mann & Whitney 1947), matching
- * scipy.stats.mannwhitneyu(a, b, alternative='two-sided', method='auto'):
- * exact when at most one sample has more than 8 observations and there are
- * no ties (scipy 1.10 _mwu_choose_method: asymptotic "if n1 > 8 and n2 > 8"
- * or if any ties), otherwise asymptotic. O(n log n). */
+/* Mann-Whitney U test, two-sided (Mann & Whitney 1947), with
+ * ab_test_opts_default; see ab_mann_whitney_opts. */
 int ab_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                     ab_mw_result *r);
+
+/* Mann-Whitney U test, two-sided. p by (mannwhitney.c):
+ *  - no ties: the exact null distribution when one sample has at most 8
+ *    observations (scipy 1.10's method='auto') or the smaller has at most
+ *    o->exact_max_n and the enumeration is cheap (AB_P_EXACT);
+ *  - ties, and the smaller sample has at most o->exact_max_n or the ties
+ *    are heavy (they remove more than half of the rank variance): the exact
+ *    conditional permutation distribution of the rank sum given the ties
+ *    (AB_P_PERMUTATION) when it is cheap to enumerate, else a Monte Carlo
+ *    permutation p from o->mc_resamples draws with o->seed (AB_P_MONTE_CARLO,
+ *    with its standard error);
+ *  - otherwise scipy's normal approximation with tie and continuity
+ *    correction (AB_P_NORMAL).
+ * o NULL: defaults. Errors: AB_STATS_EINVAL, AB_STATS_ENONFINITE,
+ * AB_STATS_ENEGATIVE, AB_STATS_ENOMEM. */
+int ab_mann_whitney_opts(const double *a, size_t na, const double *b, size_t nb,
+                         const ab_test_opts *o, ab_mw_result *r);
 
 typedef struct ab_cliff_result {
     double delta;     /* (#{a_i > b_j} - #{a_i < b_j}) / (na nb), in [-1, 1] */
@@ -148,6 +224,7 @@ const char *ab_verdict_name(ab_verdict v);
 
 typedef struct ab_compare_opts {
     ab_boot_opts boot;
+    ab_test_opts test;       /* rank tests' options (ab_test_opts_default) */
     double alpha;            /* default 0.05 */
     double practical;        /* default 0.01: speedup CI must exclude 1 +/- this */
 } ab_compare_opts;

@@ -21,6 +21,7 @@ void ab_compare_opts_default(ab_compare_opts *o)
     if (o == NULL)
         return;
     ab_boot_opts_default(&o->boot);
+    ab_test_opts_default(&o->test);
     o->alpha = 0.05;
     o->practical = 0.01;
 }
@@ -52,7 +53,7 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb,
     if ((rc = ab_bootstrap_median_ci(a, na, &o->boot, &out->a_ci_lo, &out->a_ci_hi)) != AB_STATS_OK) return rc;
     if ((rc = ab_bootstrap_median_ci(b, nb, &o->boot, &out->b_ci_lo, &out->b_ci_hi)) != AB_STATS_OK) return rc;
     out->cis_overlap = out->a_ci_lo <= out->b_ci_hi && out->b_ci_lo <= out->a_ci_hi;
-    if ((rc = ab_mann_whitney(a, na, b, nb, &out->mw)) != AB_STATS_OK) return rc;
+    if ((rc = ab_mann_whitney_opts(a, na, b, nb, &o->test, &out->mw)) != AB_STATS_OK) return rc;
     if ((rc = ab_cliffs_delta(a, na, b, nb, level, &out->cliff)) != AB_STATS_OK) return rc;
     if ((rc = ab_hodges_lehmann(a, na, b, nb, level, &out->hl)) != AB_STATS_OK) return rc;
     if ((rc = ab_bootstrap_speedup_ci(a, na, b, nb, &o->boot, &out->speedup,

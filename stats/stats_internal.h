@@ -51,4 +51,15 @@ int ab__pairdiff_select(const double *xs, size_t na, const double *ys, size_t nb
  * differences; tests lower it to exercise both paths. */
 extern size_t ab__hl_materialise_max;
 
+/* Two-sided p of the signed-rank statistic under sign flipping (wilcoxon.c):
+ * r2[0..m) the doubled midranks of the nonzero differences (integers >= 2),
+ * s_obs the observed doubled T+; *p = P(|2S - R| >= |2 s_obs - R|), R the sum
+ * of r2, S the doubled T+ of independent fair signs, enumerated exactly on
+ * the integer lattice in O(m R). AB_STATS_OK or AB_STATS_ENOMEM. */
+int ab__signrank_perm_p(const unsigned long *r2, size_t m, unsigned long s_obs, double *p);
+
+/* Lattice updates above which ab_mann_whitney_opts draws a Monte Carlo
+ * permutation p instead of enumerating; tests lower it. */
+extern size_t ab__mw_enum_budget;
+
 #endif /* ATTNBENCH_STATS_INTERNAL_H */

@@ -142,12 +142,16 @@ def cli_expected(path_a, path_b, out):
     keys; the bootstrap CIs are random and left to within-MC checks)."""
     rd = lambda p: np.array([float(l.split("#")[0]) for l in open(p) if l.split("#")[0].strip()])
     a, b = rd(path_a), rd(path_b)
-    mw = stats.mannwhitneyu(a, b, alternative="two-sided", method="auto")
+    # tied, 30 v 30: attnbench's exact conditional permutation p, from the
+    # tie-group generating function of gen_mw_exact.py (checked there
+    # against scipy.stats.permutation_test)
+    from gen_mw_exact import group_gf_p, u_of_a
+    mw_u, mw_p = u_of_a(a, b), float(group_gf_p(a, b))
     d, lo, hi = cliff_brute(a, b, LEVEL)
     hl = hl_brute(a, b, LEVEL)
     L = ["# Expected values of `attnbench stats tests/stats/a.txt tests/stats/b.txt --json`\n",
          HEADER.replace("# generated", "# computed"),
-         "# (scipy.stats.mannwhitneyu method='auto', brute-force Cliff / Hodges-Lehmann,\n",
+         "# (exact permutation Mann-Whitney p (gen_mw_exact.py), brute-force Cliff / Hodges-Lehmann,\n",
          "# numpy summaries, scipy.stats.spearmanr; tolerance 1e-6 relative)\n"]
     for tag, x in (("a", a), ("b", b)):
         q1, q3 = np.quantile(x, [0.25, 0.75])
@@ -160,8 +164,8 @@ def cli_expected(path_a, path_b, out):
                  % (tag, len(x), tag, float(np.median(x)), tag, float(np.mean(x)), tag,
                     float(np.std(x, ddof=1)), tag, float(q1), tag, float(q3), tag, mild, tag, sev,
                     tag, float(r.statistic), tag, float(r.pvalue)))
-    L.append("mann_whitney.u %r\nmann_whitney.p %r\nmann_whitney.exact false\n"
-             % (float(mw.statistic), float(mw.pvalue)))
+    L.append("mann_whitney.u %r\nmann_whitney.p %r\nmann_whitney.exact true\n"
+             % (mw_u, mw_p))
     L.append("cliffs_delta.delta %r\ncliffs_delta.lo %r\ncliffs_delta.hi %r\n" % (d, lo, hi))
     L.append("hodges_lehmann.shift %r\nhodges_lehmann.lo %r\nhodges_lehmann.hi %r\n"
              % tuple(float(v) for v in hl))

@@ -85,7 +85,9 @@ int main(void)
     double ca[6] = {0.0125, 0.0125, 0.0125, 0.0125, 0.0125, 0.0125};
     double cb[4] = {0.0125, 0.0125, 0.0125, 0.0125};
     CHECK_RC(ab_mann_whitney(ca, 6, cb, 4, &mw), AB_STATS_OK);
-    CHECK(mw.u == 12 && mw.p == 1 && mw.z == 0 && mw.exact == 0, "constant MW u %g p %g", mw.u, mw.p);
+    /* all tied, 6 v 4: the permutation distribution has one point, p = 1 */
+    CHECK(mw.u == 12 && mw.p == 1 && mw.z == 0 && mw.exact == 1 && mw.method == AB_P_PERMUTATION,
+          "constant MW u %g p %g", mw.u, mw.p);
     CHECK_RC(ab_cliffs_delta(ca, 6, cb, 4, 0.95, &cl), AB_STATS_OK);
     CHECK(cl.delta == 0 && cl.lo == 0 && cl.hi == 0, "constant delta %g [%g, %g]", cl.delta, cl.lo, cl.hi);
     CHECK_RC(ab_hodges_lehmann(ca, 6, cb, 4, 0.95, &hl), AB_STATS_OK);
@@ -110,7 +112,10 @@ int main(void)
     CHECK_RC(ab_cliffs_delta(ca, 6, cc, 4, 0.95, &cl), AB_STATS_OK);
     CHECK(cl.delta == 1 && cl.lo == 1 && cl.hi == 1, "separated constants delta");
     CHECK_RC(ab_mann_whitney(ca, 6, cc, 4, &mw), AB_STATS_OK);
-    CHECK(mw.u == 24 && mw.exact == 0, "separated constants U %g", mw.u);
+    /* exact conditional: only 1 of the C(10, 4) = 210 splits of the two
+     * tie groups is this extreme on each side: p = 2/210 */
+    CHECK(mw.u == 24 && mw.exact == 1 && fabs(mw.p - 2.0 / 210) < 1e-15, "separated constants U %g p %g",
+          mw.u, mw.p);
     CHECK_RC(ab_hodges_lehmann(ca, 6, cc, 4, 0.95, &hl), AB_STATS_OK);
     CHECK_CLOSE("separated HL", hl.shift, 0.0125 - 0.0115, 0, 0);
 
