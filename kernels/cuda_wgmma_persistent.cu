@@ -41,8 +41,31 @@
  *
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16; sm_90a only.
  *
- * Measured: see the bottom of this comment (filled in from the committed
- * run).
+ * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
+ * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
+ * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
+ * non-causal 623.5-698.8 TFLOP/s, the fastest own kernel in 7 of the 8
+ * non-causal configurations and at or above cudnn_sdpa from S = 4096 on
+ * (bf16 S = 8192: 697.2 vs 626.3, 1.11x; fp16 B=4 S=4096: 652.2 vs 646.7,
+ * 1.01x; S = 2048: 0.98-0.985x). Causal it is SLOWER than cuda_wgmma_pingpong
+ * (371.5-569.0, 0.60-0.95x cudnn_sdpa; S = 16384: 0.60-0.64x): the static
+ * round-robin gives block c the tiles L = c + 132k, whose query-tile index
+ * within a head cycles with step 132 mod nqt, so at S = 16384 (nqt = 128)
+ * block 0 gets tiles of 128, 124, ... key tiles and block 64 tiles of 64,
+ * 60, ...: about 3x more work on some SMs than on others. A longest-first
+ * order across heads (L -> query tile nqt - 1 - L / (B*H)) or an atomic
+ * tile counter would fix that; not done. Prediction (+5-8% non-causal)
+ * met at S >= 8192 (bf16 +9-11% over pingpong), not at S <= 4096 (+0-1%).
+ * D = 64 (hopper-d64 run 2, fp16, three consumer warpgroups): 523.4
+ * TFLOP/s at B=4 S=4096 non-causal (cudnn_sdpa 531.9, 0.98x; pingpong
+ * 423.1), 501.1 at S = 16384 (552.4, 0.91x); causal again behind pingpong.
+ * Nsight Compute at B=4 H=16 S=4096 D=128 fp16 non-causal (clocks left
+ * alone; reports/ncu/hopper-d128-headline.log): 849 us against cuDNN's
+ * 854 us; tensor pipe active 76.9% of peak (cuDNN 75.7%), issue slots
+ * 41.9% (43.8%), the same 8.39 M wgmma instructions, 201 MB DRAM read
+ * (both), 4.04 GB of L2 traffic (cuDNN 3.12 GB). ptxas: 168 registers at
+ * entry (D=128, 384 threads) / 128 (D=64, 512 threads), no spills.
+ * Checked: gpu_check (64 cases), memcheck and racecheck clean.
  */
 #include "entry_points.h"
 #include "wgmma_common.cuh"

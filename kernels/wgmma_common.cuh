@@ -1,13 +1,16 @@
 /*
  * wgmma_common.cuh: the Hopper (sm_90a) building blocks shared by the
- * wgmma rungs of the ladder (cuda_wgmma, cuda_wgmma_tma, cuda_wgmma_ws):
+ * wgmma rungs of the ladder (cuda_wgmma, cuda_wgmma_tma, cuda_wgmma_ws,
+ * cuda_wgmma_pingpong, cuda_wgmma_persistent):
  * warpgroup MMA (wgmma.mma_async m64nNk16, fp16/bf16 in, fp32 out) with
  * shared-memory matrix descriptors, the 128-byte-swizzled tile layout those
  * descriptors and the TMA engine share, TMA tensor loads completing on an
  * mbarrier, setmaxnreg and named barriers, the host-side tensor-map
  * encoder, and the consumer warpgroup's work on one key/value tile
  * (S = Q K^T, mask, online softmax on the accumulators, O += P V with P
- * from registers) plus the epilogue. Header-only; each rung's kernel (how
+ * from registers) plus the epilogue, whole (wg_tile) or in the pieces the
+ * overlapping rungs interleave (wg_issue_qk, wg_issue_pv, wg_softmax,
+ * wg_pack_p). Header-only; each rung's kernel (how
  * tiles reach shared memory and who waits for whom) is its own .cu file.
  *
  * Sources: PTX ISA 8.x, "Asynchronous Warpgroup Level Matrix Multiply-
