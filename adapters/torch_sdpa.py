@@ -4,9 +4,13 @@ external variant, one SDPA backend per experiment row, e.g.
 
     { name = "torch_sdpa_flash"; command = "python3 adapters/torch_sdpa.py --backend flash"; }
 
-It speaks protocol 1 of adapters/PROTOCOL.md: the configuration arrives in
+It speaks protocol 1 and 2 of adapters/PROTOCOL.md, whichever
+ATTNBENCH_PROTOCOL names. Protocol 1: the configuration arrives in
 ATTNBENCH_* environment variables; it prints `sample <ms>` lines, one `check`
-line, one `env` line (or an `error` line and exits 1). Inputs are attnbench's
+line, one `env` line (or an `error` line and exits 1). Protocol 2 (`protocol
+= 2;` in the experiment): one process for the whole run, reading `config
+...`, `take K` and `quit` requests on stdin; torch is imported and the CUDA
+context made once, and its samples are taken inside attnbench's rounds. Inputs are attnbench's
 own Q, K, V for the seed (kernels/data.h's MT19937 stream, reproduced with
 numpy's legacy RandomState), rounded to the dtype exactly as kernels/data.c
 does, uploaded in [B, H, S, D], the layout SDPA takes. Timing follows
@@ -257,21 +261,32 @@ def fmt(x):
     return repr(float(x)) if math.isfinite(x) else ("inf" if x > 0 else "nan")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--backend", choices=BACKENDS, default="default")
-    args = ap.parse_args()
-    cfg = config_from_env()
-
-    import numpy as np
+def import_torch():
+    """torch, F and the SDPBackend table, with TF32 off; AdapterError without CUDA."""
     import torch
     import torch.nn.functional as F
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.attention import SDPBackend
 
     if not torch.cuda.is_available():
         raise AdapterError("no CUDA device visible to PyTorch %s" % torch.__version__)
     torch.backends.cuda.matmul.allow_tf32 = False  # fp32 means fp32 (reference too)
     torch.backends.cudnn.allow_tf32 = False
+    backends = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+                "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}
+    return torch, F, backends
+
+
+def backend_ctx(backends, name):
+    """The sdpa_kernel context restricting SDPA to one backend (or none)."""
+    import contextlib
+    from torch.nn.attention import sdpa_kernel
+    b = backends.get(name)
+    return sdpa_kernel([b]) if b is not None else contextlib.nullcontext()
+
+
+def prepare(torch, F, backend, cfg):
+    """Inputs, one checked call and the warm-up of configuration cfg (inside
+    the backend's context). Returns (call, check figures)."""
     B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
     tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
     q32, k32, v32 = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"])
@@ -282,33 +297,30 @@ def main():
     def call():
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-    backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
-               "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}.get(args.backend)
-    import contextlib
-    ctx = sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext()
-    with ctx:
-        try:
-            out = call()
-            torch.cuda.synchronize()
-        except RuntimeError as e:
-            raise AdapterError("backend %s rejects B=%d H=%d S=%d D=%d %s causal=%d: %s"
-                               % (args.backend, B, H, S, D, cfg["dtype"], cfg["causal"],
-                                  str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
-        check = correctness(torch, cfg, q32, k32, v32, out, check_rows(B, H, S, cfg["seed"]))
-        dump = os.environ.get("TORCH_SDPA_DUMP_O")
-        if dump:  # for tests/external/check_figures.py: O as float32 [B,H,S,D]
-            out.float().cpu().numpy().tofile(dump)
-        del out
-        for _ in range(cfg["warmup"]):
-            call()
+    try:
+        out = call()
         torch.cuda.synchronize()
-        ms = time_samples(torch, call, cfg)
-        torch.cuda.synchronize()
+    except RuntimeError as e:
+        raise AdapterError("backend %s rejects B=%d H=%d S=%d D=%d %s causal=%d: %s"
+                           % (backend, B, H, S, D, cfg["dtype"], cfg["causal"],
+                              str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
+    check = correctness(torch, cfg, q32, k32, v32, out, check_rows(B, H, S, cfg["seed"]))
+    dump = os.environ.get("TORCH_SDPA_DUMP_O")
+    if dump:  # for tests/external/check_figures.py: O as float32 [B,H,S,D]
+        out.float().cpu().numpy().tofile(dump)
+    del out
+    for _ in range(cfg["warmup"]):
+        call()
+    torch.cuda.synchronize()
+    return call, check
 
+
+def env_of(torch, backend):
+    import numpy as np
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
-    env = {
+    return {
         "adapter": "torch_sdpa",
-        "backend": args.backend,
+        "backend": backend,
         "torch": torch.__version__,
         "torch_cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(),
@@ -316,14 +328,98 @@ def main():
         "numpy": np.__version__,
         "python": platform.python_version(),
     }
-    lines = ["sample %r" % float(x) for x in ms]
-    lines.append("check " + " ".join(
+
+
+def check_line(check):
+    return "check " + " ".join(
         "%s=%s" % (key, check[key] if isinstance(check[key], int) else fmt(check[key]))
         for key in ("max_abs_err", "mean_abs_err", "rel_l2_err", "plain_max_abs_err",
-                    "nonfinite", "atol", "rows_checked")))
-    lines.append("env " + json.dumps(env, sort_keys=True))
+                    "nonfinite", "atol", "rows_checked"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--backend", choices=BACKENDS, default="default")
+    args = ap.parse_args()
+    if os.environ.get("ATTNBENCH_PROTOCOL") == "2":
+        return serve(args)
+    cfg = config_from_env()
+    torch, F, backends = import_torch()
+    with backend_ctx(backends, args.backend):
+        call, check = prepare(torch, F, args.backend, cfg)
+        ms = time_samples(torch, call, cfg)
+        torch.cuda.synchronize()
+    lines = ["sample %r" % float(x) for x in ms]
+    lines.append(check_line(check))
+    lines.append("env " + json.dumps(env_of(torch, args.backend), sort_keys=True))
     sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.flush()
+
+
+# ---- protocol 2 -------------------------------------------------------------------
+
+def config_from_line(rest):
+    """The configuration of a protocol-2 `config` request, validated."""
+    cfg = {}
+    for tok in rest.split():
+        key, eq, val = tok.partition("=")
+        if not eq:
+            raise AdapterError("config: %r is not key=value" % tok)
+        cfg[key] = val
+    out = {}
+    for key in ("B", "H", "S", "D", "causal", "warmup", "seed", "graph_k"):
+        try:
+            out[key.lower()] = int(cfg.get(key))
+        except (TypeError, ValueError):
+            raise AdapterError("config: %s=%r is not an integer" % (key, cfg.get(key)))
+    for key in ("b", "h", "s", "d"):
+        if out[key] < 1:
+            raise AdapterError("config: %s must be >= 1" % key.upper())
+    out["graph_k"] = max(out["graph_k"], 1)
+    out["dtype"] = cfg.get("dtype", "")
+    if out["dtype"] not in ("fp16", "bf16", "fp32"):
+        raise AdapterError("config: dtype=%r is not fp16, bf16 or fp32" % out["dtype"])
+    out["timing"] = cfg.get("timing", "")
+    if out["timing"] not in ("cold", "hot", "graph"):
+        raise AdapterError("config: timing=%r is not cold, hot or graph" % out["timing"])
+    return out
+
+
+def serve(args):
+    """Protocol 2: answer config / take / quit requests until quit or EOF."""
+    torch, F, backends = import_torch()
+    env = json.dumps(env_of(torch, args.backend), sort_keys=True)
+    call, cfg = None, None
+    out = sys.stdout
+    for line in sys.stdin:
+        cmd, _, rest = line.strip().partition(" ")
+        if cmd == "config":
+            call = None
+            try:
+                cfg = config_from_line(rest)
+                with backend_ctx(backends, args.backend):
+                    call, check = prepare(torch, F, args.backend, cfg)
+            except AdapterError as e:
+                out.write("error " + " ".join(str(e).split()) + "\n")
+            except Exception as e:  # e.g. out of memory: this configuration only
+                traceback.print_exc()
+                out.write("error %s: %s\n" % (type(e).__name__, " ".join(str(e).split())[:300]))
+                torch.cuda.empty_cache()
+            else:
+                out.write("env %s\n%s\nready\n" % (env, check_line(check)))
+            out.flush()
+        elif cmd == "take":
+            if call is None:
+                raise AdapterError("take before a configuration was accepted")
+            cfg["samples"] = int(rest)
+            with backend_ctx(backends, args.backend):
+                ms = time_samples(torch, call, cfg)
+            out.write("".join("sample %r\n" % float(x) for x in ms) + "done\n")
+            out.flush()
+        elif cmd == "quit":
+            return
+        elif cmd:
+            raise AdapterError("unknown request %r" % cmd)
 
 
 if __name__ == "__main__":

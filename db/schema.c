@@ -125,6 +125,36 @@ static const char *const migrations[] = {
     "ALTER TABLE measurements ADD COLUMN input_sets INTEGER NOT NULL DEFAULT 1; -- copies of Q, K, V, O rotated in hot/graph mode\n"
     "ALTER TABLE runs ADD COLUMN peak_gemm_tflops REAL;  -- cuBLAS bf16 GEMM 8192^3, measured at the run's start\n"
     "ALTER TABLE runs ADD COLUMN peak_copy_gbs REAL;     -- device-to-device copy, bytes read + written\n",
+
+    /* liveness (issue 14): who runs a 'running' run, so that one whose
+     * process is gone shows as abandoned and can be resumed (db/liveness.h) */
+    "ALTER TABLE runs ADD COLUMN host TEXT;        -- gethostname of the process running it\n"
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;      -- its process id\n"
+    "ALTER TABLE runs ADD COLUMN proc_start TEXT;  -- its start time, /proc/PID/stat field 22\n"
+    "ALTER TABLE runs ADD COLUMN boot_id TEXT;     -- /proc/sys/kernel/random/boot_id\n",
+    /* i16: the run's settings and conditions, apart from the machine's
+     * fingerprint (whose hash `attnbench env` and every run on the machine
+     * share): timing mode, CPU threads, affinity, load average (JSON) */
+    "ALTER TABLE runs ADD COLUMN run_settings TEXT;  -- JSON (src/runenv.h); NULL for older runs\n",
+
+    /* check coverage (issue 12): the correctness check's row sample */
+    "ALTER TABLE measurements ADD COLUMN check_seed INTEGER; -- seed of the checked-row sample; NULL: every row\n"
+    "ALTER TABLE measurements ADD COLUMN rows_total INTEGER; -- B*H*S: the rows a check could compare\n",
+
+    /* issue 11: where each run's wall time went (src/walltime.h), seconds */
+    "CREATE TABLE IF NOT EXISTS run_walltime (\n"
+    "  run_id     INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"
+    "  total_s    REAL NOT NULL,              -- the run, start to end\n"
+    "  timed_s    REAL NOT NULL,              -- sum of the samples themselves\n"
+    "  sampling_s REAL NOT NULL,              -- wall time of the sampling calls\n"
+    "  warmup_s   REAL NOT NULL,\n"
+    "  check_s    REAL NOT NULL,              -- correctness checks\n"
+    "  setup_s    REAL NOT NULL,              -- variant setup and teardown\n"
+    "  inputs_s   REAL NOT NULL,              -- input generation and upload\n"
+    "  ceilings_s REAL NOT NULL,              -- timer floor and ceilings\n"
+    "  adapter_s  REAL NOT NULL,              -- external adapters minus their samples\n"
+    "  store_s    REAL NOT NULL               -- database writes\n"
+    ");\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -3,18 +3,130 @@
  * environments, experiments, runs, measurements and samples.
  */
 #include "store.h"
+#include "liveness.h"
 #include "schema.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+/* The file each open read-write connection was opened on (device, inode),
+ * so that a run notices its database removed or replaced under it. */
+static struct {
+    sqlite3 *db;
+    dev_t dev;
+    ino_t ino;
+    char path[1024];
+} opened[16];
+
+static void remember_file(sqlite3 *db, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return;
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++)
+        if (!opened[i].db) {
+            opened[i].db = db;
+            opened[i].dev = sb.st_dev;
+            opened[i].ino = sb.st_ino;
+            snprintf(opened[i].path, sizeof opened[i].path, "%s", path);
+            return;
+        }
+}
+
+static void forget_file(sqlite3 *db)
+{
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++)
+        if (opened[i].db == db)
+            opened[i].db = NULL;
+}
+
+int ab_db_check_file(sqlite3 *db, char *err)
+{
+    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++) {
+        if (opened[i].db != db)
+            continue;
+        struct stat sb;
+        if (stat(opened[i].path, &sb) != 0) {
+            snprintf(err, AB_ERR, "%.900s: the database file was removed (%s) while attnbench was "
+                     "using it; nothing more can be stored",
+                     opened[i].path, strerror(errno));
+            return -1;
+        }
+        if (sb.st_dev != opened[i].dev || sb.st_ino != opened[i].ino) {
+            snprintf(err, AB_ERR, "%.900s: the database file was replaced by another file while "
+                     "attnbench was using it; nothing more can be stored",
+                     opened[i].path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Damage seen anywhere: SQLite reports every error through its error log
+ * (SQLITE_CONFIG_LOG), including those of statements whose callers stop at
+ * the first non-row step; corruption, I/O errors and "not a database" are
+ * kept here so that no command reports success over a damaged file. */
+static int damage_code = 0;
+static char damage_msg[256];
+static char last_path[1024];
+
+static void sqlite_log(void *unused, int code, const char *msg)
+{
+    (void)unused;
+    int prim = code & 0xff;
+    if (!damage_code && (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB || prim == SQLITE_IOERR)) {
+        damage_code = code;
+        snprintf(damage_msg, sizeof damage_msg, "%s", msg ? msg : "");
+    }
+}
+
+void ab_db_init(void) { sqlite3_config(SQLITE_CONFIG_LOG, sqlite_log, NULL); }
+
+int ab_db_damage(char *err)
+{
+    static int said = 0;
+    if (!damage_code)
+        return 0;
+    if (said++)
+        return -2; /* already reported by this process */
+    snprintf(err, AB_ERR,
+             "%.500s: the database is damaged (%s; %.200s): results read from it are incomplete. "
+             "'sqlite3 FILE \"PRAGMA integrity_check\"' lists the damage",
+             last_path[0] ? last_path : "database", sqlite3_errstr(damage_code), damage_msg);
+    return -1;
+}
+
+/* SQL function ab_run_status(status, host, pid, proc_start, boot_id): the
+ * status to show, "abandoned" for a 'running' run whose process is gone */
+static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+    (void)argc;
+    const char *shown = ab_run_status_shown(
+        (const char *)sqlite3_value_text(v[0]), (const char *)sqlite3_value_text(v[1]),
+        (long)sqlite3_value_int64(v[2]), (const char *)sqlite3_value_text(v[3]),
+        (const char *)sqlite3_value_text(v[4]));
+    if (shown)
+        sqlite3_result_text(ctx, shown, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_result_null(ctx);
+}
+
+const char *ab_db_name(sqlite3 *db)
+{
+    const char *f = db ? sqlite3_db_filename(db, "main") : NULL;
+    return f && *f ? f : "database";
+}
+
 static int fail(sqlite3 *db, char *err, const char *what)
 {
-    snprintf(err, AB_ERR, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    snprintf(err, AB_ERR, "%.500s: %s: %s", ab_db_name(db), what,
+             db ? sqlite3_errmsg(db) : "out of memory");
     return -1;
 }
 
@@ -23,7 +135,7 @@ int ab_db_schema_version(void) { return ab_schema_count(); }
 int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err)
 {
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "database: %s", sqlite3_errmsg(db));
+        snprintf(err, AB_ERR, "%.500s: %s", ab_db_name(db), sqlite3_errmsg(db));
         return -1;
     }
     return 0;
@@ -33,7 +145,8 @@ static int exec(sqlite3 *db, const char *sql, char *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "database: %s", msg ? msg : sqlite3_errmsg(db));
+        if (err)
+            snprintf(err, AB_ERR, "%.500s: %s", ab_db_name(db), msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return -1;
     }
@@ -55,6 +168,33 @@ static int user_version(sqlite3 *db, int *v, char *err)
     return 0;
 }
 
+int ab_db_begin(sqlite3 *db, char *err)
+{
+    /* BEGIN IMMEDIATE takes the write lock now (waiting up to the busy
+     * timeout for another writer); a writer that holds it longer than that
+     * (a long merge) gets a few more tries before we give up */
+    for (int attempt = 0;; attempt++) {
+        int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            return 0;
+        if ((rc & 0xff) != SQLITE_BUSY || attempt >= AB_DB_RETRIES) {
+            const char *file = sqlite3_db_filename(db, "main");
+            if ((rc & 0xff) == SQLITE_BUSY)
+                snprintf(err, AB_ERR,
+                         "%s: database is locked by another process (waited %d s, %d tries); "
+                         "nothing was written",
+                         file && *file ? file : "database", AB_DB_BUSY_MS / 1000 * (attempt + 1),
+                         attempt + 1);
+            else
+                snprintf(err, AB_ERR, "%s: cannot start a transaction: %s",
+                         file && *file ? file : "database", sqlite3_errmsg(db));
+            return -1;
+        }
+        fprintf(stderr, "attnbench: database locked by another process; retrying (%d/%d)\n",
+                attempt + 1, AB_DB_RETRIES);
+    }
+}
+
 static int migrate(sqlite3 *db, const char *path, char *err)
 {
     int v;
@@ -66,11 +206,23 @@ static int migrate(sqlite3 *db, const char *path, char *err)
                  ab_schema_count());
         return -1;
     }
-    for (; v < ab_schema_count(); v++) {
+    while (v < ab_schema_count()) {
         char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
-        if (exec(db, "BEGIN IMMEDIATE", err))
+        /* Another process may be migrating the same file: take the write
+         * lock first, then read the version again inside the transaction,
+         * so each migration is applied exactly once. */
+        if (ab_db_begin(db, err))
             return -1;
+        if (user_version(db, &v, err)) {
+            exec(db, "ROLLBACK", NULL);
+            return -1;
+        }
+        if (v >= ab_schema_count()) {
+            if (exec(db, "COMMIT", err))
+                return -1;
+            break;
+        }
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
         if (exec(db, ab_schema_migration(v), err) || exec(db, pragma, err)) {
             char keep[AB_ERR];
             snprintf(keep, sizeof keep, "%s: migrating schema %d -> %d: %s", path, v, v + 1, err);
@@ -80,14 +232,96 @@ static int migrate(sqlite3 *db, const char *path, char *err)
         }
         if (exec(db, "COMMIT", err))
             return -1;
+        v++;
     }
     return 0;
+}
+
+/* the directory part of path ("." for a bare name) in buf */
+static const char *dir_of(const char *path, char *buf, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, n, ".");
+    else if (slash == path)
+        snprintf(buf, n, "/");
+    else
+        snprintf(buf, n, "%.*s", (int)(slash - path), path);
+    return buf;
+}
+
+/* Why a database could not be opened or read, with the real cause: a
+ * directory that cannot be written (SQLite's WAL needs PATH-wal and
+ * PATH-shm), a file that is not a database, a file that cannot be read. */
+static void open_error(sqlite3 *db, const char *path, int readonly, char *err)
+{
+    char dir[1024];
+    int code = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
+    const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
+    dir_of(path, dir, sizeof dir);
+    if (code == SQLITE_NOTADB)
+        snprintf(err, AB_ERR, "%.900s: not an attnbench database: %s", path, msg);
+    else if (code == SQLITE_CORRUPT)
+        snprintf(err, AB_ERR, "%.900s: the database is damaged: %s", path, msg);
+    else if (access(path, F_OK) != 0 && access(dir, W_OK) != 0)
+        snprintf(err, AB_ERR, "%.300s: cannot create the database: the directory '%.300s' is not "
+                 "writable (%s)", path, dir, strerror(errno));
+    else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(dir, W_OK) != 0)
+        snprintf(err, AB_ERR,
+                 "%.250s: cannot %s the database: the directory '%.250s' is not writable (%s), and "
+                 "SQLite's WAL mode needs to create or write %.250s-wal and -shm beside it; make "
+                 "the directory writable or copy the database elsewhere",
+                 path, readonly ? "read" : "open", dir, strerror(errno ? errno : EACCES), path);
+    else if ((code == SQLITE_READONLY || code == SQLITE_CANTOPEN) && access(path, F_OK) == 0 &&
+             access(path, readonly ? R_OK : R_OK | W_OK) != 0)
+        snprintf(err, AB_ERR, "%.900s: cannot %s the database: %s", path,
+                 readonly ? "read" : "write", strerror(errno));
+    else
+        snprintf(err, AB_ERR, "%.900s: cannot open the database: %s", path, msg);
+}
+
+/* A WAL database in a directory this process cannot write, with no -wal
+ * file beside it, can still be read: every committed page is in the main
+ * file (no -wal), and no writer can appear (it would have to create the
+ * -wal). SQLite opens it read-only only if it can create -shm, so it is
+ * opened as immutable instead. Replaces *db and returns 1 when that worked
+ * (user_version readable), 0 otherwise (*db untouched). */
+static int open_immutable(const char *path, sqlite3 **db)
+{
+    char dir[1024], wal[1100], uri[3200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (access(dir_of(path, dir, sizeof dir), W_OK) == 0 || access(wal, F_OK) == 0 ||
+        strlen(path) > 1000)
+        return 0;
+    /* file: URI, with the characters a URI gives meaning to escaped */
+    char *p = uri + sprintf(uri, "file:");
+    for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+        p += strchr("?#%", *c) || *c < 0x21 ? sprintf(p, "%%%02X", *c) : sprintf(p, "%c", *c);
+    sprintf(p, "?immutable=1");
+    sqlite3 *im = NULL;
+    char err[AB_ERR];
+    int v;
+    if (sqlite3_open_v2(uri, &im, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
+        user_version(im, &v, err)) {
+        sqlite3_close(im);
+        return 0;
+    }
+    sqlite3_close(*db);
+    sqlite3_busy_timeout(im, AB_DB_BUSY_MS);
+    sqlite3_create_function(im, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
+    *db = im;
+    return 1;
 }
 
 int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
 {
     sqlite3 *db = NULL;
     *out = NULL;
+    if (!path || !*path) {
+        snprintf(err, AB_ERR, "an empty database path (--db ''): give the database's file name");
+        return -1;
+    }
     int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     if (readonly && access(path, F_OK) != 0) {
         snprintf(err, AB_ERR, "%s: no such database (run an experiment first, or pass --db)",
@@ -95,18 +329,23 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         return -1;
     }
     if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-        snprintf(err, AB_ERR, "%s: cannot open database: %s", path,
-                 db ? sqlite3_errmsg(db) : "out of memory");
+        open_error(db, path, readonly, err);
         sqlite3_close(db);
         return -1;
     }
-    sqlite3_busy_timeout(db, 5000);
+    snprintf(last_path, sizeof last_path, "%s", path);
+    sqlite3_busy_timeout(db, AB_DB_BUSY_MS);
+    sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version(db, &v, err)) {
-        snprintf(err, AB_ERR, "%s: not an attnbench database: %s", path, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return -1;
+        /* read-only, in a directory we cannot write: see open_immutable */
+        if (!readonly || !open_immutable(path, &db) || user_version(db, &v, err)) {
+            open_error(db, path, readonly, err);
+            sqlite3_close(db);
+            return -1;
+        }
     }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
@@ -122,6 +361,13 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         return ab_db_open(path, 1, out, err);
     }
     if (readonly) {
+        if (v > ab_schema_count()) {
+            snprintf(err, AB_ERR,
+                     "%s: schema version %d is newer than this attnbench understands (%d): "
+                     "use a newer attnbench to read it",
+                     path, v, ab_schema_count());
+            goto fail;
+        }
         if (v != ab_schema_count()) {
             snprintf(err, AB_ERR,
                      "%s: schema version %d, this attnbench needs %d (open it read-write once "
@@ -131,13 +377,12 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         }
     } else {
         if (exec(db, "PRAGMA journal_mode = WAL", err)) {
-            char keep[AB_ERR];
-            snprintf(keep, sizeof keep, "%s: %s", path, err);
-            snprintf(err, AB_ERR, "%s", keep);
+            open_error(db, path, readonly, err);
             goto fail;
         }
         if (migrate(db, path, err))
             goto fail;
+        remember_file(db, path);
     }
     *out = db;
     return 0;
@@ -148,8 +393,10 @@ fail:
 
 void ab_db_close(sqlite3 *db)
 {
-    if (db)
+    if (db) {
+        forget_file(db);
         sqlite3_close(db);
+    }
 }
 
 /* Inserts-or-finds a row keyed by a unique hash: `ins` must be an INSERT OR
@@ -241,11 +488,18 @@ int ab_db_begin_run(sqlite3 *db, sqlite3_int64 experiment_id, sqlite3_int64 envi
     char ts[32], uuid[40];
     now_iso(ts, sizeof ts);
     new_uuid(uuid, sizeof uuid);
+    ab_proc_identity me;
+    ab_self_identity(&me);
     if (ab_db_prepare(db,
                       "INSERT INTO runs(uuid, experiment_id, environment_id, started_at, status, "
-                      "command, timing_mode) VALUES (?, ?, ?, ?, 'running', ?, ?)",
+                      "command, timing_mode, host, pid, proc_start, boot_id) "
+                      "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
                       &st, err))
         return -1;
+    sqlite3_bind_text(st, 7, me.host, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 8, me.pid);
+    sqlite3_bind_text(st, 9, me.start, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 10, me.boot_id, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, experiment_id);
     sqlite3_bind_int64(st, 3, environment_id);
@@ -274,6 +528,68 @@ int ab_db_end_run(sqlite3 *db, sqlite3_int64 run_id, const char *status, char *e
     return rc;
 }
 
+int ab_db_resume_run(sqlite3 *db, sqlite3_int64 run_id, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    ab_proc_identity me;
+    ab_self_identity(&me);
+    if (ab_db_prepare(db,
+                      "UPDATE runs SET status = 'running', finished_at = NULL, host = ?, pid = ?, "
+                      "proc_start = ?, boot_id = ? WHERE id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, me.host, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, me.pid);
+    sqlite3_bind_text(st, 3, me.start, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, me.boot_id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 5, run_id);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "resuming the run");
+    if (sqlite3_finalize(st) != SQLITE_OK && rc == 0)
+        rc = fail(db, err, "resuming the run");
+    return rc;
+}
+
+int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant,
+                          const ab_shape *s, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT 1 FROM measurements WHERE run_id = ? AND variant = ? AND B = ? AND "
+                      "H = ? AND S = ? AND D = ? AND causal = ? AND dtype = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, s->B);
+    sqlite3_bind_int(st, 4, s->H);
+    sqlite3_bind_int(st, 5, s->S);
+    sqlite3_bind_int(st, 6, s->D);
+    sqlite3_bind_int(st, 7, s->causal);
+    sqlite3_bind_text(st, 8, ab_dtype_name(s->dtype), -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(db, err, "reading measurements");
+    sqlite3_finalize(st);
+    return out;
+}
+
+int ab_db_count_measurements(sqlite3 *db, sqlite3_int64 run_id, long *all, long *ok, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT count(*), coalesce(sum(status = 'ok'), 0) FROM measurements "
+                      "WHERE run_id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : fail(db, err, "counting measurements");
+    if (rc == 0) {
+        *all = (long)sqlite3_column_int64(st, 0);
+        *ok = (long)sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static void bind_opt_double(sqlite3_stmt *st, int i, int present, double x)
 {
     if (present)
@@ -287,7 +603,7 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
 {
     sqlite3_stmt *st = NULL, *ss = NULL, *sc = NULL;
     int rc = -1;
-    if (exec(db, "BEGIN IMMEDIATE", err))
+    if (ab_db_check_file(db, err) || ab_db_begin(db, err))
         return -1;
     if (ab_db_prepare(db,
                       "INSERT INTO measurements(run_id, variant, backend, B, H, S, D, causal, "

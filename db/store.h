@@ -21,6 +21,27 @@
 
 #define AB_ERR 1024
 
+/* How long a connection waits for another writer (sqlite3_busy_timeout),
+ * and how many more times ab_db_begin tries after that. */
+#define AB_DB_BUSY_MS 10000
+#define AB_DB_RETRIES 5
+
+/* BEGIN IMMEDIATE: takes the database's write lock, waiting for other
+ * writers (busy timeout, then up to AB_DB_RETRIES more tries, each said on
+ * stderr). Returns 0, or -1 with "FILE: database is locked by another
+ * process (waited N s ...)" in err. */
+int ab_db_begin(sqlite3 *db, char *err);
+
+/* Installs SQLite's error log (call before any other SQLite call): it keeps
+ * the first corruption, I/O error or "not a database" of the process. */
+void ab_db_init(void);
+
+/* -1 with "FILE: the database is damaged (...)" in err when SQLite reported
+ * corruption or an I/O error since ab_db_init, whether or not the caller
+ * noticed (-2, err untouched, on later calls: already said); 0 otherwise.
+ * main() checks it before exiting. */
+int ab_db_damage(char *err);
+
 /* Current schema version (PRAGMA user_version after migration). */
 int ab_db_schema_version(void);
 
@@ -46,6 +67,24 @@ int ab_db_put_experiment(sqlite3 *db, const char *name, const char *path, const 
 int ab_db_begin_run(sqlite3 *db, sqlite3_int64 experiment_id, sqlite3_int64 environment_id,
                     const char *command, const char *timing_mode, sqlite3_int64 *run_id,
                     char *err);
+
+/* Resumes run_id: status 'running' again, finished_at cleared, this
+ * process recorded as the one running it (host, PID, start time, boot id;
+ * ab_db_begin_run records them for a new run). */
+int ab_db_resume_run(sqlite3 *db, sqlite3_int64 run_id, char *err);
+
+/* 1 when run_id has a measurement of variant at shape s (any status), 0
+ * when not, -1 on a database error. */
+int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant,
+                          const ab_shape *s, char *err);
+
+/* The run's measurements: all of them and those with status 'ok'. */
+int ab_db_count_measurements(sqlite3 *db, sqlite3_int64 run_id, long *all, long *ok, char *err);
+
+/* -1 with a message naming the file when the database db was opened on
+ * (read-write) has since been removed or replaced by another file (another
+ * inode); 0 otherwise. ab_db_put_measurement checks it first. */
+int ab_db_check_file(sqlite3 *db, char *err);
 
 /* Ends a run: status one of 'complete', 'failed', 'interrupted';
  * finished_at = now. */
@@ -111,6 +150,10 @@ int ab_db_set_clocks_monitored(sqlite3 *db, sqlite3_int64 run_id, int yes, char 
  * include_throttled: 0 leaves out samples flagged throttled. */
 int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttled,
                   double **ms, size_t *n, char *err);
+
+/* The file name of db's main database (absolute, as SQLite resolved it), or
+ * "database" (in-memory): what error messages name. */
+const char *ab_db_name(sqlite3 *db);
 
 /* Prepares sql or reports sqlite's message with the statement's purpose. */
 int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err);

@@ -390,7 +390,26 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         load_rows(st + TILE, Vg, j * BC, BC);
     };
     /* MBAR: tile t into stage t % NST once every warp has released the
-     * stage's previous tile (t - NST); completion arrives on full[stage] */
+     * stage's previous tile (t - NST); completion arrives on full[stage].
+     * Why the refill cannot overwrite data still being read (racecheck
+     * reports it as a WAR hazard, ldsm_x4 read vs cp_async16 write: a false
+     * positive, see below): every ldmatrix read of tile t - NST by warp w
+     * is followed in w by __syncwarp (bar.warp.sync: orders the lanes'
+     * accesses) and lane 0's mbarrier.arrive on empty[stage] (release, CTA
+     * scope, PTX ISA "mbarrier.arrive"); the phase completes after all NW
+     * warps arrived; a refilling thread issues its cp.async only after its
+     * mbarrier.try_wait.parity on that phase returned true (acquire), so
+     * every read of tile t - NST happens before every write of tile t. RAW
+     * the same way: each thread's copies arrive on full[stage] through
+     * cp.async.mbarrier.arrive.noinc (the arrival fires when its copies have
+     * landed; init count NT), and readers wait on full[stage]. compute-
+     * sanitizer's racecheck (2025.3) does not model mbarrier arrive/wait as
+     * synchronisation: it reports this refill, and cuDNN's own
+     * mbarrier-pipelined kernels, as hazards; the same code with the stage
+     * handed over by __syncthreads (AB_TUNE=2 or 5) reports none (H200,
+     * 2026-11-23, racecheck over gpu_check --small at S = 17 and 520,
+     * tests/gpu/device_run.sh). The correctness check compares
+     * every row of every configuration run with this kernel. */
     auto produce = [&](int t) {
         const int st = t % NST;
         if (t >= NST)
@@ -491,7 +510,19 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     if (!MBAR)
         cp_async_wait<0>(); /* nothing may land in shared memory after exit */
 
-    /* normalise, stage through this warp's own Q rows, store 16-byte chunks */
+    /* normalise, stage through this warp's own Q rows, store 16-byte chunks.
+     * The __syncwarp orders this warp's last ldmatrix reads of its Q rows
+     * (at j == 0 when Q sits in registers, else in every tile step) before
+     * the lanes' writes to the same rows: ldmatrix is warp-collective, but
+     * under independent thread scheduling only bar.warp.sync orders one
+     * lane's read before another lane's later write (PTX ISA, memory
+     * consistency model), and racecheck flagged exactly this pair when no
+     * barrier came between (one key tile: S <= Bc, or a causal first query
+     * tile, on the __syncthreads path). No other warp touches these rows: Q
+     * rows wrow .. wrow + 16 MT - 1 are read only by warp `warp`, and every
+     * cp.async into Q completed before the first tile step (wait_group +
+     * __syncthreads, or the full barrier of tile 0). */
+    __syncwarp();
     unsigned char *sQ = smem;
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)

@@ -28,7 +28,13 @@ AB_DECLARE_VARIANT(cuda_split_kv)
 AB_DECLARE_VARIANT(cuda_mma)
 AB_DECLARE_VARIANT(cuda_mma_swizzle)
 AB_DECLARE_VARIANT(cuda_mma_pipeline)
+AB_DECLARE_VARIANT(cuda_wgmma)
+AB_DECLARE_VARIANT(cuda_wgmma_tma)
+AB_DECLARE_VARIANT(cuda_wgmma_ws)
+AB_DECLARE_VARIANT(cuda_wgmma_pingpong)
+AB_DECLARE_VARIANT(cuda_wgmma_persistent)
 AB_DECLARE_VARIANT(cudnn_sdpa)
+AB_DECLARE_VARIANT(cuda_mma_pipeline_slowed)
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
  * hot and graph modes, and output download. Variants never time themselves.
  */
 #include "gpu.h"
+#include "gpu_check.h"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -30,7 +31,19 @@ struct ab_gpu_bufs {
     size_t flush_bytes;
     cudaStream_t stream;
     cudaEvent_t e0, e1;
+    void *ref; /* the device reference of these inputs (gpu_reference.cu), made on first check */
 };
+
+extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
+{
+    p->s = b->s;
+    p->q = b->q;
+    p->k = b->k;
+    p->v = b->v;
+    p->o = b->o;
+    p->stream = (void *)b->stream;
+    p->ref = &b->ref;
+}
 
 #define CK(call)                                                                        \
     do {                                                                                \
@@ -198,6 +211,7 @@ extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
     cudaFree(b->o);
     cudaFree(b->flush);
     cudaFree(b->rot);
+    ab_gpu_ref_free(b->ref);
     if (b->stream)
         cudaStreamDestroy(b->stream);
     if (b->e0)

@@ -51,3 +51,18 @@ int ab_gpu_measure_peaks(double *gemm_tflops, double *copy_gbs, char *err, size_
 const ab_variant ab_gpu_empty_variant = {
     "empty_kernel", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0}, "an empty kernel (not built)",
     NULL, NULL, NULL, ab_attention_flops, NO_CUDA_MSG};
+
+/* ---- the device check (gpu_check.h) ---- */
+#include "gpu_check.h"
+
+void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p) { memset(p, 0, sizeof *p); }
+int ab_gpu_check(ab_gpu_bufs *b, ab_check *out, char *err, size_t n)
+{
+    memset(out, 0, sizeof *out);
+    return fail(err, n);
+}
+int ab_gpu_reference(ab_gpu_bufs *b, double *oref, ab_check_sums *sums, char *err, size_t n)
+{
+    return fail(err, n);
+}
+void ab_gpu_ref_free(void *ref) { (void)ref; }

@@ -48,38 +48,62 @@ void ab_reference_row(const ab_shape *s, const float *q, const float *k, const f
     }
 }
 
-void ab_plain_row(const ab_shape *s, const float *q, const float *k, const float *v,
-                  size_t bh, int i, float *out, float *scratch)
+/* One rounding step of the plain computation: to the dtype, to fp32, or
+ * none (the shadow). Arithmetic is carried in double either way; a float
+ * product or a sum of two floats is exact in double (or within the
+ * double's own rounding), so rounding the double result to float is the
+ * float operation up to double rounding, which is below what is measured. */
+enum { R_DTYPE, R_F32 };
+static double rnd(double x, int what, int exact, ab_dtype t)
+{
+    if (exact)
+        return x;
+    return what == R_F32 ? (double)(float)x : (double)ab_round_to((float)x, t);
+}
+
+/* The plain computation (reference.h); exact = 1 gives its shadow. */
+static void plain_impl(const ab_shape *s, const float *q, const float *k, const float *v,
+                       size_t bh, int i, int exact, double *out, double *scratch)
 {
     const int S = s->S, D = s->D;
     const ab_dtype t = s->dtype;
     const size_t base = bh * (size_t)S * (size_t)D;
     const float *qi = q + base + (size_t)i * D;
     const int L = s->causal ? i + 1 : S;
-    const float scale = ab_round_to((float)(1.0 / sqrt((double)D)), t);
-    float mx = -INFINITY;
+    const double scale = rnd(1.0 / sqrt((double)D), R_DTYPE, exact, t);
+    double mx = -INFINITY;
     for (int j = 0; j < L; j++) {
         const float *kj = k + base + (size_t)j * D;
-        float acc = 0.0f;
-        for (int d = 0; d < D; d++)
-            acc += ab_round_to(qi[d] * scale, t) * kj[d];
-        scratch[j] = ab_round_to(acc, t);
+        double acc = 0.0;
+        for (int d = 0; d < D; d++) {
+            const double qs = rnd(rnd((double)qi[d] * scale, R_F32, exact, t), R_DTYPE, exact, t);
+            acc = rnd(acc + rnd(qs * (double)kj[d], R_F32, exact, t), R_F32, exact, t);
+        }
+        scratch[j] = rnd(acc, R_DTYPE, exact, t);
         if (scratch[j] > mx)
             mx = scratch[j];
     }
-    float sum = 0.0f;
+    double sum = 0.0;
     for (int j = 0; j < L; j++) {
-        scratch[j] = expf(scratch[j] - mx);
-        sum += scratch[j];
+        scratch[j] = exact ? exp(scratch[j] - mx) : (double)expf((float)(scratch[j] - mx));
+        sum = rnd(sum + scratch[j], R_F32, exact, t);
     }
     for (int j = 0; j < L; j++)
-        scratch[j] = ab_round_to(scratch[j] / sum, t);
+        scratch[j] = rnd(rnd(scratch[j] / sum, R_F32, exact, t), R_DTYPE, exact, t);
     for (int d = 0; d < D; d++) {
-        float acc = 0.0f;
+        double acc = 0.0;
         for (int j = 0; j < L; j++)
-            acc += scratch[j] * v[base + (size_t)j * D + d];
-        out[d] = ab_round_to(acc, t);
+            acc = rnd(acc + rnd(scratch[j] * (double)v[base + (size_t)j * D + d], R_F32, exact, t),
+                      R_F32, exact, t);
+        out[d] = rnd(acc, R_DTYPE, exact, t);
     }
+}
+
+void ab_plain_row(const ab_shape *s, const float *q, const float *k, const float *v,
+                  size_t bh, int i, double *out, double *shadow, double *scratch)
+{
+    plain_impl(s, q, k, v, bh, i, 0, out, scratch);
+    plain_impl(s, q, k, v, bh, i, 1, shadow, scratch);
 }
 
 /* ---- the cpu_reference variant ---------------------------------------------- */

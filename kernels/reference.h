@@ -9,7 +9,9 @@
  *     softmax in fp32 rounded to the dtype, PV accumulated in fp32 and
  *     rounded. This is the `out_pt` of FlashAttention's tests
  *     (tests/test_flash_attn.py, attention_ref(upcast=False)), whose error
- *     sets the tolerance of the variants (see check.h).
+ *     sets the tolerance of the variants (see check.h); its error is
+ *     measured against its own float64 shadow, never against
+ *     ab_reference_row.
  */
 #ifndef ATTNBENCH_REFERENCE_H
 #define ATTNBENCH_REFERENCE_H
@@ -25,10 +27,16 @@ extern "C" {
 void ab_reference_row(const ab_shape *s, const float *q, const float *k, const float *v,
                       size_t bh, int i, double *out, double *scratch);
 
-/* Same row, plain same-precision arithmetic of s->dtype (see above).
- * out: D floats (dtype-rounded); scratch: S floats. */
+/* Same row, plain same-precision arithmetic of s->dtype (see above), and
+ * its shadow: the very same operations (same scale, same mask, same order)
+ * carried out in float64 with every rounding left out. |plain - shadow| is
+ * the rounding error of a plain implementation alone: a wrong scale or mask
+ * in this code moves plain and shadow together and cancels, and nothing of
+ * ab_reference_row enters it, so the tolerance built on it (check.h) cannot
+ * be widened by a bug in the reference it is compared with. out (dtype
+ * values) and shadow: D doubles each; scratch: S doubles. */
 void ab_plain_row(const ab_shape *s, const float *q, const float *k, const float *v,
-                  size_t bh, int i, float *out, float *scratch);
+                  size_t bh, int i, double *out, double *shadow, double *scratch);
 
 #ifdef __cplusplus
 }

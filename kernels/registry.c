@@ -32,8 +32,21 @@
     "CUDA off; install cuDNN 9 and reconfigure"
 #endif
 
+/* The Hopper rungs: built only when gpu_targets includes 90a (wgmma and
+ * setmaxnreg are sm_90a instructions). */
+#if defined(AB_HAVE_CUDA) && defined(AB_HAVE_SM90A)
+#define SM90A_FN(f) f
+#define NO_SM90A NULL
+#else
+#define SM90A_FN(f) NULL
+#define NO_SM90A                                                                          \
+    "not built: needs CUDA and the sm_90a target (wgmma, TMA, setmaxnreg; Hopper only); "  \
+    "reconfigure with -Dgpu_targets=...,90a"
+#endif
+
 #define ROW_CPU(x) x##_setup, x##_run, x##_teardown, ab_attention_flops, NULL
 #define ROW_CUDA(x) CUDA_FN(x##_setup), CUDA_FN(x##_run), CUDA_FN(x##_teardown), ab_attention_flops, NO_CUDA
+#define ROW_SM90A(x) SM90A_FN(x##_setup), SM90A_FN(x##_run), SM90A_FN(x##_teardown), ab_attention_flops, NO_SM90A
 #define ROW_CUDNN(x) CUDNN_FN(x##_setup), CUDNN_FN(x##_run), CUDNN_FN(x##_teardown), ab_attention_flops, NO_CUDNN
 
 static const ab_variant registry[] = {
@@ -66,10 +79,28 @@ static const ab_variant registry[] = {
     {"cuda_mma_pipeline", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
      "cuda_mma_swizzle + cp.async multi-stage K/V prefetch, exp2 folding, Q in registers, tuned tiles per (D, causal)",
      ROW_CUDA(cuda_mma_pipeline)},
+    {"cuda_wgmma", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "FlashAttention on Hopper wgmma m64nNk16 (smem descriptors, P from registers), 2 warpgroups, cp.async 2-stage",
+     ROW_SM90A(cuda_wgmma)},
+    {"cuda_wgmma_tma", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "cuda_wgmma with Q/K/V by TMA (cp.async.bulk.tensor, 128B swizzle) on mbarriers, multi-stage",
+     ROW_SM90A(cuda_wgmma_tma)},
+    {"cuda_wgmma_ws", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "cuda_wgmma_tma + warp specialisation: TMA producer warpgroup, 2 consumers, full/empty mbarriers, setmaxnreg",
+     ROW_SM90A(cuda_wgmma_ws)},
+    {"cuda_wgmma_pingpong", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "cuda_wgmma_ws + FlashAttention-3's overlaps: softmax of tile j during P V of tile j-1, two consumers ping-pong",
+     ROW_SM90A(cuda_wgmma_pingpong)},
+    {"cuda_wgmma_persistent", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "cuda_wgmma_pingpong on a persistent grid (producer prefetches the next tile); D=64: 3 consumers x 64 rows",
+     ROW_SM90A(cuda_wgmma_persistent)},
     {"cudnn_sdpa", "cudnn", AB_DEV_CUDA, AB_DT_HALF, {0},
      "cuDNN 9 fused flash attention (SDPA fprop graph, C backend API); the vendor ceiling",
      ROW_CUDNN(cudnn_sdpa)},
     /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
+    {"cuda_mma_pipeline_slowed", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
+     "test instrument, not a rung: cuda_mma_pipeline plus an extra launch sized to add ~2.5% at compute-bound shapes (power study)",
+     ROW_CUDA(cuda_mma_pipeline_slowed)},
 };
 
 size_t ab_variant_count(void) { return sizeof registry / sizeof registry[0]; }
@@ -84,6 +115,12 @@ const ab_variant *ab_variant_find(const char *name)
     for (size_t i = 0; i < ab_variant_count(); i++)
         if (strcmp(registry[i].name, name) == 0)
             return &registry[i];
+    /* deliberately wrong variants of a test program (registry.h) */
+    size_t nt = 0;
+    const ab_variant *t = ab_test_variants ? ab_test_variants(&nt) : NULL;
+    for (size_t i = 0; t && i < nt; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return &t[i];
     return NULL;
 }
 

@@ -16,8 +16,15 @@ extern "C" {
 size_t ab_variant_count(void);
 /* Row i, 0 <= i < ab_variant_count(). */
 const ab_variant *ab_variant_at(size_t i);
-/* The row named `name`, or NULL. */
+/* The row named `name`, or NULL. Also finds the rows of
+ * ab_test_variants, when the program defines it. */
 const ab_variant *ab_variant_find(const char *name);
+
+/* Deliberately wrong variants (issue 12's negative tests): defined only by
+ * test programs (tests/check/broken_cpu.c, tests/gpu/broken_cuda.cu), never
+ * in attnbench itself, so no user can list or run them; ab_variant_count
+ * and ab_variant_at never include them. Returns the rows and their count. */
+const ab_variant *ab_test_variants(size_t *n) __attribute__((weak));
 
 /* Whether variant v can run shape s in this build. Returns 0 when it can;
  * otherwise -1 with a one-line reason in why ("cuda_naive: D=96 not

@@ -1,9 +1,14 @@
 /*
  * shape.c: facts about a configuration that every part of attnbench shares:
- * dtype names and sizes, element counts, FLOP and byte counts.
+ * dtype names and sizes, element counts, FLOP and byte counts. Sizes that
+ * are allocated or stored go through ab_shape_check first: checked
+ * multiplication (__builtin_mul_overflow), so a shape whose product does not
+ * fit is an error naming its fields instead of a wrapped, too-small buffer.
  */
 #include "variant.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const dtype_names[AB_NDTYPES] = {"fp16", "bf16", "fp32"};
@@ -48,4 +53,53 @@ int ab_l2_rotation_sets(const ab_shape *s, long long l2_bytes)
         return 1;
     double sets = 2.0 * (double)l2_bytes / per_set;
     return sets >= 256.0 ? 256 : (int)sets + 1;
+}
+
+/* a*b into *r, refusing anything at or above 2^62 */
+static int mul_ok(size_t a, size_t b, size_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r) && *r < ((size_t)1 << 62);
+}
+
+int ab_shape_check(const ab_shape *s, ab_shape_sizes *out, char *err, size_t errlen)
+{
+    const int ax[4] = {s->B, s->H, s->S, s->D};
+    static const char *const names[4] = {"B", "H", "S", "D"};
+    for (int i = 0; i < 4; i++)
+        if (ax[i] < 1 || ax[i] > (1 << 24)) {
+            snprintf(err, errlen, "%s = %d is outside [1, 16777216]", names[i], ax[i]);
+            return -1;
+        }
+    if (!ab_dtype_name(s->dtype)) {
+        snprintf(err, errlen, "dtype %d is not a dtype", (int)s->dtype);
+        return -1;
+    }
+    ab_shape_sizes z;
+    size_t bh, bhs;
+    if (!mul_ok((size_t)s->B, (size_t)s->H, &bh) || !mul_ok(bh, (size_t)s->S, &bhs) ||
+        !mul_ok(bhs, (size_t)s->D, &z.numel)) {
+        snprintf(err, errlen, "B*H*S*D = %d*%d*%d*%d overflows 64-bit sizes", s->B, s->H, s->S,
+                 s->D);
+        return -1;
+    }
+    size_t four;
+    if (!mul_ok(z.numel, ab_dtype_size(s->dtype), &z.tensor_bytes) ||
+        !mul_ok(z.numel, 4 * sizeof(float), &z.host_bytes) ||
+        !mul_ok(z.tensor_bytes, 4, &four)) {
+        snprintf(err, errlen,
+                 "B*H*S*D = %d*%d*%d*%d = %zu elements: the bytes of Q, K, V, O overflow "
+                 "64-bit sizes",
+                 s->B, s->H, s->S, s->D, z.numel);
+        return -1;
+    }
+    z.device_bytes = four;
+    z.flops = ab_attention_flops(s);
+    if (!isfinite(z.flops)) {
+        snprintf(err, errlen, "4*B*H*S^2*D FLOPs of B=%d H=%d S=%d D=%d is not finite", s->B,
+                 s->H, s->S, s->D);
+        return -1;
+    }
+    if (out)
+        *out = z;
+    return 0;
 }

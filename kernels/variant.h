@@ -102,8 +102,28 @@ int ab_dtype_parse(const char *name, ab_dtype *t);
  * set already exceeds it; tiny shapes stay in L2 whatever is done). */
 int ab_l2_rotation_sets(const ab_shape *s, long long l2_bytes);
 
-/* Number of elements of one of Q, K, V, O: B*H*S*D. */
+/* Number of elements of one of Q, K, V, O: B*H*S*D. Only for shapes that
+ * ab_shape_check accepted (the product is not checked here). */
 size_t ab_shape_numel(const ab_shape *s);
+
+/* Every size attnbench derives from a shape, computed with checked
+ * arithmetic (no wrap-around): elements of one tensor, bytes of one tensor
+ * in its dtype and as the host's float copy, the four host tensors Q, K, V,
+ * O together, and FLOPs (finite). */
+typedef struct ab_shape_sizes {
+    size_t numel;        /* B*H*S*D */
+    size_t tensor_bytes; /* numel * sizeof(dtype) */
+    size_t host_bytes;   /* 4 * numel * sizeof(float): Q, K, V, O on the host */
+    size_t device_bytes; /* 4 * tensor_bytes: Q, K, V, O on the device */
+    double flops;
+} ab_shape_sizes;
+
+/* Checks that every axis is in [1, 2^24] and that every size above fits in
+ * size_t (and below 2^62, so sums of a few of them do not wrap either).
+ * Returns 0 and fills *out (may be NULL), or -1 with a one-line message in
+ * err naming the fields, e.g. "B*H*S*D = 16777216*16777216*65536*1
+ * overflows 64-bit sizes". */
+int ab_shape_check(const ab_shape *s, ab_shape_sizes *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

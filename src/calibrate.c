@@ -12,9 +12,11 @@
  */
 #include "calibrate.h"
 #include "abstats.h"
+#include "clocks.h"
+#include "report_internal.h"
+#include "rundata.h"
 #include "commands.h"
 #include "experiment.h"
-#include "resolution.h"
 #include "runner.h"
 #include "store.h"
 #include "util.h"
@@ -54,6 +56,8 @@ static char *calibration_text(const ab_experiment *e, const char *variant, int k
         "seed = %lu;\nalpha = %g;\npractical = %g;\n",
         e->warmup, e->samples, e->round_size, ab_timing_mode_name(e->timing), e->graph_k,
         e->seed, e->alpha, e->practical);
+    if (e->threads_set)
+        PUT("threads = %d;\n", e->threads);
 #undef PUT
     if (n >= cap) {
         free(t);
@@ -62,117 +66,223 @@ static char *calibration_text(const ab_experiment *e, const char *variant, int k
     return t;
 }
 
-int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
+/* Clopper-Pearson interval of k successes in n (Clopper & Pearson 1934),
+ * through GSL's inverse Beta CDF. */
+static void clopper_pearson(int k, int n, double level, double *lo, double *hi)
+{
+    double a = (1 - level) / 2;
+    *lo = k == 0 ? 0 : gsl_cdf_beta_Pinv(a, k, n - k + 1);
+    *hi = k == n ? 1 : gsl_cdf_beta_Pinv(1 - a, k + 1, n - k);
+}
+
+/* P(X >= k), X ~ Binomial(n, p). */
+static double binom_upper(int k, int n, double p)
+{
+    return k <= 0 ? 1.0 : gsl_cdf_binomial_Q((unsigned)(k - 1), p, (unsigned)n);
+}
+
+static void finish_config(ab_calibration_config *c, double alpha, double level)
+{
+    if (c->pairs == 0)
+        return;
+    clopper_pearson(c->raw_positives, c->pairs, 0.95, &c->raw_lo, &c->raw_hi);
+    clopper_pearson(c->covered, c->pairs, 0.95, &c->cov_lo, &c->cov_hi);
+    c->raw_binom_p = binom_upper(c->raw_positives, c->pairs, alpha);
+    c->verdict_binom_p = binom_upper(c->uncorrected_positives, c->pairs, alpha);
+    c->cov_binom_p = gsl_cdf_binomial_P((unsigned)c->covered, level, (unsigned)c->pairs);
+    c->flagged = c->raw_binom_p < AB_CAL_FLAG_P || c->verdict_binom_p < AB_CAL_FLAG_P ||
+                 c->cov_binom_p < AB_CAL_FLAG_P;
+}
+
+/* The pair partner of "NAME#k" (k odd): "NAME#k+1"; 0 when v is not an odd
+ * instance. */
+static int partner(const char *v, char *out, size_t n)
+{
+    const char *h = strrchr(v, '#');
+    char *end;
+    if (!h)
+        return 0;
+    long k = strtol(h + 1, &end, 10);
+    if (*end || k < 1 || k % 2 == 0)
+        return 0;
+    snprintf(out, n, "%.*s#%ld", (int)(h - v), v, k + 1);
+    return 1;
+}
+
+static double floor_ms(sqlite3 *db, long long run_id, const char *mode)
 {
     sqlite3_stmt *st = NULL;
     char err[AB_ERR];
+    double f = 0;
+    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
+                      &st, err))
+        return 0;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        f = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return f;
+}
+
+int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR], mode[16] = "hot";
     int rc = -1;
+    ab_rmeas *r = NULL;
+    size_t n = 0, np = 0;
+    ab_rep_meas *m = NULL;
+    ab_rep_cmp *c = NULL;
+    double *p = NULL, *adj = NULL;
+    ab_compare_opts o;
+    ab_compare_opts_default(&o);
     memset(out, 0, sizeof *out);
     out->run_id = run_id;
-    /* pairs: instance #(2i-1) against #(2i) in the same configuration */
     if (ab_db_prepare(db,
-                      "SELECT a.id, b.id, x.definition FROM measurements a JOIN measurements b "
-                      "ON b.run_id = a.run_id AND b.B = a.B AND b.H = a.H AND b.S = a.S AND "
-                      "b.D = a.D AND b.causal = a.causal AND b.dtype = a.dtype "
-                      "JOIN runs r ON r.id = a.run_id JOIN experiments x ON x.id = r.experiment_id "
-                      "WHERE a.run_id = ? AND a.status = 'ok' AND b.status = 'ok' AND "
-                      "instr(a.variant, '#') > 0 AND "
-                      "substr(a.variant, 1, instr(a.variant, '#')) = substr(b.variant, 1, instr(b.variant, '#')) AND "
-                      "CAST(substr(a.variant, instr(a.variant, '#') + 1) AS INTEGER) % 2 = 1 AND "
-                      "CAST(substr(b.variant, instr(b.variant, '#') + 1) AS INTEGER) = "
-                      "CAST(substr(a.variant, instr(a.variant, '#') + 1) AS INTEGER) + 1 "
-                      "ORDER BY a.id",
+                      "SELECT x.definition, r.timing_mode FROM runs r JOIN experiments x ON "
+                      "x.id = r.experiment_id WHERE r.id = ?",
                       &st, err))
         return error("%s", err);
     sqlite3_bind_int64(st, 1, run_id);
-    size_t cap = 64, n = 0;
-    ab_comparison *c = malloc(cap * sizeof *c);
-    double *p = malloc(cap * sizeof *p), *adj = NULL; /* p: each pair's minimum shift */
-    const ab_comparison **fam = NULL;
-    ab_decision *dec = NULL, *dec_raw = NULL;
-    ab_compare_opts o;
-    ab_compare_opts_default(&o);
-    int got_opts = 0;
-    while (c && p && sqlite3_step(st) == SQLITE_ROW) {
-        if (!got_opts) {
-            ab_experiment e;
-            char perr[AB_ERR];
-            if (ab_experiment_parse("(stored)", (const char *)sqlite3_column_text(st, 2), 0, &e,
-                                    perr, sizeof perr) == 0) {
-                o.alpha = e.alpha;
-                o.practical = e.practical;
-            }
-            ab_experiment_free(&e);
-            got_opts = 1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        ab_experiment e;
+        char perr[AB_ERR];
+        if (ab_experiment_parse("(stored)", (const char *)sqlite3_column_text(st, 0), 0, &e, perr,
+                                sizeof perr) == 0) {
+            o.alpha = e.alpha;
+            o.practical = e.practical;
         }
-        double *a = NULL, *b = NULL;
-        size_t na = 0, nb = 0;
-        if (ab_db_samples(db, sqlite3_column_int64(st, 0), 0, &a, &na, err) ||
-            ab_db_samples(db, sqlite3_column_int64(st, 1), 0, &b, &nb, err)) {
-            free(a);
-            free(b);
-            error("%s", err);
-            goto cleanup;
-        }
-        if (n == cap) {
-            cap *= 2;
-            ab_comparison *nc = realloc(c, cap * sizeof *c);
-            double *np = realloc(p, cap * sizeof *p);
-            if (nc)
-                c = nc;
-            if (np)
-                p = np;
-            if (!nc || !np) {
-                free(a);
-                free(b);
-                error("out of memory");
-                goto cleanup;
-            }
-        }
-        if (ab_compare(a, na, b, nb, &o, &c[n]) == AB_STATS_OK) {
-            p[n] = ab_min_shift_pair_ms(db, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-            n++;
-        }
-        free(a);
-        free(b);
+        ab_experiment_free(&e);
+        snprintf(mode, sizeof mode, "%s", (const char *)sqlite3_column_text(st, 1));
     }
-    /* the one verdict rule (stats/verdict.c), over the family of the K
-     * pairs, and without the family correction (the per-comparison error) */
-    fam = malloc((n ? n : 1) * sizeof *fam);
-    dec = malloc((n ? n : 1) * sizeof *dec);
-    dec_raw = malloc((n ? n : 1) * sizeof *dec_raw);
-    ab_compare_opts raw = o;
-    raw.padjust = AB_PADJ_NONE;
-    for (size_t i = 0; c && fam && i < n; i++)
-        fam[i] = &c[i];
-    if (!c || !p || !fam || !dec || !dec_raw ||
-        (n && (ab_decide_family(fam, n, p, &o, dec) != AB_STATS_OK ||
-               ab_decide_family(fam, n, p, &raw, dec_raw) != AB_STATS_OK))) {
+    sqlite3_finalize(st);
+    const double floor = floor_ms(db, run_id, mode);
+    out->alpha = o.alpha;
+    out->level = o.boot.level;
+    if (ab_run_load(db, run_id, &r, &n))
+        return -1;
+    m = calloc(n ? n : 1, sizeof *m);
+    c = calloc(n ? n : 1, sizeof *c);
+    p = malloc((n ? n : 1) * sizeof *p);
+    adj = malloc((n ? n : 1) * sizeof *adj);
+    if (!m || !c || !p || !adj) {
         error("out of memory");
         goto cleanup;
     }
-    out->pairs = (int)n;
-    out->alpha = o.alpha;
     for (size_t i = 0; i < n; i++) {
-        out->raw_positives += c[i].mw.p < o.alpha;
-        out->rule_positives += dec[i].verdict != AB_NO_DIFFERENCE;
-        out->uncorrected_positives += dec_raw[i].verdict != AB_NO_DIFFERENCE;
+        m[i].r = r[i];
+        if (ab_clock_summary_load(db, r[i].id, &m[i].clk))
+            goto cleanup;
     }
-    out->flagged = n > 0 && (double)out->uncorrected_positives / (double)n > o.alpha;
-    out->binom_p = out->uncorrected_positives == 0
-                       ? 1.0
-                       : gsl_cdf_binomial_Q((unsigned)out->uncorrected_positives - 1, o.alpha,
-                                            (unsigned)n);
+    for (size_t i = 0; i < n; i++) {
+        char want[80];
+        if (strcmp(m[i].r.status, "ok") != 0 || !partner(m[i].r.variant, want, sizeof want))
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if (m[j].r.config == m[i].r.config && strcmp(m[j].r.variant, want) == 0 &&
+                strcmp(m[j].r.status, "ok") == 0) {
+                c[np].a = &m[i];
+                c[np].b = &m[j];
+                ab_rep_compare(&c[np], &o);
+                if (c[np].ok) {
+                    p[np] = c[np].p;
+                    np++;
+                } else
+                    memset(&c[np], 0, sizeof c[np]);
+                break;
+            }
+    }
+    ab_rep_family_limit(c, np, o.alpha);
+    if (np && ab_p_adjust(p, np, AB_PADJ_HOLM, adj) != AB_STATS_OK) {
+        error("out of memory");
+        goto cleanup;
+    }
+    snprintf(out->all.title, sizeof out->all.title, "all");
+    for (size_t i = 0; i < np; i++) {
+        ab_calibration_config *k = NULL;
+        char title[96];
+        ab_rmeas_title(&c[i].a->r, title, sizeof title);
+        for (size_t j = 0; j < out->nconfigs && !k; j++)
+            if (strcmp(out->cfg[j].title, title) == 0)
+                k = &out->cfg[j];
+        if (!k && out->nconfigs < AB_CAL_MAX_CONFIGS) {
+            k = &out->cfg[out->nconfigs++];
+            snprintf(k->title, sizeof k->title, "%s", title);
+        }
+        ab_rep_decide(&c[i], adj[i], &o, floor);
+        int rule = c[i].verdict != AB_NO_DIFFERENCE;
+        /* the rule without the family correction: the per-comparison error
+         * (the family's limit on rounds does not apply to it) */
+        const int fam = c[i].too_few_family;
+        c[i].too_few_family = 0;
+        ab_rep_decide(&c[i], p[i], &o, floor);
+        c[i].too_few_family = fam;
+        int uncorrected = c[i].verdict != AB_NO_DIFFERENCE;
+        int raw = !c[i].too_few && p[i] < o.alpha;
+        int covered = c[i].lo <= 1 && 1 <= c[i].hi;
+        ab_calibration_config *both[2] = {&out->all, k};
+        for (int b = 0; b < 2; b++) {
+            if (!both[b])
+                continue;
+            both[b]->pairs++;
+            both[b]->paired += c[i].paired;
+            both[b]->raw_positives += raw;
+            both[b]->covered += covered;
+            both[b]->uncorrected_positives += uncorrected;
+            both[b]->rule_positives += rule;
+        }
+    }
+    finish_config(&out->all, o.alpha, o.boot.level);
+    out->flagged = out->all.flagged;
+    for (size_t j = 0; j < out->nconfigs; j++) {
+        finish_config(&out->cfg[j], o.alpha, o.boot.level);
+        out->flagged |= out->cfg[j].flagged;
+    }
+    out->pairs = out->all.pairs;
+    out->raw_positives = out->all.raw_positives;
+    out->uncorrected_positives = out->all.uncorrected_positives;
+    out->rule_positives = out->all.rule_positives;
+    out->binom_p = out->all.verdict_binom_p;
     rc = 0;
 cleanup:
-    sqlite3_finalize(st);
+    for (size_t i = 0; m && i < n; i++) {
+        free(m[i].r.ms);
+        free(m[i].r.round);
+    }
+    if (!m)
+        ab_run_free(r, n);
+    else
+        free(r);
+    free(m);
     free(c);
     free(p);
     free(adj);
-    free(fam);
-    free(dec);
-    free(dec_raw);
     return rc;
+}
+
+void ab_calibration_print(FILE *out, const ab_calibration *s)
+{
+    fprintf(out, "| configuration | pairs | paired over rounds | raw p < %.2f [95%% CI] | speedup CI "
+                 "covers 1 [95%% CI] | verdict rule, raw p | verdict rule, Holm | flagged |\n"
+                 "|---|---:|---:|---|---|---:|---:|---|\n",
+            s->alpha);
+    for (size_t j = 0; j <= s->nconfigs; j++) {
+        const ab_calibration_config *c = j < s->nconfigs ? &s->cfg[j] : &s->all;
+        if (j == s->nconfigs && s->nconfigs < 2)
+            break;
+        if (c->pairs == 0)
+            continue;
+        fprintf(out,
+                "| %s | %d | %d | %d (%.1f%% [%.1f, %.1f]%s) | %d (%.1f%% [%.1f, %.1f]%s) | %d%s | %d | %s |\n",
+                c->title, c->pairs, c->paired, c->raw_positives, 100.0 * c->raw_positives / c->pairs,
+                100 * c->raw_lo, 100 * c->raw_hi,
+                c->raw_binom_p < AB_CAL_FLAG_P ? ", **too many**" : "", c->covered,
+                100.0 * c->covered / c->pairs, 100 * c->cov_lo, 100 * c->cov_hi,
+                c->cov_binom_p < AB_CAL_FLAG_P ? ", **too few**" : "", c->uncorrected_positives,
+                c->verdict_binom_p < AB_CAL_FLAG_P ? " (**too many**)" : "", c->rule_positives,
+                c->flagged ? "**FLAGGED**" : "no");
+    }
 }
 
 int ab_calibration_for_environment(sqlite3 *db, const char *env_hash, ab_calibration *out)
@@ -257,7 +367,7 @@ int cmd_calibrate(int argc, char **argv)
              ev->native->name, pairs);
     int r = ab_run_experiment(&cal, db, command, &run);
     if (r != 0) {
-        rc = r == 1 ? 130 : 1;
+        rc = r == 1 ? 128 + ab_run_signal() : 1; /* 130 after Ctrl-C, 143 after SIGTERM */
         goto cleanup;
     }
     ab_calibration s;
@@ -265,11 +375,12 @@ int cmd_calibrate(int argc, char **argv)
         goto cleanup;
     printf("%lld\n", (long long)run);
     fprintf(stderr,
-            "A/A calibration of %s (run %lld): %d pairs; verdict rule without family correction "
-            "called %d different (%.1f%%, binomial p %.3f), with Holm %d, raw p < %.2f %d; alpha %.2f: %s\n",
-            ev->native->name, (long long)run, s.pairs, s.uncorrected_positives,
-            s.pairs ? 100.0 * s.uncorrected_positives / s.pairs : 0.0, s.binom_p, s.rule_positives, s.alpha,
-            s.raw_positives, s.alpha, s.flagged ? "FLAGGED (rule too permissive here)" : "ok");
+            "A/A calibration of %s (run %lld): %d pairs; raw p < %.2f in %d, speedup CI covers 1 "
+            "in %d, verdict rule (raw p) called %d different, with Holm %d: %s\n",
+            ev->native->name, (long long)run, s.pairs, s.alpha, s.raw_positives, s.all.covered,
+            s.uncorrected_positives, s.rule_positives,
+            s.flagged ? "FLAGGED (a rate is not what the method promises here)" : "ok");
+    ab_calibration_print(stderr, &s);
     rc = 0;
 cleanup:
     free(text);

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "env.h"
 #include "resolution.h"
+#include "runenv.h"
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
@@ -67,6 +68,12 @@ static json_t *run_fingerprint(sqlite3 *db, long long run)
     if (sqlite3_step(st) == SQLITE_ROW)
         fp = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
     sqlite3_finalize(st);
+    json_t *rs = fp ? ab_runenv_load(db, run) : NULL; /* the run's settings: "run.threads" */
+    if (rs) {
+        json_object_del(rs, "load_avg"); /* conditions, not settings: differ every run */
+        json_object_del(rs, "load_avg_end");
+        json_object_set_new(fp, "run", rs);
+    }
     return fp;
 }
 

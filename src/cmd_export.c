@@ -16,6 +16,7 @@
  * S, D, causal, dtype, status, idx, ms, round, t_s, throttled.
  */
 #include "commands.h"
+#include "outfile.h"
 #include "rundata.h"
 #include "store.h"
 #include "transfer.h"
@@ -67,7 +68,7 @@ static json_t *rows(sqlite3 *db, const char *sql, sqlite3_int64 id, const char *
         json_array_append_new(arr, o);
     }
     if (rc != SQLITE_DONE) {
-        error("database: %s", sqlite3_errmsg(db));
+        error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
         json_decref(arr);
         arr = NULL;
     }
@@ -178,7 +179,8 @@ static int export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out)
     fprintf(out, "run_uuid,experiment,variant,B,H,S,D,causal,dtype,status,idx,ms,round,t_s,throttled\n");
     for (size_t k = 0; k < n; k++) {
         sqlite3_bind_int64(st, 1, ids[k]);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        int step;
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
             for (int c = 0; c < 15; c++) {
                 if (c)
                     fputc(',', out);
@@ -190,6 +192,11 @@ static int export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out)
                     csv_field(out, (const char *)sqlite3_column_text(st, c));
             }
             fputc('\n', out);
+        }
+        if (step != SQLITE_DONE) {
+            error("%s: reading samples: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+            sqlite3_finalize(st);
+            return -1;
         }
         sqlite3_reset(st);
     }
@@ -232,6 +239,7 @@ int cmd_export(int argc, char **argv)
     long long *ids = calloc(nruns, sizeof *ids);
     json_t *doc = NULL;
     FILE *out = NULL;
+    ab_outfile of = {0};
     if (!ids || ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
         error("%s", ids ? err : "out of memory");
         goto done;
@@ -250,26 +258,29 @@ int cmd_export(int argc, char **argv)
             json_array_append_new(arr, r);
         }
     }
-    out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
-    if (!out) {
-        error("export: cannot write %s: %s", outpath, strerror(errno));
+    /* a temporary file beside the target, renamed on success; never the
+     * database or another SQLite file */
+    if (ab_out_open(&of, outpath, ab_db_path(db_flag)))
         goto done;
-    }
+    out = of.f;
     if (doc) {
         if (json_dumpf(doc, out, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17)) ||
             fputc('\n', out) == EOF) {
-            error("export: writing %s failed", outpath);
+            error("export: writing %s failed: %s",
+                  strcmp(outpath, "-") == 0 ? "standard output" : outpath, strerror(errno));
             goto done;
         }
     } else if (export_csv(db, ids, nruns, out)) {
         goto done;
     }
-    rc = 0;
+    if (ab_db_damage(err)) {
+        error("%s; nothing exported", err);
+        goto done;
+    }
+    rc = ab_out_commit(&of) ? 1 : 0;
 done:
-    if (out && out != stdout && fclose(out) != 0 && rc == 0)
-        rc = error("export: writing %s failed: %s", outpath, strerror(errno)) ? 1 : 1;
-    if (rc && out && out != stdout)
-        remove(outpath);
+    if (rc)
+        ab_out_abort(&of);
     json_decref(doc);
     free(ids);
     free(run_args);

@@ -6,6 +6,7 @@
  * already present is skipped, so importing or merging twice changes nothing.
  */
 #include "commands.h"
+#include "import_check.h"
 #include "store.h"
 #include "transfer.h"
 #include "util.h"
@@ -20,7 +21,7 @@ static int exec(sqlite3 *db, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        error("database: %s", msg ? msg : sqlite3_errmsg(db));
+        error("%s: %s", ab_db_name(db), msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return -1;
     }
@@ -223,13 +224,16 @@ int ab_import_run(sqlite3 *db, json_t *run, int *added)
     *added = 0;
     if (!uuid)
         return error("import: a run without a uuid");
+    /* the uuid is looked up inside the write transaction: a concurrent
+     * import of the same run waits for ours and then finds it present */
+    char err[AB_ERR];
+    if (ab_db_begin(db, err))
+        return error("import: run %s: %s", uuid, err);
     int ex = run_exists(db, uuid);
-    if (ex < 0)
-        return error("database: %s", sqlite3_errmsg(db));
-    if (ex)
-        return 0;
-    if (exec(db, "BEGIN IMMEDIATE"))
-        return -1;
+    if (ex) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return ex < 0 ? error("%s: %s", ab_db_name(db), sqlite3_errmsg(db)) : 0;
+    }
     if (import_body(db, run) || exec(db, "COMMIT")) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return error("import: run %s not imported (nothing of it was written)", uuid);
@@ -252,7 +256,8 @@ static char *common_columns(sqlite3 *db, const char *table, const char *const *s
     }
     out[0] = '\0';
     sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         const char *c = (const char *)sqlite3_column_text(st, 0);
         if (is_skipped(c, skip) || !has_column(db, "other", table, c))
             continue;
@@ -268,6 +273,10 @@ static char *common_columns(sqlite3 *db, const char *table, const char *const *s
         len += sprintf(out + len, "%s\"%s\"", len ? ", " : "", c);
     }
     sqlite3_finalize(st);
+    if (step != SQLITE_DONE) { /* never a shorter column list: columns would be dropped */
+        free(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -386,29 +395,37 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
     FMT(q.cb, "INSERT INTO main.clock_blocks(measurement_id, %s) SELECT ?1, %s FROM "
               "other.clock_blocks WHERE measurement_id = ?2 ORDER BY rowid", cb_cols, cb_cols);
 #undef FMT
-    if (sqlite3_prepare_v2(db, "SELECT id, uuid, status FROM other.runs ORDER BY id", -1, &st,
-                           NULL) != SQLITE_OK) {
+    /* a 'running' run whose process is gone (abandoned) is merged as it is;
+     * one still running, or on a host we cannot see, is skipped */
+    const char *runs_sql = has_column(db, "other", "runs", "boot_id")
+                               ? "SELECT id, uuid, ab_run_status(status, host, pid, proc_start, "
+                                 "boot_id) FROM other.runs ORDER BY id"
+                               : "SELECT id, uuid, status FROM other.runs ORDER BY id";
+    if (sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL) != SQLITE_OK) {
         error("merge: %s", sqlite3_errmsg(db));
         goto done;
     }
     rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    int step = SQLITE_DONE;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 orun = sqlite3_column_int64(st, 0);
         const char *uuid = (const char *)sqlite3_column_text(st, 1);
         if (strcmp((const char *)sqlite3_column_text(st, 2), "running") == 0) {
             c->runs_skipped_running++;
             continue;
         }
+        char err[AB_ERR];
+        if (ab_db_begin(db, err)) {
+            rc = error("merge: run %s: %s", uuid, err);
+            break;
+        }
         int ex = run_exists(db, uuid);
         if (ex) {
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
             c->runs_present += ex > 0;
             if (ex < 0)
-                rc = error("database: %s", sqlite3_errmsg(db));
+                rc = error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
             continue;
-        }
-        if (exec(db, "BEGIN IMMEDIATE")) {
-            rc = -1;
-            break;
         }
         if (merge_run(db, &q, orun) || exec(db, "COMMIT")) {
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -417,6 +434,8 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
         }
         c->runs_added++;
     }
+    if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = error("merge: reading the runs of %s: %s", other_path, sqlite3_errmsg(db));
 done:
     sqlite3_finalize(st);
     free(q.run);
@@ -431,6 +450,45 @@ done:
     free(cb_cols);
     sqlite3_exec(db, "DETACH DATABASE other", NULL, NULL, NULL);
     return rc;
+}
+
+int ab_import_doc(sqlite3 *db, json_t *doc, const char *file, size_t *added_out,
+                  size_t *present_out)
+{
+    char err[AB_ERR];
+    json_t *runs = json_object_get(doc, "runs");
+    *added_out = *present_out = 0;
+    if (ab_import_check(doc, err, sizeof err))
+        return error("import: %s: %s; nothing imported", file, err);
+    /* the whole file in one transaction: all of it or nothing. Each uuid is
+     * looked up inside it, so concurrent imports of the same file count the
+     * other's runs as already present. */
+    size_t i, added = 0, present = 0;
+    json_t *run;
+    int rc = 0;
+    if (ab_db_begin(db, err))
+        return error("import: %s", err);
+    json_array_foreach(runs, i, run) {
+        const char *uuid = json_string_value(json_object_get(run, "uuid"));
+        int ex = run_exists(db, uuid);
+        if (ex < 0 || (!ex && import_body(db, run))) {
+            if (ex < 0)
+                error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
+            rc = -1;
+            break;
+        }
+        added += !ex;
+        present += ex > 0;
+    }
+    if (rc == 0 && exec(db, "COMMIT"))
+        rc = -1;
+    if (rc) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return error("import: %s: nothing imported (the database is as it was)", file);
+    }
+    *added_out = added;
+    *present_out = present;
+    return 0;
 }
 
 int cmd_import(int argc, char **argv)
@@ -460,25 +518,23 @@ int cmd_import(int argc, char **argv)
                      file, AB_EXPORT_VERSION) ? 1 : 1;
     }
     char err[AB_ERR];
+    /* every field checked as a run would store it, before the database is
+     * even opened: a bad file imports nothing */
+    if (ab_import_check(doc, err, sizeof err)) {
+        json_decref(doc);
+        return error("import: %s: %s; nothing imported", file, err) ? 1 : 1;
+    }
     sqlite3 *db = NULL;
     if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {
         json_decref(doc);
         error("%s", err);
         return 1;
     }
-    size_t i, added = 0, present = 0;
-    json_t *run;
-    int rc = 0;
-    json_array_foreach(runs, i, run) {
-        int a;
-        if (ab_import_run(db, run, &a)) {
-            rc = 1;
-            break;
-        }
-        added += a;
-        present += !a;
-    }
-    printf("imported %zu run%s, %zu already present\n", added, added == 1 ? "" : "s", present);
+    size_t added = 0, present = 0;
+    int rc = ab_import_doc(db, doc, file, &added, &present) ? 1 : 0;
+    if (rc == 0)
+        printf("imported %zu run%s, %zu already present\n", added, added == 1 ? "" : "s",
+               present);
     ab_db_close(db);
     json_decref(doc);
     return rc;

@@ -42,7 +42,7 @@ int cmd_env(int argc, char **argv)
         else
             return error("env: unknown argument '%s' (attnbench help env)", argv[i]) ? 2 : 2;
     }
-    json_t *fp = ab_env_fingerprint(gpu, NULL);
+    json_t *fp = ab_env_fingerprint(gpu);
     char *text = NULL, hash[17];
     if (!fp || ab_env_canonical(fp, &text, hash)) {
         json_decref(fp);

@@ -23,6 +23,33 @@ static size_t width(const char *s)
     return w;
 }
 
+/* A copy of s safe to print on a terminal: newlines, tabs and carriage
+ * returns become spaces (one row per line), other control bytes (C0, DEL,
+ * and the C1 controls U+0080..U+009F) are written as \xNN, so that stored
+ * text cannot move the cursor, change colours or set the window title
+ * (terminal escape injection). NULL when out of memory. */
+static char *escaped(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(4 * n + 1), *p = out;
+    if (!out)
+        return NULL;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '\n' || *c == '\t' || *c == '\r') {
+            *p++ = ' ';
+        } else if (*c < 0x20 || *c == 0x7f) {
+            p += sprintf(p, "\\x%02x", *c);
+        } else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+            p += sprintf(p, "\\xc2\\x%02x", c[1]);
+            c++;
+        } else {
+            *p++ = (char)*c;
+        }
+    }
+    *p = '\0';
+    return out;
+}
+
 static char *cell(sqlite3_stmt *st, int i)
 {
     char buf[64];
@@ -40,11 +67,7 @@ static char *cell(sqlite3_stmt *st, int i)
         return strdup(buf);
     default: {
         const char *t = (const char *)sqlite3_column_text(st, i);
-        char *c = strdup(t ? t : "");
-        for (char *p = c; p && *p; p++) /* keep one row per line */
-            if (*p == '\n' || *p == '\t' || *p == '\r')
-                *p = ' ';
-        return c;
+        return escaped(t ? t : "");
     }
     }
 }
@@ -122,7 +145,7 @@ int cmd_query(int argc, char **argv)
               "(use the sqlite3 shell on a copy to change data)");
         goto done;
     }
-    int ncol = sqlite3_column_count(st);
+    int ncol = sqlite3_column_count(st), oom = 0;
     size_t nrow = 0, cap = 64;
     char **cells = malloc(cap * (ncol ? ncol : 1) * sizeof *cells);
     size_t *w = calloc(ncol ? ncol : 1, sizeof *w);
@@ -132,30 +155,51 @@ int cmd_query(int argc, char **argv)
         error("out of memory");
         goto done;
     }
+    /* column names are text the query chose ("SELECT 1 AS [ESC...]"):
+     * escaped like cells */
+    char **heads = calloc(ncol ? ncol : 1, sizeof *heads);
+    for (int c = 0; heads && c < ncol; c++) {
+        heads[c] = escaped(sqlite3_column_name(st, c) ? sqlite3_column_name(st, c) : "");
+        if (!heads[c])
+            oom = 1;
+    }
+    if (!heads || oom) {
+        error("out of memory");
+        goto done_heads;
+    }
     for (int c = 0; c < ncol; c++)
-        w[c] = width(sqlite3_column_name(st, c));
+        w[c] = width(heads[c]);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (nrow == cap) {
             char **nc = realloc(cells, 2 * cap * ncol * sizeof *cells);
-            if (!nc)
+            if (!nc) {
+                step = SQLITE_NOMEM;
                 break;
+            }
             cells = nc;
             cap *= 2;
         }
         for (int c = 0; c < ncol; c++) {
             char *x = cell(st, c);
+            oom |= !x;
             cells[nrow * ncol + c] = x;
             if (x && width(x) > w[c])
                 w[c] = width(x);
         }
         nrow++;
+        if (oom) {
+            step = SQLITE_NOMEM;
+            break;
+        }
     }
-    if (step != SQLITE_DONE && step != SQLITE_ROW) {
+    if (step == SQLITE_NOMEM) {
+        error("query: out of memory after %zu rows", nrow);
+    } else if (step != SQLITE_DONE && step != SQLITE_ROW) {
         error("query: %s", sqlite3_errmsg(db));
     } else {
         for (int c = 0; c < ncol; c++) {
-            const char *h = sqlite3_column_name(st, c);
+            const char *h = heads[c];
             printf("%s%s%*s", c ? "  " : "", h, c + 1 < ncol ? (int)(w[c] - width(h)) : 0, "");
         }
         printf("\n");
@@ -177,6 +221,10 @@ int cmd_query(int argc, char **argv)
     }
     for (size_t k = 0; k < nrow * (size_t)ncol; k++)
         free(cells[k]);
+done_heads:
+    for (int c = 0; heads && c < ncol; c++)
+        free(heads[c]);
+    free(heads);
     free(cells);
     free(w);
 done:

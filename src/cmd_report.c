@@ -1,7 +1,9 @@
 /*
- * cmd_report.c: `attnbench report RUN [--baseline V] [--chain] [-o FILE]`.
+ * cmd_report.c: `attnbench report RUN [--baseline V] [--chain] [--by-clock] [--json]
+ * [-o FILE]`.
  */
 #include "commands.h"
+#include "outfile.h"
 #include "report.h"
 #include "store.h"
 #include "util.h"
@@ -12,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* reports/<experiment name>-run<RUN>.md */
-static int default_path(sqlite3 *db, long long run, char *buf, size_t n)
+/* reports/<experiment name>-run<RUN>.<ext> */
+static int default_path(sqlite3 *db, long long run, const char *ext, char *buf, size_t n)
 {
     sqlite3_stmt *st = NULL;
     char err[AB_ERR];
@@ -27,7 +29,7 @@ static int default_path(sqlite3 *db, long long run, char *buf, size_t n)
         sqlite3_finalize(st);
         return error("report: no run %lld in the database (attnbench runs lists them)", run);
     }
-    snprintf(buf, n, "reports/%s-run%lld.md", (const char *)sqlite3_column_text(st, 0), run);
+    snprintf(buf, n, "reports/%s-run%lld.%s", (const char *)sqlite3_column_text(st, 0), run, ext);
     sqlite3_finalize(st);
     return 0;
 }
@@ -50,6 +52,10 @@ int cmd_report(int argc, char **argv)
             o.chain = 1;
         else if (strcmp(argv[i], "--no-plots") == 0)
             o.plots = -1;
+        else if (strcmp(argv[i], "--json") == 0)
+            o.json = 1;
+        else if (strcmp(argv[i], "--by-clock") == 0)
+            o.by_clock = 1;
         else if (argv[i][0] == '-')
             return error("report: unknown option '%s' (attnbench help report)", argv[i]) ? 2 : 2;
         else if (!run_s)
@@ -74,31 +80,40 @@ int cmd_report(int argc, char **argv)
     snprintf(label, sizeof label, "`%s`", slash ? slash + 1 : db_path);
     o.db_label = label;
     if (!outpath) {
-        if (default_path(db, run, pathbuf, sizeof pathbuf)) {
+        if (default_path(db, run, o.json ? "json" : "md", pathbuf, sizeof pathbuf)) {
             ab_db_close(db);
             return 1;
         }
-        mkdir("reports", 0777);
+        if (mkdir("reports", 0777) != 0 && errno != EEXIST) {
+            /* the real cause (an unwritable working directory), not the
+             * "No such file" of the report file that follows */
+            error("report: cannot create the directory reports/ for %s: %s (pass -o FILE)",
+                  pathbuf, strerror(errno));
+            ab_db_close(db);
+            return 1;
+        }
         outpath = pathbuf;
     }
-    o.plots = o.plots == 0; /* on unless --no-plots */
+    o.plots = o.plots == 0 && !o.json; /* on unless --no-plots or --json */
     o.path = outpath;
-    FILE *out = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
-    if (!out) {
-        error("report: cannot write %s: %s", outpath, strerror(errno));
+    /* written beside the target and renamed on success: a failed report
+     * leaves whatever was at outpath untouched */
+    ab_outfile of;
+    if (ab_out_open(&of, outpath, db_path)) {
         ab_db_close(db);
         return 1;
     }
-    int rc = ab_report_write(db, run, &o, out);
-    if (out != stdout && fclose(out) != 0 && rc == 0)
-        rc = error("report: writing %s failed: %s", outpath, strerror(errno));
+    int rc = ab_report_write(db, run, &o, of.f);
+    if (rc == 0 && ab_db_damage(err))
+        rc = error("%s; no report written", err); /* not a report of part of the data */
+    if (rc == 0)
+        rc = ab_out_commit(&of);
+    else
+        ab_out_abort(&of);
     ab_db_close(db);
-    if (rc) {
-        if (out != stdout)
-            remove(outpath);
+    if (rc)
         return 1;
-    }
-    if (out != stdout)
+    if (strcmp(outpath, "-") != 0)
         printf("%s\n", outpath);
     return 0;
 }

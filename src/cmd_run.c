@@ -3,6 +3,7 @@
  * experiment, open the database, run, print the run's id.
  */
 #include "commands.h"
+#include "conclusion.h"
 #include "experiment.h"
 #include "runner.h"
 #include "store.h"
@@ -33,7 +34,8 @@ int cmd_run(int argc, char **argv)
     char err[AB_ERR];
     ab_experiment e;
     if (ab_experiment_load(path, &e, err, sizeof err) ||
-        ab_experiment_validate(&e, err, sizeof err)) {
+        ab_experiment_validate(&e, err, sizeof err) ||
+        ab_expect_check(&e, err, sizeof err)) { /* `expect`: conclusion.h */
         ab_experiment_free(&e);
         error("%s", err);
         return 1;
@@ -53,5 +55,6 @@ int cmd_run(int argc, char **argv)
         printf("%lld\n", (long long)run_id);
     ab_db_close(db);
     ab_experiment_free(&e);
-    return rc == 0 ? 0 : rc == 1 ? 130 : 1;
+    /* the shell's convention: 128 + the signal that stopped the run */
+    return rc == 0 ? 0 : rc == 1 ? 128 + ab_run_signal() : 1;
 }

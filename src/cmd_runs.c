@@ -7,11 +7,14 @@
 #include "abstats.h"
 #include "commands.h"
 #include "rundata.h"
+#include "runenv.h"
+#include "units.h"
 #include "store.h"
 #include "util.h"
 
 #include <ctype.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +69,8 @@ int cmd_runs(int argc, char **argv)
     /* unset filters bind NULL and pass */
     if (ab_db_prepare(db,
                       "SELECT r.id, x.name, r.started_at, "
-                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), r.status, "
+                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
                       "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id), "
                       "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id AND m.status != 'ok'), "
                       "r.uuid, r.finished_at, json_extract(v.fingerprint, '$.build.commit'), v.hash "
@@ -94,7 +98,8 @@ int cmd_runs(int argc, char **argv)
     if (!as_json)
         printf("%5s  %-28s %-20s  %-26s %-11s %s\n", "id", "experiment", "started (UTC)", "GPU",
                "status", "measurements");
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         long long bad = sqlite3_column_int64(st, 6);
         if (as_json) {
             json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:s, s:s?, s:s, s:I, s:I}",
@@ -115,6 +120,13 @@ int cmd_runs(int argc, char **argv)
         if (bad)
             printf(" (%lld not ok)", bad);
         printf("\n");
+    }
+    if (step != SQLITE_DONE) {
+        error("%s: reading the runs: %s", ab_db_path(db_flag), sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        ab_db_close(db);
+        json_decref(arr);
+        return 1;
     }
     sqlite3_finalize(st);
     ab_db_close(db);
@@ -156,7 +168,8 @@ int cmd_show(int argc, char **argv)
     }
     if (ab_db_prepare(db,
                       "SELECT r.uuid, x.name, x.path, r.started_at, coalesce(r.finished_at, '—'), "
-                      "r.status, r.command, r.timing_mode, v.hash, v.fingerprint "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), r.command, "
+                      "r.timing_mode, v.hash, v.fingerprint "
                       "FROM runs r JOIN experiments x ON x.id = r.experiment_id "
                       "JOIN environments v ON v.id = r.environment_id WHERE r.id = ?",
                       &st, err)) {
@@ -192,9 +205,15 @@ int cmd_show(int argc, char **argv)
     printf("medians with 95%% %s bootstrap CIs (%zu resamples, seed %lu); throttled samples left out\n\n",
            ab_ci_method_name(bo.method), bo.resamples, bo.seed);
     int nconf = 0;
-    for (size_t i = 0; i < n; i++)
+    double max_rate = 0; /* FLOP/s, for the rate column's unit (units.h) */
+    for (size_t i = 0; i < n; i++) {
+        ab_summary s;
         if (m[i].config + 1 > nconf)
             nconf = m[i].config + 1;
+        if (strcmp(m[i].status, "ok") == 0 && m[i].n >= 2 && ab_summarize(m[i].ms, m[i].n, &s) == 0)
+            max_rate = fmax(max_rate, m[i].flops / (s.median * 1e-3));
+    }
+    const ab_unit fu = ab_flop_unit(max_rate);
     for (int c = 0; c < nconf; c++) {
         char title[128];
         for (size_t i = 0; i < n; i++)
@@ -203,7 +222,7 @@ int cmd_show(int argc, char **argv)
                 break;
             }
         printf("%s\n  %-22s %-7s %5s %11s  %-25s %9s  %s\n", title, "variant", "status", "n",
-               "median ms", "95% CI ms", "TFLOP/s", "stop");
+               "median ms", "95% CI ms", fu.name, "stop");
         for (size_t i = 0; i < n; i++) {
             if (m[i].config != c)
                 continue;
@@ -215,7 +234,7 @@ int cmd_show(int argc, char **argv)
                 ab_bootstrap_median_ci(x->ms, x->n, &bo, &lo, &hi) == 0) {
                 char ci[64];
                 snprintf(ci, sizeof ci, "[%.5f, %.5f]", lo, hi);
-                printf("%11.5f  %-25s %9.2f  %s", s.median, ci, x->flops / (s.median * 1e9),
+                printf("%11.5f  %-25s %9.2f  %s", s.median, ci, x->flops / (s.median * fu.per_ms),
                        x->stop);
             } else {
                 printf("%11s  %-25s %9s  %s", "—", "", "", x->stop);
@@ -231,6 +250,12 @@ int cmd_show(int argc, char **argv)
     printf("fingerprint\n%s\n", pretty ? pretty : fp_text);
     free(pretty);
     json_decref(fp);
+    json_t *rs = ab_runenv_load(db, run); /* NULL for runs before run settings */
+    char *rs_text = rs ? json_dumps(rs, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+    if (rs_text)
+        printf("run settings\n%s\n", rs_text);
+    free(rs_text);
+    json_decref(rs);
     free(fp_text);
     ab_run_free(m, n);
     ab_db_close(db);

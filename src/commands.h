@@ -18,6 +18,7 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
 
 /* Option parsing shared by the handlers: returns the value of --name VALUE
  * or --name=VALUE at argv[*i] (advancing *i past it), or NULL when argv[*i]

@@ -1,6 +1,9 @@
 /*
  * env.c: the environment fingerprint of env.h, from the CUDA runtime, cuBLAS,
  * cuDNN (when linked), NVML (when built), /proc, uname and the build itself.
+ * It describes the machine and the build only: a run's own settings (timing
+ * mode, threads, load) are in runenv.h, so `attnbench env` and every run on
+ * one machine share one hash.
  */
 #include "env.h"
 #include "ab_build.h"
@@ -54,6 +57,9 @@ static void host_fields(json_t *host)
     if (read_keyed("/proc/cpuinfo", "model name", buf, sizeof buf))
         json_object_set_new(host, "cpu", json_string(buf));
     json_object_set_new(host, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        json_object_set_new(host, "memory_bytes", json_integer((json_int_t)pages * page));
     if (read_keyed("/etc/os-release", "PRETTY_NAME", buf, sizeof buf))
         json_object_set_new(host, "os", json_string(buf));
     if (uname(&u) == 0) {
@@ -82,7 +88,7 @@ static void host_fields(json_t *host)
         fclose(f);
 }
 
-json_t *ab_env_fingerprint(int with_gpu, const char *timing_mode)
+json_t *ab_env_fingerprint(int with_gpu)
 {
     json_t *fp = json_object(), *host = json_object(), *build = json_object();
     if (!fp || !host || !build) {
@@ -106,8 +112,6 @@ json_t *ab_env_fingerprint(int with_gpu, const char *timing_mode)
     /* attnbench never enables TF32: cublas_standard runs fp32 GEMMs with
      * CUBLAS_COMPUTE_32F, and no variant uses tf32 mma. */
     json_object_set_new(settings, "tf32", json_false());
-    if (timing_mode)
-        json_object_set_new(settings, "timing_mode", json_string(timing_mode));
     json_object_set_new(fp, "settings", settings);
 
     ab_gpu_info g;
@@ -125,7 +129,9 @@ json_t *ab_env_fingerprint(int with_gpu, const char *timing_mode)
         json_object_set_new(gpu, "max_sm_clock_mhz", json_integer(g.sm_clock_khz / 1000));
         json_object_set_new(gpu, "max_mem_clock_mhz", json_integer(g.mem_clock_khz / 1000));
         json_object_set_new(gpu, "ecc", json_boolean(g.ecc));
-        json_object_set_new(gpu, "driver", version_json(g.driver_version));
+        /* the CUDA version the driver supports ("13.0"); the driver's own
+         * release ("580.82.07") is "driver", from NVML (nvml_monitor.c) */
+        json_object_set_new(gpu, "cuda_driver_api", version_json(g.driver_version));
         json_object_set_new(gpu, "cuda_runtime", version_json(g.runtime_version));
         json_object_set_new(gpu, "cublas", json_integer(g.cublas_version));
         if (g.cudnn_version)

@@ -13,11 +13,14 @@
 
 #include <jansson.h>
 
-/* Builds the fingerprint (a new reference). with_gpu: query the CUDA device
- * (0 for CPU-only runs, which then record "gpu": null). timing_mode: the
- * run's mode, recorded too (NULL to leave it out). Returns NULL only when out
+/* Builds the fingerprint (a new reference): host (CPU, CPUs, memory, OS,
+ * kernel, CPU governor, turbo), build, settings that hold for every run of
+ * this build (tf32) and the GPU (driver release from NVML, CUDA driver API,
+ * runtime, cuBLAS, cuDNN, static NVML fields), or "gpu": null when with_gpu
+ * is 0 or no CUDA device answers. A run's own settings (timing mode,
+ * threads, load) are not part of it (runenv.h). Returns NULL only when out
  * of memory. */
-json_t *ab_env_fingerprint(int with_gpu, const char *timing_mode);
+json_t *ab_env_fingerprint(int with_gpu);
 
 /* Canonical text (sorted keys, compact) and its FNV-1a 64 hash (util.h).
  * *text is malloc'd. Returns 0 or -1 (out of memory). */

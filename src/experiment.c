@@ -8,14 +8,25 @@
  * not one cross product (seed 000's five shapes, seed 004's S/B/H sweeps).
  */
 #include "experiment.h"
+#include "exp_schema.h"
 #include "registry.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Limits, each refused with a clear message: the file's size, the number of
+ * configurations after all sweeps are multiplied out (before duplicates are
+ * removed), the number of variants. Axis lists are at most 64 long. */
+#define AB_EXP_MAX_BYTES (1u << 20)
+#define AB_EXP_MAX_CONFIGS 65536
+#define AB_EXP_MAX_VARIANTS 256
 
 enum { AX_B, AX_H, AX_S, AX_D, AX_CAUSAL, AX_DTYPE, NAXES };
 static const char *const axis_names[NAXES] = {"B", "H", "S", "D", "causal", "dtype"};
@@ -104,14 +115,38 @@ static int read_axis(const config_setting_t *g, int ax, axis *a, const char *pat
     return 0;
 }
 
-static int add_cross_product(ab_experiment *e, const axis ax[NAXES])
+/* Appends the cross product of ax to e->configs (duplicates are removed
+ * once all groups are in, by dedupe_configs). Checks the sweep's size and
+ * every configuration's sizes (ab_shape_check) before anything is kept. */
+static int add_cross_product(ab_experiment *e, const axis ax[NAXES], const char *path,
+                             const config_setting_t *g, char *err, size_t n)
 {
     size_t add = 1;
     for (int i = 0; i < NAXES; i++)
-        add *= (size_t)ax[i].n;
+        add *= (size_t)ax[i].n; /* at most 64^6 < 2^37: no overflow */
+    if (add > AB_EXP_MAX_CONFIGS || e->nconfigs + add > AB_EXP_MAX_CONFIGS) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "the sweep has %zu configurations (%zu so far); at most %d are allowed",
+                 add, e->nconfigs + add, AB_EXP_MAX_CONFIGS);
+        return where(err, n, path, g, "%s", msg);
+    }
+    for (int b = 0; b < ax[AX_B].n; b++)
+        for (int h = 0; h < ax[AX_H].n; h++)
+            for (int s = 0; s < ax[AX_S].n; s++)
+                for (int d = 0; d < ax[AX_D].n; d++) {
+                    ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s], ax[AX_D].v[d], 0,
+                                  AB_FP32};
+                    char why[200], msg[300];
+                    if (ab_shape_check(&x, NULL, why, sizeof why)) {
+                        snprintf(msg, sizeof msg, "configuration B=%d H=%d S=%d D=%d: %s", x.B,
+                                 x.H, x.S, x.D, why);
+                        return where(err, n, path, g, "%s", msg);
+                    }
+                }
     ab_shape *c = realloc(e->configs, (e->nconfigs + add) * sizeof *c);
     if (!c)
-        return -1;
+        return where(err, n, path, g, "out of memory for %s", "the configurations");
     e->configs = c;
     /* dtype outermost, S innermost: sweeps over S read as contiguous rows */
     for (int t = 0; t < ax[AX_DTYPE].n; t++)
@@ -123,14 +158,56 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES])
                             ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s],
                                           ax[AX_D].v[d], ax[AX_CAUSAL].v[ca],
                                           (ab_dtype)ax[AX_DTYPE].v[t]};
-                            /* groups may overlap (seed 004's sweeps share their
-                             * centre): each configuration is measured once */
-                            int dup = 0;
-                            for (size_t i = 0; i < e->nconfigs && !dup; i++)
-                                dup = memcmp(&e->configs[i], &x, sizeof x) == 0;
-                            if (!dup)
-                                e->configs[e->nconfigs++] = x;
+                            e->configs[e->nconfigs++] = x;
                         }
+    return 0;
+}
+
+typedef struct keyed {
+    ab_shape s;
+    size_t i; /* position in the sweep order */
+} keyed;
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+    const keyed *a = pa, *b = pb;
+    const int x[7] = {a->s.B, a->s.H, a->s.S, a->s.D, a->s.causal, (int)a->s.dtype, 0};
+    const int y[7] = {b->s.B, b->s.H, b->s.S, b->s.D, b->s.causal, (int)b->s.dtype, 0};
+    for (int k = 0; k < 6; k++)
+        if (x[k] != y[k])
+            return (x[k] > y[k]) - (x[k] < y[k]);
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_index(const void *pa, const void *pb)
+{
+    const keyed *a = pa, *b = pb;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Groups may overlap (seed 004's sweeps share their centre): each
+ * configuration is measured once, at its first position. O(n log n): sort
+ * by (shape, position), keep the first of each run of equal shapes, sort the
+ * kept ones back into sweep order. */
+static int dedupe_configs(ab_experiment *e)
+{
+    size_t n = e->nconfigs, k = 0;
+    if (n < 2)
+        return 0;
+    keyed *t = malloc(n * sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        t[i] = (keyed){e->configs[i], i};
+    qsort(t, n, sizeof *t, cmp_keyed);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || cmp_keyed(&(keyed){t[i].s, 0}, &(keyed){t[k - 1].s, 0}) != 0)
+            t[k++] = t[i];
+    qsort(t, k, sizeof *t, cmp_index);
+    for (size_t i = 0; i < k; i++)
+        e->configs[i] = t[i].s;
+    e->nconfigs = k;
+    free(t);
     return 0;
 }
 
@@ -198,6 +275,12 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
     if (len < 1)
         return where(err, n, path, vs, "%s must be a non-empty list of variant names or "
                      "{ name; command; } groups", "variants");
+    if (len > AB_EXP_MAX_VARIANTS) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "variants lists %d variants; at most %d are allowed", len,
+                 AB_EXP_MAX_VARIANTS);
+        return where(err, n, path, vs, "%s", msg);
+    }
     e->variants = calloc((size_t)len, sizeof *e->variants);
     if (!e->variants)
         return where(err, n, path, vs, "out of memory reading %s", "variants");
@@ -220,6 +303,9 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
              * { name; variant; [timing;] }: an instance of a built-in one
              * under its own name, e.g. with its own timing mode */
             const char *name = NULL, *cmd = NULL, *base = NULL, *mode = NULL;
+            if (e->resolve == 1 &&
+                ab_exp_check_keys(s, ab_exp_variant_keys, " in a variant", path, err, n))
+                return -1;
             if (get_string(s, "name", 1, &name, path, err, n) ||
                 get_string(s, "command", 0, &cmd, path, err, n) ||
                 get_string(s, "variant", 0, &base, path, err, n) ||
@@ -239,7 +325,8 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
             v->name = strdup(name);
             if (cmd) {
                 v->command = strdup(cmd);
-                if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n))
+                if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n) ||
+                    get_int(s, "protocol", 1, 1, 2, &v->protocol, path, err, n))
                     return -1;
             } else {
                 v->native = ab_variant_find(base);
@@ -273,6 +360,8 @@ static int load_configs(const config_setting_t *root, ab_experiment *e, const ch
         if (!config_setting_is_group(sweep))
             return where(err, n, path, sweep, "%s must be a group { B = [...]; S = [...]; ... }",
                          "sweep");
+        if (e->resolve == 1 && ab_exp_check_keys(sweep, ab_exp_axis_keys, " in sweep", path, err, n))
+            return -1;
         for (int a = 0; a < NAXES; a++)
             if (read_axis(sweep, a, &base[a], path, err, n))
                 return -1;
@@ -280,9 +369,9 @@ static int load_configs(const config_setting_t *root, ab_experiment *e, const ch
     if (!groups) {
         if (base[AX_S].n == 0)
             return where(err, n, path, sweep, "missing required field '%s' in sweep", "S");
-        return add_cross_product(e, base) ? where(err, n, path, sweep, "out of memory in %s",
-                                                  "sweep")
-                                          : 0;
+        if (add_cross_product(e, base, path, sweep, err, n))
+            return -1;
+        return dedupe_configs(e) ? where(err, n, path, sweep, "out of memory in %s", "sweep") : 0;
     }
     if (!config_setting_is_list(groups) || config_setting_length(groups) < 1)
         return where(err, n, path, groups, "%s must be a list of groups ( { S = 128; }, ... )",
@@ -292,6 +381,9 @@ static int load_configs(const config_setting_t *root, ab_experiment *e, const ch
         if (!config_setting_is_group(g))
             return where(err, n, path, g, "%s entries must be groups { B = ...; S = ...; }",
                          "configs");
+        if (e->resolve == 1 &&
+            ab_exp_check_keys(g, ab_exp_axis_keys, " in configs", path, err, n))
+            return -1;
         axis ax[NAXES];
         memcpy(ax, base, sizeof ax);
         for (int a = 0; a < NAXES; a++)
@@ -300,10 +392,10 @@ static int load_configs(const config_setting_t *root, ab_experiment *e, const ch
         if (ax[AX_S].n == 0)
             return where(err, n, path, g, "missing required field '%s' in this configs entry",
                          "S");
-        if (add_cross_product(e, ax))
-            return where(err, n, path, g, "out of memory in %s", "configs");
+        if (add_cross_product(e, ax, path, g, err, n))
+            return -1;
     }
-    return 0;
+    return dedupe_configs(e) ? where(err, n, path, groups, "out of memory in %s", "configs") : 0;
 }
 
 static int load_stopping(const config_setting_t *root, ab_experiment *e, const char *path,
@@ -321,6 +413,8 @@ static int load_stopping(const config_setting_t *root, ab_experiment *e, const c
         return where(err, n, path, st, "%s must be a group { target_rel_ci = 0.005; ... }",
                      "stopping");
     e->adaptive = 1;
+    if (e->resolve == 1 && ab_exp_check_keys(st, ab_exp_stopping_keys, " in stopping", path, err, n))
+        return -1;
     if (get_float(st, "target_rel_ci", 0.005, 1e-5, 0.5, &e->target_rel_ci, path, err, n) ||
         get_int(st, "min_samples", 20, 5, 10000000, &e->min_samples, path, err, n) ||
         get_int(st, "max_samples", 2000, 5, 10000000, &e->max_samples, path, err, n) ||
@@ -333,10 +427,23 @@ static int load_stopping(const config_setting_t *root, ab_experiment *e, const c
 
 int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
 {
-    char *text = ab_read_file(path, NULL);
+    memset(e, 0, sizeof *e);
+    size_t len = 0;
+    int too_big = 0;
+    char *text = ab_read_file_limit(path, AB_EXP_MAX_BYTES, &len, &too_big);
     if (!text) {
-        memset(e, 0, sizeof *e);
-        snprintf(err, n, "%s: cannot read experiment file: %s", path, strerror(errno));
+        if (too_big)
+            snprintf(err, n, "%s: experiment file larger than %u bytes (is it an experiment?)",
+                     path, AB_EXP_MAX_BYTES);
+        else if (errno == EISDIR)
+            snprintf(err, n, "%s: is a directory, not an experiment file", path);
+        else
+            snprintf(err, n, "%s: cannot read experiment file: %s", path, strerror(errno));
+        return -1;
+    }
+    if (strlen(text) != len) {
+        snprintf(err, n, "%s: NUL byte at offset %zu: not a text file", path, strlen(text));
+        free(text);
         return -1;
     }
     int rc = ab_experiment_parse(path, text, 1, e, err, n);
@@ -362,6 +469,10 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         goto cleanup;
     }
     const config_setting_t *root = config_root_setting(&cfg);
+    /* new runs are strict about keys; experiments stored with old runs are
+     * read as they were accepted then */
+    if (resolve == 1 && ab_exp_check_keys(root, ab_exp_root_keys, "", path, err, n))
+        goto cleanup;
     if (get_string(root, "name", 1, &s, path, err, n))
         goto cleanup;
     e->name = strdup(s);
@@ -387,15 +498,17 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         goto cleanup;
     int seed = 42;
     if (get_int(root, "warmup", 10, 0, 1000000, &e->warmup, path, err, n) ||
-        get_int(root, "samples", 100, 1, 10000000, &e->samples, path, err, n) ||
+        get_int(root, "samples", 60, 1, 10000000, &e->samples, path, err, n) ||
         get_int(root, "seed", 42, 0, 2147483647, &seed, path, err, n) ||
         get_int(root, "graph_k", 10, 1, 10000, &e->graph_k, path, err, n) ||
-        get_int(root, "round_size", 10, 1, 10000000, &e->round_size, path, err, n) ||
+        get_int(root, "round_size", 2, 1, 10000000, &e->round_size, path, err, n) ||
+        get_int(root, "threads", 1, 0, 4096, &e->threads, path, err, n) ||
         get_float(root, "alpha", 0.05, 1e-6, 0.5, &e->alpha, path, err, n) ||
         get_float(root, "practical", 0.01, 0.0, 1.0, &e->practical, path, err, n) ||
         load_stopping(root, e, path, err, n))
         goto cleanup;
     e->seed = (unsigned long)seed;
+    e->threads_set = config_setting_get_member(root, "threads") != NULL;
     {
         const config_setting_t *sk = config_setting_get_member(root, "skip_unsupported");
         if (sk && config_setting_type(sk) != CONFIG_TYPE_BOOL) {
@@ -421,8 +534,51 @@ cleanup:
     return rc;
 }
 
+/* MemAvailable of /proc/meminfo in bytes (the kernel's estimate of what can
+ * be allocated without swapping), else free RAM by sysconf; 0 if unknown. */
+static unsigned long long host_available(const char **source)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            fclose(f);
+            *source = "MemAvailable in /proc/meminfo";
+            return kb * 1024ULL;
+        }
+    if (f)
+        fclose(f);
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    *source = "free memory";
+    return pages > 0 && size > 0 ? (unsigned long long)pages * (unsigned long long)size : 0;
+}
+
 int ab_experiment_validate(const ab_experiment *e, char *err, size_t n)
 {
+    /* sizes and host memory first: Q, K, V, O as float on the host (inputs,
+     * CPU variants and the correctness check's output), before anything is
+     * allocated or stored */
+    const char *source = "";
+    unsigned long long avail = host_available(&source);
+    for (size_t c = 0; c < e->nconfigs; c++) {
+        const ab_shape *s = &e->configs[c];
+        ab_shape_sizes z;
+        char why[256];
+        if (ab_shape_check(s, &z, why, sizeof why)) {
+            snprintf(err, n, "%s: configuration B=%d H=%d S=%d D=%d: %s", e->path, s->B, s->H,
+                     s->S, s->D, why);
+            return -1;
+        }
+        if (avail && z.host_bytes > avail) {
+            snprintf(err, n,
+                     "%s: configuration B=%d H=%d S=%d D=%d needs %.2f GiB of host memory for "
+                     "Q, K, V, O (4 x %zu floats); %.2f GiB available (%s)",
+                     e->path, s->B, s->H, s->S, s->D, (double)z.host_bytes / 1073741824.0,
+                     z.numel, (double)avail / 1073741824.0, source);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < e->nvariants; i++) {
         const ab_variant *v = e->variants[i].native;
         if (!v)

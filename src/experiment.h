@@ -16,7 +16,10 @@ typedef struct ab_exp_variant {
     char *name;
     const ab_variant *native; /* NULL for an external variant */
     char *command;            /* external: shell command line */
-    double timeout_s;         /* external: per configuration */
+    double timeout_s;         /* external: per configuration (protocol 1), per request (2) */
+    int protocol;             /* external: adapters/PROTOCOL.md version, 1 (one process per
+                                 configuration) or 2 (one persistent process, samples on
+                                 request, inside the rounds) */
     ab_timing_mode timing;    /* this variant's timing mode (the experiment's unless
                                  the entry sets its own) */
 } ab_exp_variant;
@@ -36,6 +39,9 @@ typedef struct ab_experiment {
     ab_timing_mode timing;
     int graph_k;       /* launches per graph replay */
     int round_size;    /* samples per variant per interleaving round */
+    int threads;       /* OpenMP threads of the CPU variants (`threads`, default 1;
+                          0: OpenMP's default, every CPU the process may use) */
+    int threads_set;   /* the file sets `threads` */
     /* adaptive stopping (on when adaptive != 0) */
     int adaptive;
     double target_rel_ci; /* stop when the CI half-width / median <= this */
@@ -55,8 +61,11 @@ typedef struct ab_experiment {
 int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n);
 
 /* Parses experiment text (the file's bytes, e.g. as stored in the database)
- * as if read from `path`. resolve = 0 accepts variant names the registry no
- * longer has (for reports of old runs; their `native` is then NULL). */
+ * as if read from `path`. resolve = 1 (a new run): variants resolved against
+ * the registry and unknown keys refused (exp_schema.h); resolve = 2 (resuming
+ * a stored run): variants resolved, keys read as they were accepted when the
+ * run started; resolve = 0 accepts variant names the registry no longer has
+ * (for reports of old runs; their `native` is then NULL). */
 int ab_experiment_parse(const char *path, const char *text, int resolve, ab_experiment *e,
                         char *err, size_t n);
 

@@ -516,6 +516,11 @@ static int parse_stdout(const ab_ext_request *rq, char *text, ab_ext_result *out
 
 /* ---- the public entry points ---------------------------------------------------- */
 
+int ab_ext_parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
+{
+    return parse_check(rest, out, why, wn);
+}
+
 void ab_ext_result_free(ab_ext_result *r)
 {
     if (!r)

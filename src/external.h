@@ -66,6 +66,13 @@ typedef struct ab_ext_result {
  * caller; only this one measurement fails. */
 int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out);
 
+/* Parses the figures of a `check` line (the text after "check "; rest is
+ * modified) into out's max_abs_err, mean_abs_err, rel_l2_err,
+ * plain_max_abs_err, nonfinite, atol, rows_checked, with the rules of
+ * adapters/PROTOCOL.md. Returns 0, or -1 with the reason in why (wn bytes).
+ * Shared with protocol 2 (external2.c). */
+int ab_ext_parse_check(char *rest, ab_ext_result *out, char *why, size_t wn);
+
 /* Frees what ab_ext_measure allocated; *r is zeroed. NULL-safe. */
 void ab_ext_result_free(ab_ext_result *r);
 

@@ -6,8 +6,10 @@
 #include "abstats.h"
 #include "calibrate.h"
 #include "commands.h"
+#include "store.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,12 @@ static const command commands[] = {
      "  Runs every (configuration, variant) of EXPERIMENT (a libconfig file, see\n"
      "  experiments/), checks each against the float64 reference, stores every raw\n"
      "  latency sample, and prints the new run's id on stdout.\n"},
+    {"resume", cmd_resume, "measure what an unfinished run lacks",
+     "attnbench resume RUN [--force] [--db PATH]\n"
+     "  Completes RUN (abandoned: its process is gone; interrupted; or failed) with the\n"
+     "  experiment stored with it, measuring only the (variant, configuration) pairs it\n"
+     "  lacks, and marks it complete. A run still running on this host is refused; one\n"
+     "  'running' on another host needs --force. Prints the run id.\n"},
     {"report", cmd_report, "write the markdown ablation report of a run",
      "attnbench report RUN [--baseline VARIANT] [--chain] [--no-plots] [-o FILE] [--db PATH]\n"
      "  Writes the report of RUN to FILE (default reports/<experiment>-run<RUN>.md)\n"
@@ -84,14 +92,16 @@ static const command commands[] = {
      "attnbench import FILE [--db PATH]\n"
      "  Adds each run of FILE (attnbench export --format json; - reads stdin) unless\n"
      "  a run with its uuid is already there, so importing twice changes nothing.\n"
-     "  Environments and experiments are shared by hash; each run is added in one\n"
-     "  transaction, whole or not at all.\n"},
+     "  Every field is checked as a run would store it first; environments and\n"
+     "  experiments are shared by hash; the file is added in one transaction, whole\n"
+     "  or not at all.\n"},
     {"merge", cmd_merge, "add the runs of another attnbench database",
      "attnbench merge OTHER.db [--db PATH]\n"
      "  Copies every finished run of OTHER.db (SQLite ATTACH) that this database\n"
      "  lacks (by uuid), with its experiment, environment, measurements, samples,\n"
      "  clock blocks and timer floor, ids remapped, one transaction per run. Merging\n"
-     "  twice is a no-op; runs still 'running' in OTHER.db are skipped.\n"},
+     "  twice is a no-op; runs still running in OTHER.db are skipped (abandoned ones,\n"
+     "  whose process is gone, are merged).\n"},
     {"query", cmd_query, "run one read-only SQL query and print a table",
      "attnbench query \"SQL\" [--db PATH]\n"
      "  Runs one SQL statement on a read-only connection and prints the rows as\n"
@@ -160,19 +170,44 @@ static int cmd_help(int argc, char **argv)
     return 0;
 }
 
+/* The exit status that tells the truth about the output: a command whose
+ * standard output or error could not be written (a full disk, a closed pipe,
+ * > /dev/full) fails, even if its work succeeded; its printed run id or table
+ * would otherwise be lost silently. */
+static int finish(int rc)
+{
+    char err[AB_ERR];
+    int damage = ab_db_damage(err);
+    if (damage == -1)
+        error("%s", err);
+    if (damage)
+        rc = rc ? rc : 1;
+    int out_bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    out_bad |= fclose(stdout) != 0;
+    if (out_bad) {
+        error("writing standard output failed: %s", strerror(e ? e : errno));
+        rc = rc ? rc : 1;
+    }
+    if (fflush(stderr) != 0 || ferror(stderr))
+        rc = rc ? rc : 1;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    ab_db_init();
     ab_stats_init();
     if (argc < 2) {
         list_commands(stderr);
         exit(2);
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-        exit(cmd_help(1, argv));
+        exit(finish(cmd_help(1, argv)));
     const command *c = lookup(argv[1]);
     if (!c) {
         error("unknown command '%s' (attnbench help lists them)", argv[1]);
         exit(2);
     }
-    exit(c->handler(argc - 1, argv + 1));
+    exit(finish(c->handler(argc - 1, argv + 1)));
 }

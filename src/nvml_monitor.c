@@ -39,9 +39,20 @@ static int handle(const char *uuid, nvmlDevice_t *dev)
 
 int ab_nvml_available(void) { return init() == 0; }
 
+/* The driver's release ("580.82.07"): nvmlSystemGetDriverVersion. */
+static void driver_release(json_t *gpu)
+{
+    char v[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    if (init() == 0 && nvmlSystemGetDriverVersion(v, sizeof v) == NVML_SUCCESS)
+        json_object_set_new(gpu, "driver", json_string(v));
+    else
+        json_object_set_new(gpu, "driver", json_string("unknown (NVML did not answer)"));
+}
+
 void ab_nvml_fingerprint(json_t *gpu, const char *uuid)
 {
     nvmlDevice_t dev;
+    driver_release(gpu);
     if (handle(uuid, &dev)) {
         json_object_set_new(gpu, "nvml", json_string("not available (nvmlInit or handle failed)"));
         return;
@@ -103,6 +114,7 @@ int ab_nvml_available(void) { return 0; }
 
 void ab_nvml_fingerprint(json_t *gpu, const char *uuid)
 {
+    json_object_set_new(gpu, "driver", json_string("unknown (built without NVML)"));
     json_object_set_new(gpu, "nvml", json_string("not built (nvml.h or libnvidia-ml not found)"));
 }
 

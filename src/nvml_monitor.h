@@ -24,7 +24,8 @@ typedef struct ab_clock_reading {
 int ab_nvml_available(void);
 
 /* Adds NVML's static fields for the GPU with this CUDA uuid to `gpu`:
- * persistence mode, power limit (W), application clocks and their defaults,
+ * driver (the release, nvmlSystemGetDriverVersion; "unknown (...)" without
+ * NVML), persistence mode, power limit (W), application clocks and their defaults,
  * clocks_locked (application clocks differ from defaults), MIG mode, ECC
  * mode, VBIOS. Adds "nvml": "not available" without NVML. */
 void ab_nvml_fingerprint(json_t *gpu, const char *uuid);

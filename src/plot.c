@@ -3,19 +3,26 @@
  * one gnuplot script written to a pipe, its data inline ($name << EOD), its
  * numbers printed with %.9g, its jitter from a fixed-seed xorshift, so that
  * the same database gives the same script and, with the same gnuplot, the
- * same image bytes.
+ * same image bytes. gnuplot runs under a time limit (proc.h; 60 s, or
+ * $ATTNBENCH_GNUPLOT_TIMEOUT) in a process group of its own, and draws into a
+ * temporary file beside the image that is renamed over it only when gnuplot
+ * succeeded: a failed or hung gnuplot leaves no empty or partial image.
  */
 #include "plot.h"
 #include "abstats.h"
 #include "experiment.h"
+#include "outfile.h"
+#include "proc.h"
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *gnuplot_program(void)
 {
@@ -23,31 +30,83 @@ static const char *gnuplot_program(void)
     return p && *p ? p : "gnuplot";
 }
 
+static double gnuplot_timeout(void) { return ab_proc_timeout("ATTNBENCH_GNUPLOT_TIMEOUT", 60.0); }
+
 int ab_gnuplot_available(void)
 {
-    char cmd[512], line[128] = "";
-    snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", gnuplot_program());
-    FILE *f = popen(cmd, "r");
-    if (!f)
-        return 0;
-    if (!fgets(line, sizeof line, f))
-        line[0] = '\0';
-    int st = pclose(f);
-    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && strncmp(line, "gnuplot", 7) == 0;
+    const char *argv[] = {gnuplot_program(), "--version", NULL};
+    ab_proc_result r;
+    return ab_proc_run(argv, "", 0, gnuplot_timeout(), &r) == 0;
 }
 
-static FILE *gnuplot_open(void)
+/* One figure: the script is written into memory (g), then gnuplot draws it
+ * into tmp, a temporary file beside path with the same extension. */
+typedef struct gjob {
+    FILE *g;
+    char *script;
+    size_t len;
+    const char *path;
+    char tmp[1200];
+} gjob;
+
+static FILE *gnuplot_open(gjob *j, const char *path)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s", gnuplot_program());
-    return popen(cmd, "w");
+    memset(j, 0, sizeof *j);
+    j->path = path;
+    if (ab_out_check_target(path, NULL))
+        return NULL;
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    const char *ext = dot && (!slash || dot > slash) ? dot : "";
+    size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    snprintf(j->tmp, sizeof j->tmp, "%.*s.plot.XXXXXX%s", (int)dirlen, path, ext);
+    int fd = mkstemps(j->tmp, (int)strlen(ext));
+    if (fd < 0) {
+        error("cannot write %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    close(fd);
+    j->g = open_memstream(&j->script, &j->len);
+    if (!j->g)
+        unlink(j->tmp);
+    return j->g;
 }
 
-static int gnuplot_close(FILE *g, const char *what)
+static int gnuplot_close(gjob *j, const char *what)
 {
-    int st = pclose(g);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return error("gnuplot failed while drawing %s", what);
+    int bad = fclose(j->g) != 0;
+    const char *argv[] = {gnuplot_program(), NULL};
+    ab_proc_result r;
+    struct stat sb;
+    if (bad || !j->script) {
+        free(j->script);
+        unlink(j->tmp);
+        return error("out of memory writing the plot script of %s", what);
+    }
+    int rc = ab_proc_run(argv, j->script, j->len, gnuplot_timeout(), &r);
+    free(j->script);
+    if (rc == 0 && (stat(j->tmp, &sb) != 0 || sb.st_size == 0)) {
+        rc = -1;
+        snprintf(r.error, sizeof r.error, "gnuplot wrote nothing");
+    }
+    if (rc == 0 && rename(j->tmp, j->path) != 0) {
+        rc = -1;
+        snprintf(r.error, sizeof r.error, "rename: %s", strerror(errno));
+    }
+    if (rc) {
+        unlink(j->tmp);
+        /* gnuplot's last message line ("-" line 12: no data), not its
+         * whole output */
+        size_t el = strlen(r.stderr_text);
+        while (el && (r.stderr_text[el - 1] == '\n' || r.stderr_text[el - 1] == ' '))
+            r.stderr_text[--el] = '\0';
+        char *line = strrchr(r.stderr_text, '\n');
+        line = line ? line + 1 : r.stderr_text;
+        return error("gnuplot failed while drawing %s: %s%s%s", what, r.error,
+                     *line ? ": " : "", line);
+    }
     return 0;
 }
 
@@ -145,10 +204,11 @@ static int strip_plot(const char *path, const ab_rmeas *m, size_t n, int c, char
                 hi = m[i].ms[s] > hi ? m[i].ms[s] : hi;
             }
         }
-    FILE *g = gnuplot_open();
+    gjob job;
+    FILE *g = gnuplot_open(&job, path);
     if (!g)
-        return error("cannot start gnuplot");
-    terminal(g, path, 900, 480);
+        return -1;
+    terminal(g, job.tmp, 900, 480);
     fprintf(g, "set title '%s: latency of every sample (jittered), median marked'\n", title);
     fprintf(g, "set ylabel 'latency per forward pass (ms)'\nset grid ytics\nset key outside right top\n");
     if (lo > 0 && hi / lo > 20)
@@ -176,17 +236,18 @@ static int strip_plot(const char *path, const ab_rmeas *m, size_t n, int c, char
                "'samples', $medians using 1:2:(0.3) with xerrorbars pt 0 lw 2 lc rgb '%s' "
                "title 'median'\n",
             palette[0], palette[1]);
-    return gnuplot_close(g, path);
+    return gnuplot_close(&job, path);
 }
 
 /* median TFLOP/s against S for configurations like m[first] but S */
 static int sweep_plot(const char *path, const ab_rmeas *m, size_t n, const ab_rmeas *key,
                       char (*names)[64], size_t nv)
 {
-    FILE *g = gnuplot_open();
+    gjob job;
+    FILE *g = gnuplot_open(&job, path);
     if (!g)
-        return error("cannot start gnuplot");
-    terminal(g, path, 900, 480);
+        return -1;
+    terminal(g, job.tmp, 900, 480);
     fprintf(g, "set title 'B=%d H=%d D=%d %s %s: median TFLOP/s against S'\n", key->B, key->H,
             key->D, key->causal ? "causal" : "non-causal", key->dtype);
     fprintf(g, "set xlabel 'S (sequence length)'\nset ylabel 'TFLOP/s at the median'\n"
@@ -234,7 +295,7 @@ static int sweep_plot(const char *path, const ab_rmeas *m, size_t n, const ab_rm
     }
     fprintf(g, "\n");
     (void)nblocks;
-    return gnuplot_close(g, path);
+    return gnuplot_close(&job, path);
 }
 
 int ab_report_plots(sqlite3 *db, long long run_id, const char *report_path, FILE *md)
@@ -320,10 +381,11 @@ int ab_history_plot(const char *path, const char *title, const ab_hist_point *pt
 {
     if (!ab_gnuplot_available())
         return error("history: gnuplot not found; no plot written");
-    FILE *g = gnuplot_open();
+    gjob job;
+    FILE *g = gnuplot_open(&job, path);
     if (!g)
-        return error("cannot start gnuplot");
-    terminal(g, path, 900, 480);
+        return -1;
+    terminal(g, job.tmp, 900, 480);
     fprintf(g, "set title '%s: median and 95%% CI per run, fitted steps (asv step detection)'\n",
             title);
     fprintf(g, "set xlabel 'run (time order)'\nset ylabel 'latency per forward pass (ms)'\n"
@@ -347,5 +409,5 @@ int ab_history_plot(const char *path, const char *title, const ab_hist_point *pt
     fprintf(g, "EOD\nplot $points using 1:2:3:4 with yerrorbars pt 7 lc rgb '%s' title 'median "
                "[95%% CI]', $steps using 1:2 with lines lw 2 lc rgb '%s' title 'fitted level'\n",
             palette[0], palette[1]);
-    return gnuplot_close(g, path);
+    return gnuplot_close(&job, path);
 }

@@ -11,39 +11,31 @@
  * that reproduces the run.
  */
 #include "report.h"
+#include "report_internal.h"
+#include "report_check.h"
 #include "rundata.h"
 #include "abstats.h"
 #include "calibrate.h"
 #include "experiment.h"
 #include "plot.h"
-#include "resolution.h"
 #include "store.h"
+#include "conclusion.h"
+#include "runenv.h"
+#include "units.h"
 #include "util.h"
+#include "walltime.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct meas {
-    ab_rmeas r;       /* id, variant, shape, status, samples, configuration (rundata.h) */
-    char backend[32], mode[8];
-    int input_sets;
-    char *message;
-    int checked, external, warmup, graph_k;
-    double max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes, peak_bytes;
-    long nonfinite, rows_checked;
-    int order;        /* position of the variant in the experiment */
-} meas;
+typedef ab_rep_meas meas;
+typedef ab_rep_cmp cmp;
 
-typedef struct cmp {
-    meas *a, *b;      /* candidate, reference */
-    ab_comparison c;
-    int ok;           /* comparison computed */
-    double p_adj;
-    ab_verdict verdict;
-    ab_why why;       /* the verdict rule's reason (stats/verdict.c) */
-} cmp;
+/* The rate units of the report being written: chosen from its largest
+ * values (units.h) at the start of ab_report_write. */
+static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
 
 static const char *col_text(sqlite3_stmt *st, int i)
 {
@@ -147,7 +139,7 @@ static void summary_rows(FILE *out, const ab_experiment *e, meas *m, size_t n,
             if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
                 fprintf(out, throughput ? " %s | |" : " %s |", x ? x->r.status : "—");
             else if (!throughput)
-                fprintf(out, " %.2f |", x->r.flops / (s.median * 1e9));
+                fprintf(out, " %.2f |", x->r.flops / (s.median * flop_unit.per_ms));
             else if (x->peak_bytes > 0)
                 fprintf(out, " %.3g | %.1f |", (double)x->r.B * x->r.S / (s.median * 1e-3),
                         x->peak_bytes / 1048576.0);
@@ -166,52 +158,159 @@ static void fmt_p(double p, char *buf, size_t n)
         snprintf(buf, n, "%.4f", p);
 }
 
-/* The verdict cell: the rule's verdict, with the reason when a difference
- * was vetoed by resolution or sample size. */
-static const char *verdict_text(const cmp *cp)
+/* Resamples of the cluster bootstrap over rounds (median CIs and paired
+ * speedups): each resample copies whole rounds, so fewer than the i.i.d.
+ * bootstrap's 10,000; 2,000 keeps the percentile ends' Monte Carlo error
+ * well under their sampling error (Davison & Hinkley 1997, sec. 5.2.3). */
+#define ROUND_RESAMPLES 2000
+
+/* The summary of x (median, its CI over rounds, clocks): once, for both
+ * writers. Returns 0 or -1 (database error, printed). */
+static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
 {
-    if (cp->why == AB_WHY_RESOLUTION)
+    if (ab_clock_summary_load(db, x->r.id, &x->clk))
+        return -1;
+    if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &x->s) != AB_STATS_OK)
+        return 0;
+    ab_boot_opts rb = *bo;
+    rb.resamples = ROUND_RESAMPLES;
+    x->have_summary = 1;
+    x->ci_rounds = x->r.rounds >= 2 &&
+                   ab_rounds_median_ci(x->r.ms, x->r.round, x->r.n, &rb, &x->lo, &x->hi) == AB_STATS_OK;
+    if (!x->ci_rounds && ab_median_ci(x->r.ms, x->r.n, bo, &x->lo, &x->hi) != AB_STATS_OK)
+        x->lo = x->hi = NAN;
+    return 0;
+}
+
+void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
+{
+    meas *a = c->a, *b = c->b;
+    c->ok = usable(a) && usable(b) &&
+            ab_compare(a->r.ms, a->r.n, b->r.ms, b->r.n, co, &c->c) == AB_STATS_OK;
+    if (!c->ok)
+        return;
+    ab_boot_opts rb = co->boot;
+    rb.resamples = ROUND_RESAMPLES;
+    c->paired = a->r.rounds >= 2 && b->r.rounds >= 2 &&
+                ab_rounds_compare(a->r.ms, a->r.round, a->r.n, b->r.ms, b->r.round, b->r.n, &rb,
+                                  &c->rr) == AB_STATS_OK;
+    if (c->paired) {
+        c->speedup = c->rr.speedup;
+        c->lo = c->rr.lo;
+        c->hi = c->rr.hi;
+        c->p = c->rr.p;
+        c->too_few = !(c->rr.p_min < co->alpha);
+    } else {
+        c->speedup = c->c.speedup;
+        c->lo = c->c.speedup_lo;
+        c->hi = c->c.speedup_hi;
+        c->p = c->c.mw.p;
+    }
+    c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
+}
+
+void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double floor_ms)
+{
+    /* the rule sees the speedup and CI of the inference used */
+    ab_comparison v = c->c;
+    v.speedup = c->speedup;
+    v.speedup_lo = c->lo;
+    v.speedup_hi = c->hi;
+    /* the one verdict rule (stats/verdict.c), the timer floor as its minimum
+     * resolvable shift: a shift smaller than the floor is not called real */
+    ab_why why = AB_WHY_P;
+    c->verdict = c->too_few || c->too_few_family ? AB_NO_DIFFERENCE
+                                                 : ab_decide_why(&v, p_adj, floor_ms, co, &why);
+    c->below_floor = why == AB_WHY_RESOLUTION;
+}
+
+void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha)
+{
+    size_t m = 0;
+    double pmin = 1;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].ok) {
+            m++;
+            pmin = fmin(pmin, c[i].paired ? c[i].rr.p_min : 0);
+        }
+    for (size_t i = 0; i < n; i++) {
+        c[i].family = m;
+        c[i].too_few_family = c[i].ok && !((double)m * pmin < alpha);
+    }
+}
+
+const char *ab_rep_verdict(const ab_rep_cmp *c)
+{
+    if (c->too_few)
+        return "no significant difference (too few rounds for the test)";
+    if (c->too_few_family)
+        return "no significant difference (too few rounds for the family's correction)";
+    if (c->below_floor)
         return "no significant difference (shift below the timer floor)";
-    if (cp->why == AB_WHY_UNATTAINABLE)
-        return "no significant difference (samples too small for the nominal confidence)";
-    return ab_verdict_name(cp->verdict);
+    return ab_verdict_name(c->verdict);
+}
+
+const char *ab_rep_method(const ab_rep_cmp *c)
+{
+    return c->paired ? "paired over rounds: median of per-round log ratios, cluster bootstrap CI, "
+                       "Wilcoxon signed-rank"
+                     : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";
 }
 
 /* One table row for variant x in its configuration, compared (when cp is
- * non-NULL) with the reference. */
-static void row(FILE *out, const meas *x, const cmp *cp, const ab_compare_opts *co,
-                const char *baseline)
+ * non-NULL) with the reference. ref_mhz > 0: also its latency at that SM
+ * clock (--by-clock). */
+static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, double ref_mhz)
 {
-    ab_summary s;
-    double lo = NAN, hi = NAN;
-    if (!usable(x)) {
-        fprintf(out, "| %s | %zu | %s | | | | | | | | | | | | |\n", x->r.variant, x->r.n,
-                strcmp(x->r.status, "ok") == 0 ? "too few samples" : x->r.status);
+    if (!x->have_summary) {
+        fprintf(out, "| %s | %zu | | %s |%s | | | | | | | | | | | | | |\n", x->r.variant, x->r.n,
+                strcmp(x->r.status, "ok") == 0 ? "too few samples" : x->r.status,
+                ref_mhz > 0 ? " |" : "");
         return;
     }
-    ab_summarize(x->r.ms, x->r.n, &s);
-    ab_median_ci(x->r.ms, x->r.n, &co->boot, &lo, &hi);
     ab_outliers ol;
     ab_tukey_outliers(x->r.ms, x->r.n, &ol);
     ab_drift dr;
-    int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, co->alpha, &dr) == AB_STATS_OK;
-    double tflops = x->r.flops / (s.median * 1e9);
-    double gbs = x->bytes / (s.median * 1e6);
-    fprintf(out, "| %s%s | %zu | %.4f | [%.4f, %.4f] | %.2f | %.0f | ", x->r.variant,
-            x->external ? " (ext)" : "", x->r.n, s.median, lo, hi, tflops, gbs);
+    int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, 0.05, &dr) == AB_STATS_OK;
+    double tflops = x->r.flops / (x->s.median * flop_unit.per_ms);
+    double gbs = x->bytes / (x->s.median * byte_unit.per_ms);
+    fprintf(out, "| %s%s | %zu | %d | %.4f |", x->r.variant, x->external ? " (ext)" : "", x->r.n,
+            x->r.rounds, x->s.median);
+    if (ref_mhz > 0) {
+        double nm = ab_clock_normalised_ms(x->s.median, x->clk.sm_mhz, ref_mhz);
+        if (isnan(nm))
+            fprintf(out, " — |");
+        else
+            fprintf(out, " %.4f |", nm);
+    }
+    fprintf(out, " [%.4f, %.4f]%s | %.2f | %.0f | ", x->lo, x->hi, x->ci_rounds ? "" : " ‡", tflops,
+            gbs);
+    if (x->clk.blocks > 0)
+        fprintf(out, "%.0f | %.0f | %.0f%% | ", x->clk.sm_mhz, x->clk.power_w,
+                100 * x->clk.capped_share);
+    else
+        fprintf(out, "— | — | — | ");
     if (!cp) {
-        fprintf(out, "%s | | | | | | |", strcmp(x->r.variant, baseline) == 0 ? "baseline" : "—");
+        fprintf(out, "%s | | | | | |", strcmp(x->r.variant, baseline) == 0 ? "baseline" : "—");
     } else if (!cp->ok) {
-        fprintf(out, "— | | | | | | |");
+        fprintf(out, "— | | | | | |");
     } else {
         const ab_comparison *c = &cp->c;
-        char p1[32], p2[32];
-        fmt_p(c->mw.p, p1, sizeof p1);
-        fmt_p(cp->p_adj, p2, sizeof p2);
-        fprintf(out, "%.3f× [%.3f, %.3f] | %s | %+.3f [%+.2f, %+.2f] %s | %+.4f | %s | %s | **%s** |",
-                c->speedup, c->speedup_lo, c->speedup_hi, c->cis_overlap ? "yes" : "no",
+        char p1[64], p2[32];
+        if (cp->too_few) {
+            snprintf(p1, sizeof p1, "— (%zu rounds)", cp->rr.rounds);
+            snprintf(p2, sizeof p2, "—");
+        } else if (cp->too_few_family) {
+            fmt_p(cp->p, p1, sizeof p1);
+            snprintf(p2, sizeof p2, "— (family of %zu)", cp->family);
+        } else {
+            fmt_p(cp->p, p1, sizeof p1);
+            fmt_p(cp->p_adj, p2, sizeof p2);
+        }
+        fprintf(out, "%.3f× [%.3f, %.3f]%s%s | %+.3f [%+.2f, %+.2f] %s | %+.4f | %s | %s | **%s** |",
+                cp->speedup, cp->lo, cp->hi, cp->paired ? "" : " ‡", cp->clocks_differ ? " ⚠" : "",
                 c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
-                c->hl.shift, p1, p2, verdict_text(cp));
+                c->hl.shift, p1, p2, ab_rep_verdict(cp));
     }
     fprintf(out, " %zu/%zu | %s |\n", ol.mild, ol.severe,
             !drift_ok ? "—" : dr.drifting ? "**drift**" : "no");
@@ -243,6 +342,24 @@ static void print_fingerprint_summary(FILE *out, json_t *fp)
                 json_string_value(json_object_get(build, "commit")),
                 json_string_value(json_object_get(build, "compiler")),
                 json_string_value(json_object_get(build, "nvcc")));
+}
+
+/* The run's timer floor in timing mode `mode` (ms), 0 when not measured
+ * (CPU variants, runs before the floor was recorded). */
+static double timer_floor(sqlite3 *db, long long run_id, const char *mode)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    double f = 0;
+    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
+                      &st, err))
+        return 0;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        f = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return f;
 }
 
 static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored, FILE *out)
@@ -313,7 +430,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     memset(&e, 0, sizeof e);
 
     if (ab_db_prepare(db,
-                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), r.status, "
+                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
                       "r.command, r.timing_mode, x.name, x.path, x.definition, x.hash, "
                       "v.fingerprint, v.hash, r.clocks_monitored, coalesce(r.peak_gemm_tflops, 0), "
                       "coalesce(r.peak_copy_gbs, 0) FROM runs r "
@@ -365,6 +483,12 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     ab_compare_opts_default(&co);
     co.alpha = e.alpha;
     co.practical = e.practical;
+    for (size_t i = 0; i < n; i++)
+        if (summarise(db, &m[i], &co.boot))
+            goto cleanup;
+    double ref_mhz = 0;
+    if (o->by_clock && ab_run_max_sm_mhz(db, run_id, &ref_mhz))
+        goto cleanup;
 
     /* the family: every variant against the baseline (and, with chain, the
      * previous variant) in every configuration */
@@ -384,38 +508,51 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             cmp *c = &cmps[ncmp++];
             c->a = x;
             c->b = refs[r];
-            c->ok = usable(x) && usable(refs[r]) &&
-                    ab_compare(x->r.ms, x->r.n, refs[r]->r.ms, refs[r]->r.n, &co, &c->c) == AB_STATS_OK;
+            ab_rep_compare(c, &co);
         }
     }
+    ab_rep_family_limit(cmps, ncmp, co.alpha);
     {
-        /* one family, one rule (stats/verdict.c): every comparison of the
-         * report, each with its pair's minimum resolvable shift */
-        const ab_comparison **fam = malloc((ncmp ? ncmp : 1) * sizeof *fam);
-        double *shift = malloc((ncmp ? ncmp : 1) * sizeof *shift);
-        ab_decision *dec = malloc((ncmp ? ncmp : 1) * sizeof *dec);
+        double *p = malloc((ncmp ? ncmp : 1) * sizeof *p), *adj = malloc((ncmp ? ncmp : 1) * sizeof *adj);
         size_t k = 0;
-        for (size_t i = 0; fam && shift && dec && i < ncmp; i++)
-            if (cmps[i].ok) {
-                fam[k] = &cmps[i].c;
-                shift[k++] = ab_min_shift_pair_ms(db, cmps[i].a->r.id, cmps[i].b->r.id);
-            }
-        if (fam && shift && dec && k && ab_decide_family(fam, k, shift, &co, dec) == AB_STATS_OK) {
+        for (size_t i = 0; i < ncmp; i++)
+            if (cmps[i].ok)
+                p[k++] = cmps[i].p;
+        if (p && adj && k && ab_p_adjust(p, k, AB_PADJ_HOLM, adj) == AB_STATS_OK) {
             k = 0;
             for (size_t i = 0; i < ncmp; i++)
                 if (cmps[i].ok) {
-                    cmps[i].p_adj = dec[k].p_adjusted;
-                    cmps[i].why = dec[k].why;
-                    cmps[i].verdict = dec[k++].verdict;
+                    cmp *c = &cmps[i];
+                    c->p_adj = adj[k++];
+                    ab_rep_decide(c, c->p_adj, &co, timer_floor(db, run_id, c->a->mode));
                 }
         }
-        free(fam);
-        free(shift);
-        free(dec);
+        free(p);
+        free(adj);
     }
     size_t family = 0;
     for (size_t i = 0; i < ncmp; i++)
         family += cmps[i].ok;
+
+    /* ---- rate units and the memory label, from this report's own values ---- */
+    double max_flop_s = 0, max_byte_s = 0;
+    int cpu_meas = 0, device_meas = 0;
+    for (size_t i = 0; i < n; i++) {
+        ab_summary s;
+        *(strcmp(m[i].backend, "cpu") == 0 ? &cpu_meas : &device_meas) += 1;
+        if (usable(&m[i]) && ab_summarize(m[i].r.ms, m[i].r.n, &s) == AB_STATS_OK) {
+            max_flop_s = fmax(max_flop_s, m[i].r.flops / (s.median * 1e-3));
+            max_byte_s = fmax(max_byte_s, m[i].bytes / (s.median * 1e-3));
+        }
+    }
+    flop_unit = ab_flop_unit(max_flop_s);
+    byte_unit = ab_byte_unit(max_byte_s);
+
+    if (o->json) {
+        rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
+                            co.practical);
+        goto cleanup;
+    }
 
     /* ---- header ---- */
     fprintf(out, "# %s: ablation report, run %lld\n\n", e.name, run_id);
@@ -430,29 +567,47 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     if (fp)
         print_fingerprint_summary(out, fp);
     fprintf(out, "| environment hash | %s |\n", env_hash);
+    ab_runenv_report_rows(out, db, run_id);
+    int rmin = 0, rmax = 0; /* rounds per measurement, from the samples */
+    for (size_t i = 0; i < n; i++)
+        if (m[i].have_summary) {
+            if (!rmax || m[i].r.rounds < rmin)
+                rmin = m[i].r.rounds;
+            if (m[i].r.rounds > rmax)
+                rmax = m[i].r.rounds;
+        }
+    char rounds_txt[64];
+    if (rmin == rmax)
+        snprintf(rounds_txt, sizeof rounds_txt, "%d rounds per measurement", rmax);
+    else
+        snprintf(rounds_txt, sizeof rounds_txt, "%d to %d rounds per measurement", rmin, rmax);
     if (e.adaptive)
         fprintf(out, "| sampling | %s timing, warm-up %d, adaptive: until the median's CI is within "
-                     "±%.2f%%, %d to %d samples, budget %.1f s per measurement; rounds of %d, "
+                     "±%.2f%%, %d to %d samples, budget %.1f s per measurement; %s, "
                      "variants interleaved in seeded random order |\n",
                 mode, e.warmup, 100 * e.target_rel_ci, e.min_samples, e.max_samples, e.budget_s,
-                e.round_size);
+                rounds_txt);
     else
-        fprintf(out, "| sampling | %s timing%s, warm-up %d, %d samples per measurement in rounds "
-                     "of %d, variants interleaved in seeded random order |\n",
+        fprintf(out, "| sampling | %s timing%s, warm-up %d, %d samples per measurement, %s, "
+                     "variants interleaved in seeded random order |\n",
                 mode, strcmp(mode, "graph") == 0 ? " (per-launch time of graph replays)" : "",
-                e.warmup, e.samples, e.round_size);
+                e.warmup, e.samples, rounds_txt);
     fprintf(out, "| inputs | uniform on [-1, 1) from MT19937 seed %lu, rounded to the dtype |\n", e.seed);
     print_timer_and_clocks(db, run_id, monitored, out);
     {
         ab_calibration cal;
         int c = ab_calibration_for_environment(db, env_hash, &cal);
         if (c == 0 && cal.pairs > 0)
-            fprintf(out, "| A/A calibration | run %lld, same environment: the verdict rule called %d of %d "
-                         "identical pairs different without the family correction (%.1f%%, binomial "
-                         "p = %.3f against α), %d with Holm; α = %.2f%s |\n",
-                    cal.run_id, cal.uncorrected_positives, cal.pairs,
-                    100.0 * cal.uncorrected_positives / cal.pairs, cal.binom_p, cal.rule_positives, cal.alpha,
-                    cal.flagged ? ": **FLAGGED, the rule is too permissive on this machine**" : ": ok");
+            fprintf(out, "| A/A calibration | run %lld, same environment, %d identical pairs: p < %.2f in "
+                         "%d (%.1f%%), speedup CI covering 1 in %d (%.1f%%), called different by the "
+                         "verdict rule in %d without the family correction and %d with Holm%s |\n",
+                    cal.run_id, cal.pairs, cal.alpha, cal.raw_positives,
+                    100.0 * cal.raw_positives / cal.pairs, cal.all.covered,
+                    100.0 * cal.all.covered / cal.pairs, cal.uncorrected_positives,
+                    cal.rule_positives,
+                    cal.flagged ? ": **FLAGGED, a rate is not what the method promises on this "
+                                  "machine** (calibration report)"
+                                : ": ok");
         else if (c == 1)
             fprintf(out, "| A/A calibration | none in this environment (attnbench calibrate) |\n");
     }
@@ -460,35 +615,70 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
 
     fprintf(out, "## Method\n\n"
                  "Latencies are per forward pass in milliseconds (CUDA events for GPU variants, the "
-                 "monotonic clock for CPU variants). Medians carry %.0f%% %s bootstrap CIs "
-                 "(%zu resamples, seed %lu). Speedup = median(%s) / median(variant), with a "
-                 "bootstrap CI from resampling both. Cliff's delta δ = P(variant > baseline) − "
-                 "P(variant < baseline) (negative: the variant is faster), labelled negligible / "
-                 "small / medium / large at 0.147 / 0.33 / 0.474, with Cliff's (1993) CI. HL is "
-                 "the Hodges-Lehmann shift (variant − baseline, ms). p is the two-sided "
-                 "Mann-Whitney U test; p (Holm) is adjusted over the report's family of %zu "
-                 "comparisons. Verdict: faster or slower only when p (Holm) < %.2f and the "
+                 "monotonic clock for CPU variants). The unit of inference is the round: each round "
+                 "samples every variant of a configuration in a seeded random order, so a run is a "
+                 "randomised complete block design, and samples within a round share the GPU's "
+                 "state (clock, power, temperature) and are not independent. Medians are of all "
+                 "samples, with %.0f%% cluster-bootstrap CIs that resample whole rounds (Davison & "
+                 "Hinkley 1997, sec. 3.8; %d resamples, seed %lu, percentile). Speedup over %s = "
+                 "exp(median over the rounds both ran in of log(median of the baseline's samples in "
+                 "the round / median of the variant's)), with a CI from resampling those rounds; p is "
+                 "the two-sided Wilcoxon signed-rank test of the per-round log ratios (exact, or "
+                 "exact given ties, up to 50 rounds; normal approximation beyond); where the rounds are too few for any p below %.2f the table says so "
+                 "instead of a p. A variant not sampled in the rounds (a protocol-1 external "
+                 "variant) is compared i.i.d. and marked ‡: ratio of medians with a %s bootstrap CI "
+                 "(%zu resamples), Mann-Whitney U. p (Holm) is adjusted over the report's family of "
+                 "%zu comparisons. Verdict: faster or slower only when p (Holm) < %.2f and the "
                  "speedup CI excludes 1 ± %.0f%%, and never when the Hodges-Lehmann shift is "
-                 "smaller than the timer floor of its timing mode. Outliers: Tukey's fences, mild (1.5 IQR) / severe "
-                 "(3 IQR), counted, never dropped. Drift: Spearman's ρ of latency against sample "
-                 "order, flagged at p < %.2f. TFLOP/s = 4·B·H·S²·D (halved when causal) / median; "
-                 "GB/s = Q, K, V read and O written once / median.\n\n",
-            100 * co.boot.level, ab_ci_method_name(co.boot.method), co.boot.resamples,
-            co.boot.seed, baseline, family, co.alpha, 100 * co.practical, co.alpha);
+                 "smaller than the timer floor of its timing mode. Cliff's delta δ = P(variant > "
+                 "baseline) − P(variant < baseline) (negative: the variant is faster), labelled "
+                 "negligible / small / medium / large at 0.147 / 0.33 / 0.474, with Cliff's (1993) "
+                 "CI, and HL, the Hodges-Lehmann shift (variant − baseline, ms), describe the pooled "
+                 "samples (i.i.d.). SM MHz and W are the medians over the measurement's blocks of "
+                 "NVML's readings, at cap the share of its blocks at the software power cap; ⚠ marks "
+                 "a comparison whose median SM clocks differ by more than 2%%. Outliers: Tukey's "
+                 "fences, mild (1.5 IQR) / severe (3 IQR), counted, never dropped. Drift: Spearman's "
+                 "ρ of latency against sample order, flagged at p < 0.05. %s = 4·B·H·S²·D "
+                 "(halved when causal) / median; %s = Q, K, V read and O written once / "
+                 "median.%s\n\n",
+            100 * co.boot.level, ROUND_RESAMPLES, co.boot.seed, baseline, co.alpha,
+            ab_ci_method_name(co.boot.method), co.boot.resamples, family, co.alpha,
+            100 * co.practical, flop_unit.name, byte_unit.name,
+            ref_mhz > 0 ? " ms @ clock: the median scaled to the run's highest SM clock "
+                          "(median × SM MHz / highest), as if time scaled with the clock "
+                          "(compute-bound work; memory-bound work scales less)."
+                        : "");
 
-    { /* which method gave the p values (stats/mannwhitney.c) */
-        size_t nm[4] = {0, 0, 0, 0};
-        for (size_t i = 0; i < ncmp; i++)
-            if (cmps[i].ok && (unsigned)cmps[i].c.mw.method < 4)
-                nm[cmps[i].c.mw.method]++;
-        fprintf(out, "Mann-Whitney p values: exact when untied and one sample has at most 8 "
-                     "observations or both at most 50; the exact permutation distribution given "
-                     "the ties when tied and that small (or heavily tied); Monte Carlo permutation "
-                     "when enumeration is too costly; else the normal approximation with tie "
-                     "correction. Here: %zu exact, %zu exact permutation, %zu Monte Carlo, %zu "
-                     "normal. Median CIs below 30 samples are the distribution-free "
-                     "order-statistic interval.\n\n",
-                nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
+    /* ---- a calibration run: its A/A table ---- */
+    {
+        size_t ln = strlen(e.name);
+        ab_calibration cal;
+        if (ln > 12 && strcmp(e.name + ln - 12, "-calibration") == 0 &&
+            ab_calibration_summary(db, run_id, &cal) == 0 && cal.pairs > 0) {
+            fprintf(out, "## A/A calibration\n\nInstance #(2i−1) against #(2i) of the same variant, "
+                         "disjoint pairs, analysed as below. Every difference called is a false "
+                         "positive. Flagged when a one-sided exact binomial test gives p < %.2f: more "
+                         "raw p < α than α allows, fewer speedup CIs covering 1 than their %.0f%% "
+                         "level, or more verdicts than α. Rates with Clopper-Pearson 95%% CIs.\n\n",
+                    AB_CAL_FLAG_P, 100 * cal.level);
+            ab_calibration_print(out, &cal);
+            fprintf(out, "\n");
+        }
+    }
+
+    /* a baseline with no usable measurement: one line, not a family of 0 */
+    {
+        int base_ok = 0;
+        for (size_t i = 0; i < n; i++)
+            base_ok |= strcmp(sorted[i]->r.variant, baseline) == 0 && usable(sorted[i]);
+        if (!base_ok) {
+            fprintf(out, "**The baseline `%s` has no successful measurement in this run: nothing is "
+                         "compared with it** (choose another with `--baseline`).\n\n",
+                    baseline);
+            fprintf(stderr, "attnbench: report: baseline '%s' has no successful measurement in run "
+                            "%lld; the report has no comparisons with it\n",
+                    baseline, run_id);
+        }
     }
 
     /* ---- per configuration ---- */
@@ -509,17 +699,21 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                              "not L2.\n\n",
                         sorted[i]->bytes / 1048576.0, sets);
         }
-        fprintf(out, "| variant | n | median ms | 95%% CI ms | TFLOP/s | GB/s | speedup vs %s [95%% CI] "
-                     "| CIs overlap | Cliff's δ [95%% CI] | HL shift ms | p | p (Holm) | verdict "
-                     "| outliers mild/severe | drift |\n",
-                baseline);
-        fprintf(out, "|---|---:|---:|---|---:|---:|---|---|---|---:|---:|---:|---|---|---|\n");
+        char clk_col[48] = "";
+        if (ref_mhz > 0)
+            snprintf(clk_col, sizeof clk_col, " ms @ %.0f MHz |", ref_mhz);
+        fprintf(out, "| variant | n | rounds | median ms |%s 95%% CI ms | %s | %s | SM MHz | W "
+                     "| at cap | speedup vs %s [95%% CI] | Cliff's δ [95%% CI] | HL shift ms | p "
+                     "| p (Holm) | verdict | outliers mild/severe | drift |\n",
+                clk_col, flop_unit.name, byte_unit.name, baseline);
+        fprintf(out, "|---|---:|---:|---:|%s---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---|---|---|\n",
+                ref_mhz > 0 ? "---:|" : "");
         for (size_t k = i; k < j; k++) {
             const cmp *cp = NULL;
             for (size_t c = 0; c < ncmp; c++)
                 if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->r.variant, baseline) == 0)
                     cp = &cmps[c];
-            row(out, sorted[k], cp, &co, baseline);
+            row(out, sorted[k], cp, baseline, ref_mhz);
         }
         if (o->chain) {
             int any = 0;
@@ -535,14 +729,24 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                     continue;
                 }
                 char p2[32];
-                fmt_p(cmps[c].p_adj, p2, sizeof p2);
-                fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f] | %+.3f %s | %s | **%s** |\n",
-                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].c.speedup,
-                        cmps[c].c.speedup_lo, cmps[c].c.speedup_hi, cmps[c].c.cliff.delta,
-                        ab_cliffs_magnitude(cmps[c].c.cliff.delta), p2,
-                        verdict_text(&cmps[c]));
+                if (cmps[c].too_few)
+                    snprintf(p2, sizeof p2, "— (%zu rounds)", cmps[c].rr.rounds);
+                else if (cmps[c].too_few_family)
+                    snprintf(p2, sizeof p2, "— (family of %zu)", cmps[c].family);
+                else
+                    fmt_p(cmps[c].p_adj, p2, sizeof p2);
+                fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f]%s | %+.3f %s | %s | **%s** |\n",
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].speedup, cmps[c].lo,
+                        cmps[c].hi, cmps[c].paired ? "" : " ‡", cmps[c].c.cliff.delta,
+                        ab_cliffs_magnitude(cmps[c].c.cliff.delta), p2, ab_rep_verdict(&cmps[c]));
             }
         }
+        for (size_t c = 0; c < ncmp; c++)
+            if (cmps[c].ok && cmps[c].clocks_differ && cmps[c].a->r.config == sorted[i]->r.config)
+                fprintf(out, "\n⚠ %s ran at a median SM clock of %.0f MHz, %s at %.0f MHz (more "
+                             "than 2%% apart): part of their difference may be the clock's.\n",
+                        cmps[c].a->r.variant, cmps[c].a->clk.sm_mhz, cmps[c].b->r.variant,
+                        cmps[c].b->clk.sm_mhz);
         for (size_t k = i; k < j; k++)
             if (sorted[k]->r.throttled)
                 fprintf(out, "\n%s: %ld samples taken while throttled, excluded.\n",
@@ -552,7 +756,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
 
     /* ---- summary across configurations ---- */
-    fprintf(out, "## Summary: median TFLOP/s\n\n| configuration |");
+    fprintf(out, "## Summary: median %s\n\n| configuration |", flop_unit.name);
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, " %s |", e.variants[v].name);
     fprintf(out, "\n|---|");
@@ -563,8 +767,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
 
     /* ---- throughput and memory (seed 001, seed 003) ---- */
     fprintf(out, "\n## Summary: throughput and memory\n\ntokens/s = B·S / median; peak = "
-                 "device memory the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
-                 "| configuration |");
+                 "%s the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
+                 "| configuration |",
+            !cpu_meas ? "device memory" : !device_meas ? "host memory"
+                      : "device memory (host memory for CPU variants)");
     for (size_t v = 0; v < e.nvariants; v++)
         fprintf(out, " %s tokens/s | peak MiB |", e.variants[v].name);
     fprintf(out, "\n|---|");
@@ -606,6 +812,13 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         }
     }
 
+    /* ---- wall time (runs that recorded it) ---- */
+    {
+        ab_walltime w;
+        if (ab_walltime_load(db, run_id, &w) == 0)
+            ab_walltime_report(out, &w);
+    }
+
     /* ---- correctness ---- */
     fprintf(out, "\n## Correctness\n\nEach measurement was checked before it was timed: output "
                  "poisoned with NaN, one run, compared with a float64 reference on the same "
@@ -638,6 +851,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             config_title(sorted[i], title, sizeof title);
             fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
         }
+    ab_report_check_coverage(db, run_id, out);
 
     if (o->plots)
         ab_report_plots(db, run_id, o->path, out); /* prints its own errors */
@@ -677,10 +891,23 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             sqlite3_finalize(ae);
         }
     }
+    { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
+        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
+        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
+        for (size_t i = 0; oc && i < ncmp; i++) /* the verdicts as printed (ab_rep_decide) */
+            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].ok, cmps[i].verdict};
+        for (size_t i = 0; rm && i < n; i++)
+            rm[i] = &sorted[i]->r;
+        if (oc && rm)
+            ab_conclusion_write(out, &e, oc, ncmp, rm, n);
+        free(oc);
+        free(rm);
+    }
     rc = 0;
 cleanup:
     for (size_t i = 0; i < n; i++) {
         free(m[i].r.ms);
+        free(m[i].r.round);
         free(m[i].message);
     }
     free(m);

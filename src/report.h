@@ -16,6 +16,8 @@ typedef struct ab_report_opts {
     const char *db_label;   /* how the report names the database (e.g. its file name) */
     int plots;              /* append a "## Plots" section with gnuplot figures (plot.h) */
     const char *path;       /* where the report goes (its images go beside it); NULL or "-": stdout */
+    int by_clock;           /* add latency normalised to the run's highest SM clock */
+    int json;               /* write the JSON report (comparisons, summaries) instead */
 } ab_report_opts;
 
 /* Writes the report of run_id to out. Returns 0, or -1 with a message

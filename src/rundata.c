@@ -27,12 +27,14 @@ int ab_run_resolve(sqlite3 *db, const char *arg, long long *id)
         sqlite3_bind_int64(st, 1, v);
     else
         sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
-    int found = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int found = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         *id = sqlite3_column_int64(st, 0);
         found++;
     }
     sqlite3_finalize(st);
+    if (step != SQLITE_DONE)
+        return error("%s: looking up run %s: %s", ab_db_name(db), arg, sqlite3_errmsg(db));
     if (found == 0)
         return error("no run %s in the database (attnbench runs lists them)", arg);
     if (found > 1)
@@ -50,6 +52,37 @@ void ab_rmeas_title(const ab_rmeas *m, char *buf, size_t n)
 {
     snprintf(buf, n, "B=%d H=%d S=%d D=%d %s %s", m->B, m->H, m->S, m->D,
              m->causal ? "causal" : "non-causal", m->dtype);
+}
+
+/* The rounds of the unthrottled samples of measurement id, in the order of
+ * ab_db_samples (index order); exactly n of them. Returns 0 or -1. */
+static int load_rounds(sqlite3 *db, long long id, size_t n, int **round, int *distinct)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    size_t k = 0;
+    *round = malloc((n ? n : 1) * sizeof **round);
+    *distinct = 0;
+    if (!*round)
+        return error("out of memory");
+    if (ab_db_prepare(db,
+                      "SELECT round FROM samples WHERE measurement_id = ? AND throttled = 0 "
+                      "ORDER BY idx",
+                      &st, err))
+        return error("%s", err);
+    sqlite3_bind_int64(st, 1, id);
+    while (k < n && sqlite3_step(st) == SQLITE_ROW) {
+        int r = sqlite3_column_int(st, 0);
+        int seen = 0;
+        for (size_t j = k; j-- > 0 && !seen;)
+            seen = (*round)[j] == r;
+        *distinct += !seen;
+        (*round)[k++] = r;
+    }
+    sqlite3_finalize(st);
+    if (k != n)
+        return error("measurement %lld: %zu rounds for %zu samples", id, k, n);
+    return 0;
 }
 
 static const char *text(sqlite3_stmt *st, int i)
@@ -77,7 +110,8 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
         return error("%s", err);
     }
     sqlite3_bind_int64(st, 1, run_id);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (n == cap) {
             ab_rmeas *nm = realloc(m, 2 * cap * sizeof *m);
             if (!nm) {
@@ -104,11 +138,20 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
         x->throttled = (long)sqlite3_column_int64(st, 11);
     }
     sqlite3_finalize(st);
+    if (step != SQLITE_DONE) { /* never a silently shorter run */
+        ab_run_free(m, n);
+        return error("%s: loading the measurements of run %lld: %s", ab_db_name(db),
+                     (long long)run_id, sqlite3_errmsg(db));
+    }
     int nconf = 0;
     for (size_t i = 0; i < n; i++) {
         if (ab_db_samples(db, m[i].id, 0, &m[i].ms, &m[i].n, err)) {
             ab_run_free(m, n);
             return error("%s", err);
+        }
+        if (load_rounds(db, m[i].id, m[i].n, &m[i].round, &m[i].rounds)) {
+            ab_run_free(m, n);
+            return -1;
         }
         m[i].config = -1;
         for (size_t j = 0; j < i && m[i].config < 0; j++)
@@ -124,8 +167,10 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
 
 void ab_run_free(ab_rmeas *m, size_t n)
 {
-    for (size_t i = 0; m && i < n; i++)
+    for (size_t i = 0; m && i < n; i++) {
         free(m[i].ms);
+        free(m[i].round);
+    }
     free(m);
 }
 

@@ -17,7 +17,9 @@ typedef struct ab_rmeas {
     int B, H, S, D, causal;
     double flops;
     double *ms;       /* unthrottled samples (ms) in the order taken; malloc'd */
+    int *round;       /* round[i]: the interleaving round of ms[i]; malloc'd */
     size_t n;
+    int rounds;       /* distinct rounds among them */
     long throttled;   /* samples left out as throttled */
     int config;       /* configuration index, in order of first appearance */
 } ab_rmeas;
@@ -27,7 +29,7 @@ typedef struct ab_rmeas {
 int ab_run_resolve(sqlite3 *db, const char *arg, long long *id);
 
 /* Loads every measurement of run_id (ordered by measurement id) with its
- * unthrottled samples and configuration index. Returns 0 or -1 after
+ * unthrottled samples, their rounds and configuration index. Returns 0 or -1 after
  * printing an error. Free with ab_run_free. */
 int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **m, size_t *n);
 void ab_run_free(ab_rmeas *m, size_t n);

@@ -9,26 +9,40 @@
  * timed. The variants that pass are sampled in interleaved rounds: each round
  * visits them in an order shuffled by a seeded RNG and takes `round_size`
  * samples of each, so slow drift of the machine spreads over all variants
- * instead of becoming a fake speedup. Sampling stops at a fixed count, or
- * adaptively when the bootstrap CI of the median is narrow enough
- * (nvbench's relative-noise criterion, on the median), at a maximum count,
- * or at a time budget. NVML is read around each block of samples.
- * External variants (programs) run after the native ones, one process per
- * configuration (src/external.h).
+ * instead of becoming a fake speedup; the round is the unit the report's
+ * inference resamples and pairs (stats/rounds.h). Sampling stops at a fixed
+ * count, or adaptively when the cluster-bootstrap CI of the median over
+ * rounds is narrow enough (nvbench's relative-noise criterion, on the
+ * median; at least AB_MIN_ROUNDS rounds), at a maximum count, or at a time
+ * budget. NVML is read around each block of samples. External variants of
+ * protocol 2 (src/external2.h) join the rounds like native ones; those of
+ * protocol 1 run after the native ones, one process per configuration
+ * (src/external.h). The run's wall time is accounted by phase
+ * (src/walltime.h).
  */
 #include "runner.h"
+#include "runenv.h"
+#include "units.h"
 #include "abstats.h"
+#include "rounds.h"
 #include "check.h"
+#include "check_store.h"
+#include "gpu_check.h"
 #include "data.h"
 #include "env.h"
 #include "external.h"
+#include "external2.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
 #include "registry.h"
 #include "store.h"
 #include "util.h"
+#include "walltime.h"
 
 #include <gsl/gsl_randist.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <signal.h>
@@ -36,13 +50,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile sig_atomic_t interrupted = 0;
+static volatile sig_atomic_t interrupted = 0; /* the signal that stopped the run, or 0 */
 
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+/* Where this run's wall time goes (walltime.h); reset at each run's start. */
+static ab_walltime wt;
+
+/* Protocol-2 adapters of this run, one per external variant (index of the
+ * experiment's variant), started at their first configuration and stopped
+ * at the run's end (external2.h). */
+static ab_ext2 **ext_procs;
+
+static void on_signal(int sig) { interrupted = sig; }
+
+/* Signals that end a run like Ctrl-C: finished measurements kept, the run
+ * marked 'interrupted' (a closed terminal, a closed pipe, Ctrl-\ too). */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
+
+int ab_run_signal(void) { return (int)interrupted; }
 
 /* The state of one native variant within one configuration. */
 typedef struct vstate {
@@ -58,7 +83,23 @@ typedef struct vstate {
     ab_clock_block *blocks;
     size_t nblocks, capblocks;
     double spent_s;        /* time spent sampling */
+    unsigned long check_seed; /* row sample of the check (0: every row checked) */
+    long rows_total;          /* B * H * S, when checked */
+    int rounds;            /* blocks (rounds) taken */
+    ab_ext2 *ext;          /* a protocol-2 external variant: its adapter (else NULL) */
+    ab_variant pseudo;     /* ... and the registry-like row v points to */
+    char *ext_env, *ext_stderr; /* its environment JSON and stderr tail (malloc'd) */
+    int next_check;        /* adaptive: rounds at which convergence is next checked */
 } vstate;
+
+/* Seed of the check's row samples: fresh per run (issue 12), stored with
+ * each measurement that was sampled. */
+static unsigned long check_seed_base;
+
+
+/* Adaptive stopping converges only after this many rounds: the round-level
+ * test needs them (README, Statistics). */
+#define AB_MIN_ROUNDS 20
 
 static int push_sample(vstate *s, ab_sample x)
 {
@@ -108,7 +149,12 @@ static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *
     return 0;
 }
 
-/* Whether sampling of st should stop; sets stop_reason. */
+/* Whether sampling of st should stop; sets stop_reason. Adaptive stopping
+ * converges when the cluster-bootstrap CI of the median over rounds
+ * (stats/rounds.h: the CI the report gives) has a half-width within
+ * target_rel_ci of the median, after at least min_samples samples and
+ * AB_MIN_ROUNDS rounds; the check runs at 20 rounds and then each time the
+ * rounds grew by a tenth, so its cost stays a small share of sampling. */
 static int should_stop(const ab_experiment *e, vstate *st)
 {
     if (!e->adaptive) {
@@ -126,29 +172,36 @@ static int should_stop(const ab_experiment *e, vstate *st)
         st->m.stop_reason = "budget";
         return 1;
     }
-    if ((int)st->n < e->min_samples)
+    if ((int)st->n < e->min_samples || st->rounds < AB_MIN_ROUNDS || st->rounds < st->next_check)
         return 0;
+    st->next_check = st->rounds + (st->rounds / 10 > 1 ? st->rounds / 10 : 1);
     double *x = malloc(st->n * sizeof *x);
-    if (!x)
+    int *rd = malloc(st->n * sizeof *rd);
+    if (!x || !rd) {
+        free(x);
+        free(rd);
         return 0;
+    }
     size_t k = 0;
     for (size_t i = 0; i < st->n; i++)
-        if (!st->samples[i].throttled)
+        if (!st->samples[i].throttled) {
+            rd[k] = st->samples[i].round;
             x[k++] = st->samples[i].ms;
+        }
     int stop = 0;
     ab_summary sum;
     ab_boot_opts o;
     ab_boot_opts_default(&o);
-    o.method = AB_CI_PERCENTILE;
-    o.resamples = 2000; /* a stopping check, not the reported CI */
+    o.resamples = 500; /* a stopping check, not the reported CI */
     double lo, hi;
     if (k >= 5 && ab_summarize(x, k, &sum) == AB_STATS_OK &&
-        ab_bootstrap_median_ci(x, k, &o, &lo, &hi) == AB_STATS_OK && sum.median > 0 &&
+        ab_rounds_median_ci(x, rd, k, &o, &lo, &hi) == AB_STATS_OK && sum.median > 0 &&
         (hi - lo) / 2.0 / sum.median <= e->target_rel_ci) {
         st->m.stop_reason = "converged";
         stop = 1;
     }
     free(x);
+    free(rd);
     return stop;
 }
 
@@ -171,7 +224,8 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
     if (gpu)
         ab_nvml_read(gpu->uuid, &before);
     double t0 = ab_now_s();
-    int rc = st->v->device == AB_DEV_CUDA
+    int rc = st->ext ? ab_ext2_take(st->ext, count, ms, st->message, sizeof st->message)
+             : st->v->device == AB_DEV_CUDA
                  ? ab_gpu_time(st->v, st->ctx, bufs, st->ev->timing, e->graph_k, count, ms,
                                st->message, sizeof st->message)
                  : cpu_time(st, &st->m.shape, q, k, v, o, count, ms);
@@ -179,12 +233,15 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
     if (gpu)
         ab_nvml_read(gpu->uuid, &after);
     st->spent_s += t1 - t0;
+    wt.sampling_s += t1 - t0;
     if (rc) {
         if (!st->message[0])
             snprintf(st->message, sizeof st->message, "%s: run failed", st->v->name);
         free(ms);
         return -1;
     }
+    for (size_t i = 0; i < count; i++)
+        wt.timed_s += ms[i] * st->m.graph_k * 1e-3; /* graph samples are per launch */
     int throttled = before.throttled || after.throttled;
     if (before.valid || after.valid) {
         ab_clock_block b = {round, st->n, count, (int)before.sm_mhz, (int)after.sm_mhz,
@@ -203,6 +260,7 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
             return -1;
         }
     free(ms);
+    st->rounds++;
     return 0;
 }
 
@@ -212,7 +270,17 @@ static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
     sqlite3_int64 id;
     st->m.status = status;
     st->m.message = msg && *msg ? msg : NULL;
-    if (ab_db_put_measurement(db, &st->m, st->samples, st->n, st->blocks, st->nblocks, &id, err))
+    if (st->ext) {
+        free(st->ext_stderr);
+        st->ext_stderr = ab_ext2_stderr(st->ext);
+        st->m.stderr_text = st->ext_stderr;
+    }
+    double t0 = ab_now_s();
+    int rc = ab_db_put_measurement(db, &st->m, st->samples, st->n, st->blocks, st->nblocks, &id, err);
+    wt.store_s += ab_now_s() - t0;
+    if (rc)
+        return error("%s", err);
+    if (st->m.checked && ab_db_put_check(db, id, st->check_seed, st->rows_total, err))
         return error("%s", err);
     return 0;
 }
@@ -230,10 +298,12 @@ static void print_outcome(const vstate *st, const char *shape)
         return;
     for (size_t i = 0; i < st->n; i++)
         x[i] = st->samples[i].ms;
-    if (ab_summarize(x, st->n, &s) == AB_STATS_OK)
-        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f TFLOP/s  n=%zu (%s)  max_err %.2e\n",
-                st->v->name, s.median, st->m.flops / (s.median * 1e9), st->n,
+    if (ab_summarize(x, st->n, &s) == AB_STATS_OK) {
+        const ab_unit u = ab_flop_unit(st->m.flops / (s.median * 1e-3));
+        fprintf(stderr, "  %-20s median %10.4f ms  %8.2f %s  n=%zu (%s)  max_err %.2e\n",
+                st->v->name, s.median, st->m.flops / (s.median * u.per_ms), u.name, st->n,
                 st->m.stop_reason ? st->m.stop_reason : "-", st->m.max_abs_err);
+    }
     (void)shape;
     free(x);
 }
@@ -253,7 +323,10 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     if (gpu && !bufs)
         return store(db, st, "error", "GPU buffers unavailable for this configuration") ? -1 : 0;
     size_t used_before = gpu ? ab_gpu_mem_used() : 0;
-    if (var->setup(s, &st->ctx, &ws, err, sizeof err)) {
+    double t_setup = ab_now_s();
+    int setup_rc = var->setup(s, &st->ctx, &ws, err, sizeof err);
+    wt.setup_s += ab_now_s() - t_setup;
+    if (setup_rc) {
         return store(db, st, "error", err) ? -1 : 0;
     }
     st->have_ctx = 1;
@@ -272,10 +345,12 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     /* warm-up: module load, handle creation, clocks ramping up */
     if (e->warmup > 0) {
         double *ms = malloc((size_t)e->warmup * sizeof *ms);
+        double t_warm = ab_now_s();
         int rc = !ms ? -1
                  : gpu ? ab_gpu_time(var, st->ctx, bufs, AB_TIME_HOT, 1, (size_t)e->warmup, ms,
                                      err, sizeof err)
                        : cpu_time(st, s, q, k, v, o, (size_t)e->warmup, ms);
+        wt.warmup_s += ab_now_s() - t_warm;
         free(ms);
         if (rc) {
             if (!err[0])
@@ -284,11 +359,11 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
         }
     }
 
-    /* check: poisoned output, one run, float64 reference */
+    /* check: poisoned output, one run, float64 reference (check.h) */
     const size_t numel = ab_shape_numel(s);
+    const double t_check = ab_now_s();
     if (gpu) {
-        if (ab_gpu_poison(bufs, err, sizeof err) || ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err) ||
-            ab_gpu_output(bufs, o, err, sizeof err))
+        if (ab_gpu_poison(bufs, err, sizeof err) || ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err))
             return store(db, st, "error", err) ? -1 : 0;
     } else {
         for (size_t i = 0; i < numel; i++)
@@ -297,8 +372,21 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
             return store(db, st, "error", "run failed") ? -1 : 0;
     }
     ab_check c;
-    if (ab_check_output(s, q, k, v, o, check_seed, AB_CHECK_ROWS_PER_SLICE, &c))
-        return store(db, st, "error", "out of host memory in the correctness check") ? -1 : 0;
+#ifdef _OPENMP
+    /* the check is not timed: it gets every core, whatever `threads` gives
+     * the CPU variants (with one thread it took 99.6% of an A/A run's wall
+     * time on the GPU machine, issue 11) */
+    const int timed_threads = omp_get_max_threads();
+    omp_set_num_threads(omp_get_num_procs());
+#endif
+    int check_rc = ab_check_measurement(s, gpu ? bufs : NULL, q, k, v, o, check_seed, &c, err,
+                                        sizeof err);
+#ifdef _OPENMP
+    omp_set_num_threads(timed_threads);
+#endif
+    wt.check_s += ab_now_s() - t_check;
+    if (check_rc)
+        return store(db, st, "error", err) ? -1 : 0;
     st->m.checked = 1;
     st->m.max_abs_err = c.max_abs_err;
     st->m.mean_abs_err = c.mean_abs_err;
@@ -306,10 +394,10 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     st->m.tolerance = c.tolerance;
     st->m.nonfinite = c.nonfinite;
     st->m.rows_checked = c.rows_checked;
+    st->check_seed = c.seed;
+    st->rows_total = c.rows_total;
     if (!c.pass) {
-        snprintf(st->message, sizeof st->message,
-                 "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs: not timed",
-                 c.max_abs_err, c.tolerance, c.nonfinite);
+        snprintf(st->message, sizeof st->message, "correctness: %s: not timed", c.why);
         return store(db, st, "failed", st->message) ? -1 : 0;
     }
     return 1;
@@ -341,6 +429,14 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     rq.workdir = NULL;
     double t0 = ab_now_s() - run_t0;
     int rc = ab_ext_measure(&rq, &res);
+    {
+        double timed = 0;
+        for (size_t i = 0; rc == 0 && i < res.n; i++)
+            timed += res.ms[i] * (ev->timing == AB_TIME_GRAPH ? e->graph_k : 1) * 1e-3;
+        wt.timed_s += timed;
+        wt.sampling_s += timed;
+        wt.adapter_s += res.wall_s > timed ? res.wall_s - timed : 0;
+    }
 
     vstate st;
     memset(&st, 0, sizeof st);
@@ -419,6 +515,90 @@ static void measure_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const ab_expe
     ab_gpu_bufs_destroy(b);
 }
 
+/* set while `attnbench resume` completes a run: pairs already stored are
+ * skipped */
+static int resuming = 0;
+
+/* Prepares st for protocol-2 external variant ev (index vi) on shape s:
+ * starts its adapter at its first configuration, tells it the
+ * configuration, applies the correctness rule to its check figures.
+ * Returns 1 when it is ready to sample in the rounds, 0 when it was stored
+ * as failed or errored, -1 on a database error. */
+static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
+                        const ab_exp_variant *ev, const ab_shape *s, sqlite3_int64 run_id)
+{
+    char err[AB_ERR];
+    st->ev = ev;
+    st->pseudo.name = ev->name;
+    st->pseudo.backend = "external";
+    st->pseudo.device = AB_DEV_CUDA; /* NVML is read around its blocks */
+    st->v = &st->pseudo;
+    st->m.run_id = run_id;
+    st->m.variant = ev->name;
+    st->m.backend = "external";
+    st->m.shape = *s;
+    st->m.warmup = e->warmup;
+    st->m.timing_mode = ab_timing_mode_name(ev->timing);
+    st->m.graph_k = ev->timing == AB_TIME_GRAPH ? e->graph_k : 1;
+    st->m.flops = ab_attention_flops(s);
+    st->m.bytes = ab_attention_bytes(s);
+    st->m.external = 1;
+    st->m.input_sets = 1;
+    const double t0 = ab_now_s();
+    if (!ext_procs[vi] &&
+        ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, &ext_procs[vi], err, sizeof err)) {
+        wt.adapter_s += ab_now_s() - t0;
+        return store(db, st, "error", err) ? -1 : 0;
+    }
+    st->ext = ext_procs[vi];
+    ab_ext_request rq = {0};
+    rq.name = ev->name;
+    rq.B = s->B;
+    rq.H = s->H;
+    rq.S = s->S;
+    rq.D = s->D;
+    rq.causal = s->causal;
+    rq.dtype = ab_dtype_name(s->dtype);
+    rq.warmup = e->warmup;
+    rq.seed = e->seed;
+    rq.timing_mode = ab_timing_mode_name(ev->timing);
+    rq.graph_k = e->graph_k;
+    ab_ext_result res;
+    int rc = ab_ext2_config(st->ext, &rq, &res);
+    wt.adapter_s += ab_now_s() - t0; /* start-up, its warm-up and check */
+    st->ext_env = res.env_json;
+    res.env_json = NULL;
+    st->m.adapter_env = st->ext_env;
+    snprintf(err, sizeof err, "%s", res.error);
+    free(res.stderr_text); /* the tail is read again when the measurement is stored */
+    res.stderr_text = NULL;
+    if (rc != 0) {
+        int out = store(db, st, "error", err) ? -1 : 0;
+        if (rc < 0)
+            ext_procs[vi] = NULL; /* dead: killed; the next configuration starts another */
+        if (rc < 0)
+            ab_ext2_stop(st->ext);
+        st->ext = NULL;
+        return out;
+    }
+    /* FlashAttention's rule on the adapter's figures, as for protocol 1 */
+    double atol = ab_check_atol_bound(s->dtype, 1.0);
+    st->m.checked = 1;
+    st->m.max_abs_err = res.max_abs_err;
+    st->m.mean_abs_err = res.mean_abs_err;
+    st->m.rel_l2_err = res.rel_l2_err;
+    st->m.tolerance = 2.0 * res.plain_max_abs_err + atol;
+    st->m.nonfinite = res.nonfinite;
+    st->m.rows_checked = res.rows_checked;
+    if (res.nonfinite || !(res.max_abs_err <= st->m.tolerance)) {
+        snprintf(st->message, sizeof st->message,
+                 "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs: not timed",
+                 res.max_abs_err, st->m.tolerance, res.nonfinite);
+        return store(db, st, "failed", st->message) ? -1 : 0;
+    }
+    return 1;
+}
+
 static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_int64 run_id,
                       const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
 {
@@ -438,6 +618,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         error("%s: out of host memory for %zu-element tensors", sh, numel);
         goto cleanup;
     }
+    double t_inputs = ab_now_s();
     if (ab_inputs_fill(s, e->seed, q, k, v)) {
         error("out of memory for the RNG");
         goto cleanup;
@@ -446,15 +627,46 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         any_gpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA;
     if (any_gpu && ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err))
         fprintf(stderr, "  %s\n", err); /* each GPU variant is stored as an error below */
+    wt.inputs_s += ab_now_s() - t_inputs;
 
     /* setup, warm-up, check */
     size_t nactive = 0;
     for (size_t i = 0; i < e->nvariants; i++) {
         const ab_exp_variant *ev = &e->variants[i];
+        if (interrupted) { /* a signal during the checks: stop before the next one */
+            rc = 0;
+            goto cleanup;
+        }
+        if (!ev->native && ev->protocol == 2) {
+            int have = resuming ? ab_db_has_measurement(db, run_id, ev->name, s, err) : 0;
+            if (have < 0) {
+                error("%s", err);
+                goto cleanup;
+            }
+            if (have)
+                continue;
+            int p = prepare_ext2(db, e, &st[i], i, ev, s, run_id);
+            if (p < 0)
+                goto cleanup;
+            if (p == 0)
+                print_outcome(&st[i], sh);
+            st[i].active = p == 1;
+            nactive += st[i].active;
+            continue;
+        }
         if (!ev->native)
             continue;
         vstate *x = &st[i];
         char why[256];
+        int have = resuming ? ab_db_has_measurement(db, run_id, ev->name, s, err) : 0;
+        if (have < 0) {
+            error("%s", err);
+            goto cleanup;
+        }
+        if (have) {
+            fprintf(stderr, "  %-20s already measured (resumed run)\n", ev->name);
+            continue;
+        }
         if (ab_variant_supports(ev->native, s, why, sizeof why)) {
             fprintf(stderr, "  %-20s skipped: %s\n", ev->name, why); /* skip_unsupported */
             continue;
@@ -471,7 +683,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         x->m.flops = x->v->flops(s);
         x->m.bytes = ab_attention_bytes(s);
         int p = prepare(db, e, x, s, x->v->device == AB_DEV_CUDA ? bufs : NULL, q, k, v, o,
-                        e->seed + 1000003UL * (ci + 1));
+                        check_seed_base + 1000003UL * (ci + 1));
         if (p < 0)
             goto cleanup;
         if (p == 0)
@@ -497,6 +709,17 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
                            x->v->device == AB_DEV_CUDA ? gpu : NULL, q, k, v, o, run_t0)) {
                 x->active = 0;
                 nactive--;
+                if (x->ext) { /* take failed: the adapter was killed */
+                    for (size_t w = 0; w < e->nvariants; w++)
+                        if (ext_procs[w] == x->ext)
+                            ext_procs[w] = NULL;
+                    if (store(db, x, "error", x->message))
+                        goto cleanup;
+                    ab_ext2_stop(x->ext);
+                    x->ext = NULL;
+                    print_outcome(x, sh);
+                    continue;
+                }
                 if (store(db, x, "error", x->message))
                     goto cleanup;
                 print_outcome(x, sh);
@@ -513,7 +736,14 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
     }
 
     for (size_t i = 0; i < e->nvariants; i++) {
-        if (e->variants[i].native || interrupted)
+        if (e->variants[i].native || e->variants[i].protocol == 2 || interrupted)
+            continue;
+        int have = resuming ? ab_db_has_measurement(db, run_id, e->variants[i].name, s, err) : 0;
+        if (have < 0) {
+            error("%s", err);
+            goto cleanup;
+        }
+        if (have)
             continue;
         if (run_external(db, e, &e->variants[i], s, run_id, run_t0))
             goto cleanup;
@@ -521,12 +751,21 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
     rc = 0;
 cleanup:
     for (size_t i = 0; st && i < e->nvariants; i++) {
-        if (st[i].have_ctx && st[i].v->teardown)
+        if (st[i].have_ctx && st[i].v->teardown) {
+            double t_td = ab_now_s();
             st[i].v->teardown(st[i].ctx);
+            wt.setup_s += ab_now_s() - t_td;
+        }
         free(st[i].samples);
         free(st[i].blocks);
+        free(st[i].ext_env);
+        free(st[i].ext_stderr);
     }
-    ab_gpu_bufs_destroy(bufs);
+    {
+        double t_free = ab_now_s();
+        ab_gpu_bufs_destroy(bufs);
+        wt.inputs_s += ab_now_s() - t_free;
+    }
     free(st);
     free(order);
     free(q);
@@ -543,11 +782,11 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     int any_gpu = 0, rc = -1;
     ab_gpu_info gpu;
     sqlite3_int64 env_id, exp_id;
-    json_t *fp = NULL;
+    json_t *fp = NULL, *settings = NULL;
     gsl_rng *order_rng = NULL;
-    struct sigaction sa, old_int, old_term;
+    struct sigaction sa, old_sa[NSTOP];
 
-    *run_id = 0;
+    resuming = *run_id != 0;
     for (size_t i = 0; i < e->nvariants; i++)
         if (e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA)
             any_gpu = 1;
@@ -567,20 +806,27 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         }
     }
 
-    fp = ab_env_fingerprint(any_gpu, any_gpu ? ab_timing_mode_name(e->timing) : "host");
-    if (!fp || ab_env_canonical(fp, &fp_text, hash)) {
+    /* the machine (same hash as `attnbench env`); this run's settings apart */
+    fp = ab_env_fingerprint(1);
+    settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
+    if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;
     }
-    if (ab_db_put_environment(db, hash, fp_text, &env_id, err) ||
-        ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
-        ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing), run_id,
-                        err)) {
+    if (resuming ? ab_db_resume_run(db, *run_id, err)
+                 : (ab_db_put_environment(db, hash, fp_text, &env_id, err) ||
+                    ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
+                    ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing),
+                                    run_id, err) ||
+                    ab_runenv_store(db, *run_id, settings, err))) {
         error("%s", err);
         goto cleanup;
     }
-    fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants\n", (long long)*run_id,
-            e->name, e->nconfigs, e->nvariants);
+    fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants%s\n", (long long)*run_id,
+            e->name, e->nconfigs, e->nvariants, resuming ? " (resumed: what is missing)" : "");
+    ab_runenv_warn(fp, settings);
+    memset(&wt, 0, sizeof wt);
+    const double run_start = ab_now_s();
     if (any_gpu) {
         ab_db_set_clocks_monitored(db, *run_id, ab_nvml_available(), err);
         measure_timer_floor(db, *run_id, e);
@@ -589,20 +835,23 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
             ab_db_set_peaks(db, *run_id, gemm, copy, err);
         else
             fprintf(stderr, "  (ceilings not measured: %s)\n", err);
+        wt.ceilings_s = ab_now_s() - run_start;
     }
 
+    ext_procs = calloc(e->nvariants, sizeof *ext_procs);
     order_rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!order_rng) {
+    if (!order_rng || !ext_procs) {
         error("out of memory");
         goto finish;
     }
     gsl_rng_set(order_rng, e->seed ^ 0x5eedUL);
+    check_seed_base = ab_check_fresh_seed();
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    for (size_t k = 0; k < NSTOP; k++)
+        sigaction(stop_signals[k], &sa, &old_sa[k]);
     interrupted = 0;
     const double t0 = ab_now_s();
     rc = 0;
@@ -611,18 +860,70 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
             rc = -1;
             break;
         }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    for (size_t k = 0; k < NSTOP; k++)
+        sigaction(stop_signals[k], &old_sa[k], NULL);
     if (interrupted && rc == 0)
         rc = 1;
 finish:
-    if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err))
+    wt.total_s = ab_now_s() - run_start;
+    int wt_stored = 0;
+    {
+        /* a resumed run adds to what its first part spent */
+        ab_walltime before;
+        if (ab_walltime_load(db, *run_id, &before) == 0) {
+            wt.total_s += before.total_s;
+            wt.timed_s += before.timed_s;
+            wt.sampling_s += before.sampling_s;
+            wt.warmup_s += before.warmup_s;
+            wt.check_s += before.check_s;
+            wt.setup_s += before.setup_s;
+            wt.inputs_s += before.inputs_s;
+            wt.ceilings_s += before.ceilings_s;
+            wt.adapter_s += before.adapter_s;
+            wt.store_s += before.store_s;
+        }
+        if (ab_walltime_store(db, *run_id, &wt, err))
+            error("%s", err);
+        else
+            wt_stored = 1;
+    }
+    if (ab_runenv_finish(db, *run_id, err))
         error("%s", err);
+    /* a run in which nothing was measured ok is not a success */
+    long n_all = 0, n_ok = 0;
+    if (rc == 0 && ab_db_count_measurements(db, *run_id, &n_all, &n_ok, err) == 0 && n_ok == 0) {
+        error("run %lld: no measurement succeeded (%ld failed or errored)", (long long)*run_id,
+              n_all);
+        rc = -1;
+    }
+    if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err)) {
+        /* the run stays 'running' (abandoned once this process exits): not
+         * a success either way */
+        error("%s; the run stays unfinished ('attnbench resume %lld' completes it)", err,
+              (long long)*run_id);
+        rc = rc == 1 ? 1 : -1;
+    }
+    /* printed only now: with the stop signals back at their defaults, a
+     * closed stderr (SIGPIPE) must not end the process before its status */
+    if (wt_stored)
+        fprintf(stderr, "run %lld: %.1f s, %.1f%% of it timed samples\n", (long long)*run_id,
+                wt.total_s, wt.total_s > 0 ? 100 * wt.timed_s / wt.total_s : 0.0);
     if (rc == 1)
-        error("run %lld interrupted: finished measurements are stored", (long long)*run_id);
+        error("run %lld interrupted by signal %d: finished measurements are stored; "
+              "'attnbench resume %lld' measures the rest",
+              (long long)*run_id, (int)interrupted, (long long)*run_id);
+    else if (rc < 0)
+        error("run %lld failed: finished measurements are stored; 'attnbench resume %lld' "
+              "measures what it lacks once the cause is fixed",
+              (long long)*run_id, (long long)*run_id);
 cleanup:
+    for (size_t i = 0; ext_procs && i < e->nvariants; i++)
+        ab_ext2_stop(ext_procs[i]);
+    free(ext_procs);
+    ext_procs = NULL;
     gsl_rng_free(order_rng);
     free(fp_text);
     json_decref(fp);
+    json_decref(settings);
     return rc;
 }

@@ -26,6 +26,12 @@ json_t *ab_export_run(sqlite3 *db, long long run_id);
  * error (the transaction is rolled back). */
 int ab_import_run(sqlite3 *db, json_t *run, int *added);
 
+/* Imports every run of an export document doc (read from `file`, named in
+ * messages): checked first (ab_import_check), then written in one
+ * transaction, runs already present (by uuid) skipped. Returns 0 with the
+ * counts, or -1 after printing an error, nothing written. */
+int ab_import_doc(sqlite3 *db, json_t *doc, const char *file, size_t *added, size_t *present);
+
 typedef struct ab_merge_counts {
     long runs_added, runs_present, runs_skipped_running;
 } ab_merge_counts;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 
 int error(const char *fmt, ...)
@@ -58,6 +59,59 @@ char *ab_read_file(const char *path, size_t *len)
     return buf;
 }
 
+char *ab_read_file_limit(const char *path, size_t limit, size_t *len, int *too_big)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    *too_big = 0;
+    if (!f)
+        return NULL;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            size_t nc = cap ? 2 * cap : 8192;
+            char *nb = realloc(buf, nc);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (n > limit) {
+            free(buf);
+            fclose(f);
+            *too_big = 1;
+            errno = EFBIG;
+            return NULL;
+        }
+        if (r == 0)
+            break;
+    }
+    int bad = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        errno = saved ? saved : EIO;
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
 void ab_hash_hex(const void *data, size_t n, char out[17])
 {
     const unsigned char *p = data;
@@ -71,8 +125,8 @@ void ab_hash_hex(const void *data, size_t n, char out[17])
 
 const char *ab_db_path(const char *flag_value)
 {
-    if (flag_value && *flag_value)
-        return flag_value;
+    if (flag_value)
+        return flag_value; /* even "": ab_db_open refuses it rather than guess */
     const char *env = getenv("ATTNBENCH_DB");
     return env && *env ? env : "attnbench.db";
 }

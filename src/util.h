@@ -16,14 +16,19 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * set on failure. *len (if non-NULL) gets the byte count. */
 char *ab_read_file(const char *path, size_t *len);
 
+/* The same, reading at most `limit` bytes: a longer file (or /dev/zero) is
+ * NULL with *too_big = 1; a directory is NULL with errno EISDIR. */
+char *ab_read_file_limit(const char *path, size_t limit, size_t *len, int *too_big);
+
 /* FNV-1a 64-bit hash of n bytes (Fowler, Noll, Vo; the IETF draft
  * draft-eastlake-fnv), written as 16 lowercase hex digits into out[17].
  * An identity key for fingerprints and experiment texts, not a security
  * hash. */
 void ab_hash_hex(const void *data, size_t n, char out[17]);
 
-/* The database path: --db if given, else $ATTNBENCH_DB, else
- * "attnbench.db" in the working directory (the embedded default). */
+/* The database path: --db if given (an empty --db '' is returned as it is,
+ * for ab_db_open to refuse), else $ATTNBENCH_DB, else "attnbench.db" in the
+ * working directory (the embedded default). */
 const char *ab_db_path(const char *flag_value);
 
 /* Monotonic clock in seconds (CLOCK_MONOTONIC). */

@@ -36,6 +36,55 @@ CFG
 
 count() { sqlite3 "$1" "$2"; }
 
+# The committed reports of a source tree, one path a line: the
+# reports/*-run*.md files git tracks (a user's own reports beside them are
+# not evidence), or every such file in a copy without .git.
+committed_reports() { # source root
+  if git -c safe.directory='*' -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git -c safe.directory='*' -C "$1" ls-files 'reports/*-run*.md' | sed "s|^|$1/|"
+  else
+    ls "$1"/reports/*-run*.md 2>/dev/null
+  fi
+}
+
+# The interrupt test (cases interrupt and interrupt-loaded).
+interrupt_case() {
+  # Waits for the event it needs (two finished measurements in the database),
+  # however long a loaded machine takes to get there, instead of a fixed
+  # number of polls; meson's timeout bounds it. One thread (threads = 1), so
+  # the samples do not wait on a busy scheduler for an OpenMP team, and a
+  # run long enough (64 configurations) that it is still going when SIGINT
+  # arrives.
+  cat >slow.cfg <<CFG
+name = "slow";
+variants = ["cpu_reference", "cpu_flash"];
+sweep = { B = 1; H = 1; S = [64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79,
+                             80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95,
+                             96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111,
+                             112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127];
+          D = 16; dtype = "fp32"; };
+warmup = 0;
+samples = 1000;
+round_size = 50;
+threads = 1;
+CFG
+  "$AB" run slow.cfg --db int.db >id.txt 2>log.txt &
+  pid=$!
+  # (sqlite3 only once attnbench has created the file: sqlite3 would create an empty one)
+  while [ ! -s int.db ] || [ "$(sqlite3 int.db "SELECT count(*) FROM measurements WHERE status = 'ok'" 2>/dev/null || echo 0)" -lt 2 ]; do
+    kill -0 $pid 2>/dev/null || { cat log.txt >&2; fail "the run ended before two measurements were stored"; }
+    sleep 0.05
+  done
+  kill -INT $pid
+  wait $pid; rc=$?
+  [ $rc = 130 ] || { cat log.txt >&2; fail "exit status $rc after SIGINT, expected 130 (did the run finish first?)"; }
+  [ "$(count int.db "SELECT status FROM runs")" = interrupted ] || fail "run not marked interrupted"
+  kept=$(count int.db "SELECT count(*) FROM measurements WHERE status = 'ok'")
+  [ "$kept" -ge 2 ] || fail "finished measurements lost ($kept kept)"
+  [ "$(count int.db "SELECT count(*) FROM samples")" = $((kept * 1000)) ] || fail "samples of finished measurements incomplete"
+  echo "ok: interrupted, $kept measurements kept"
+}
+
 case $case_name in
 experiment-errors)
   small_cfg good.cfg ""
@@ -113,28 +162,195 @@ cpu-end-to-end)
   "$AB" runs --db e2e.db | grep -q "tiny" || fail "runs does not list the run"
   ;;
 interrupt)
-  cat >slow.cfg <<CFG
-name = "slow";
-variants = ["cpu_reference", "cpu_flash"];
-sweep = { B = 1; H = 1; S = [64, 65, 66, 67, 68, 69, 70, 71]; D = 16; dtype = "fp32"; };
-warmup = 0;
-samples = 4000;
-round_size = 50;
-CFG
-  "$AB" run slow.cfg --db int.db >id.txt 2>log.txt &
-  pid=$!
-  i=0
-  while [ "$(sqlite3 int.db "SELECT count(*) FROM measurements" 2>/dev/null || echo 0)" -lt 2 ] && [ $i -lt 300 ]; do
-    sleep 0.1; i=$((i + 1))
+  interrupt_case
+  ;;
+interrupt-loaded)
+  # the same on a loaded machine (issue 16: it failed under load with "0
+  # kept"): two busy loops compete for the cores while it runs
+  sh -c 'while :; do :; done' & hog1=$!
+  sh -c 'while :; do :; done' & hog2=$!
+  trap 'kill $hog1 $hog2 2>/dev/null; rm -rf "$tmp"' EXIT
+  interrupt_case
+  ;;
+committed-list)
+  # issue 16: a user's report beside the committed ones (what .ci/quickstart
+  # used to write into reports/) broke cli-committed-report; only files git
+  # tracks are committed evidence. Expected lists: the files this case
+  # commits and leaves untracked itself.
+  command -v git >/dev/null 2>&1 || { echo "skipped: no git"; exit 77; }
+  mkdir repo repo/reports && cd repo || exit 1
+  git init -q . && git config user.email t@example.com && git config user.name t
+  echo committed >reports/study-run1.md && echo notes >reports/notes.md
+  git add reports && git commit -qm x
+  echo "mine" >reports/quickstart-cpu-run2.md
+  cd .. || exit 1
+  [ "$(committed_reports "$PWD/repo")" = "$PWD/repo/reports/study-run1.md" ] ||
+    fail "listed: $(committed_reports "$PWD/repo" | tr '\n' ' ')"
+  rm -rf repo/.git
+  [ "$(committed_reports "$PWD/repo" | wc -l)" = 2 ] || fail "without .git every report is listed"
+  # .ci/quickstart writes to results/, which git ignores
+  git -C "$SRC" rev-parse >/dev/null 2>&1 || { echo "skipped: source is not a git checkout"; exit 77; }
+  git -c safe.directory='*' -C "$SRC" check-ignore -q results/quickstart-cpu-run1.md ||
+    fail "results/ is not ignored by git"
+  grep -q 'results/' "$SRC/.ci/quickstart" || fail ".ci/quickstart does not write to results/"
+  echo "ok: only tracked reports are committed evidence; results/ ignored"
+  ;;
+readme-by-hand)
+  # issue 16: the README's commands as written. Runs the README's CPU
+  # "by hand" block (between its by-hand-cpu markers) twice, in a copy of
+  # the experiments, with ./attnbench standing for the built binary.
+  awk '/<!-- by-hand-cpu/ { on = 1; next } /<!-- end by-hand-cpu/ { on = 0 } on && !/^```/' \
+    "$SRC/README.md" >block.sh
+  [ -s block.sh ] || fail "README has no by-hand-cpu block"
+  ! grep -q 'cuda\|seed-000' block.sh || fail "the CPU block runs a CUDA experiment"
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$AB" >attnbench && chmod +x attnbench
+  cp -r "$SRC/experiments" .
+  for pass in 1 2; do
+    env -u ATTNBENCH_DB sh -e block.sh >out$pass.txt 2>err$pass.txt ||
+      { cat err$pass.txt >&2; fail "pass $pass of the README block failed"; }
+    [ -f "results/quickstart-cpu-run$pass.md" ] || fail "pass $pass: no results/quickstart-cpu-run$pass.md"
+    grep -qx "results/quickstart-cpu-run$pass.md" out$pass.txt || fail "pass $pass: report path not printed"
   done
-  kill -INT $pid
-  wait $pid; rc=$?
-  [ $rc = 130 ] || { cat log.txt >&2; fail "exit status $rc after SIGINT, expected 130"; }
-  [ "$(count int.db "SELECT status FROM runs")" = interrupted ] || fail "run not marked interrupted"
-  kept=$(count int.db "SELECT count(*) FROM measurements WHERE status = 'ok'")
-  [ "$kept" -ge 2 ] || fail "finished measurements lost ($kept kept)"
-  [ "$(count int.db "SELECT count(*) FROM samples")" = $((kept * 4000)) ] || fail "samples of finished measurements incomplete"
-  echo "ok: interrupted, $kept measurements kept"
+  [ ! -e reports ] || fail "the by-hand block wrote into reports/"
+  grep -q '^## Conclusion' results/quickstart-cpu-run2.md || fail "report without conclusion"
+  # every attnbench command in the README's shell blocks names a runnable file
+  # (a block that first puts the checkout on PATH may call plain attnbench)
+  awk '/^```sh/ { on = 1; n = 0; onpath = 0; next }
+       /^```/ && on { if (!onpath) for (i = 1; i <= n; i++) print b[i]; on = 0; next }
+       on { b[++n] = $0; if ($0 ~ /^export PATH=/) onpath = 1 }' "$SRC/README.md" |
+    grep -E '(^|[;(|&] *|\$\()attnbench ' >bare.txt || true
+  [ ! -s bare.txt ] || { cat bare.txt >&2; fail "README shell blocks call a bare 'attnbench' (not on PATH)"; }
+  echo "ok: the README's by-hand block runs as written, twice"
+  ;;
+ci-deps-git)
+  # issue 16: .ci/deps did not install git, so fingerprints said "commit
+  # unknown". Here every other tool is present (stubs) and git is not: the
+  # apt-get it runs (a stub that records its arguments) must be asked for git.
+  mkdir bin
+  for t in meson ninja cc sqlite3 gnuplot clang; do printf '#!/bin/sh\nexit 0\n' >bin/$t; done
+  printf '#!/bin/sh\nexit 0\n' >bin/pkg-config
+  printf '#!/bin/sh\necho "$*" >>%s/apt.txt\n' "$PWD" >bin/apt-get
+  printf '#!/bin/sh\nexec "$@"\n' >bin/sudo
+  chmod +x bin/*
+  ln -s "$(command -v id)" bin/id
+  PATH="$PWD/bin" /bin/sh "$SRC/.ci/deps" 2>deps.txt || { cat deps.txt >&2; fail ".ci/deps failed"; }
+  grep -q 'install.* git' apt.txt || { cat apt.txt >&2; fail ".ci/deps did not install git"; }
+  # and with git present it asks for nothing
+  rm -f apt.txt && printf '#!/bin/sh\nexit 0\n' >bin/git && chmod +x bin/git
+  PATH="$PWD/bin" /bin/sh "$SRC/.ci/deps" 2>deps.txt || fail ".ci/deps failed with everything present"
+  [ ! -e apt.txt ] || fail "apt-get ran with everything present"
+  echo "ok: .ci/deps installs git when it is missing"
+  ;;
+skip-reasons)
+  # issue 16: GPU skips showed only "exit status 77"; .ci/run prints each
+  # skip's reason from meson's log (this one in meson 1.x's format, with
+  # gpu_check's message)
+  cat >testlog.txt <<'LOG'
+==================================== 1/2 =====================================
+test:         attnbench:gpu / gpu-cuda_naive
+result:       exit status 77
+----------------------------------- stdout -----------------------------------
+skipped: no CUDA device (no CUDA-capable device is detected)
+==================================== 2/2 =====================================
+test:         attnbench:cli / cli-no-gpu
+result:       exit status 0
+----------------------------------- stdout -----------------------------------
+ok: run gpu.cfg --db g.db -> attnbench: needs a CUDA device
+LOG
+  "$SRC/.ci/skip-reasons" testlog.txt >reasons.txt || fail ".ci/skip-reasons failed"
+  [ "$(cat reasons.txt)" = "SKIP attnbench:gpu / gpu-cuda_naive: skipped: no CUDA device (no CUDA-capable device is detected)" ] ||
+    { cat reasons.txt >&2; fail "unexpected skip reasons"; }
+  grep -q 'skip-reasons' "$SRC/.ci/run" || fail ".ci/run does not print skip reasons"
+  echo "ok: skip reasons printed"
+  ;;
+env-run-hash)
+  # issue 16: `attnbench env` and a run on the same machine gave different
+  # hashes (the run added its timing mode). The machine's hash is the same;
+  # the run's settings are stored apart.
+  small_cfg h.cfg ""
+  "$AB" run h.cfg --db h.db >/dev/null 2>&1 || fail "run failed"
+  env_hash=$("$AB" env | sed -n 's/^ *"hash": "\([0-9a-f]*\)".*/\1/p')
+  run_hash=$(count h.db "SELECT v.hash FROM runs r JOIN environments v ON v.id = r.environment_id")
+  [ -n "$env_hash" ] && [ "$env_hash" = "$run_hash" ] || fail "env hash '$env_hash', run's '$run_hash'"
+  [ "$(count h.db "SELECT json_extract(fingerprint, '\$.settings.timing_mode') IS NULL FROM environments")" = 1 ] ||
+    fail "the timing mode is in the machine's fingerprint"
+  [ "$(count h.db "SELECT json_extract(run_settings, '\$.timing_mode') || ' ' || json_extract(run_settings, '\$.threads') FROM runs")" = "host 1" ] ||
+    fail "run settings: $(count h.db "SELECT run_settings FROM runs")"
+  [ "$(count h.db "SELECT json_array_length(run_settings, '\$.load_avg') || json_array_length(run_settings, '\$.load_avg_end') || (json_extract(run_settings, '\$.affinity_cpus') > 0) FROM runs")" = 331 ] ||
+    fail "load average or affinity missing: $(count h.db "SELECT run_settings FROM runs")"
+  "$AB" show 1 --db h.db | grep -q '"threads": 1' || fail "show does not print the run settings"
+  echo "ok: env and run share hash $env_hash; settings stored with the run"
+  ;;
+threads)
+  # issue 16: OMP_NUM_THREADS changed the numbers 2-15x, yet compare said
+  # "identical environments". threads is a run setting, recorded and diffed.
+  small_cfg t1.cfg "threads = 1;"
+  small_cfg t2.cfg "threads = 2;"
+  OMP_NUM_THREADS=4 "$AB" run t1.cfg --db t.db >/dev/null 2>&1 || fail "threads = 1 run failed"
+  "$AB" run t2.cfg --db t.db >/dev/null 2>&1 || fail "threads = 2 run failed"
+  if [ "$(count t.db "SELECT json_extract(run_settings, '\$.openmp') FROM runs WHERE id = 1")" = 1 ]; then
+    [ "$(count t.db "SELECT group_concat(json_extract(run_settings, '\$.threads'), ' ') FROM runs")" = "1 2" ] ||
+      fail "threads recorded as $(count t.db "SELECT group_concat(json_extract(run_settings, '\$.threads'), ' ') FROM runs")"
+    [ "$(count t.db "SELECT json_extract(run_settings, '\$.environment.OMP_NUM_THREADS') FROM runs WHERE id = 1")" = 4 ] ||
+      fail "OMP_NUM_THREADS not recorded"
+    "$AB" compare 1 2 --db t.db >cmp.txt 2>&1 || { cat cmp.txt >&2; fail "compare failed"; }
+    grep -q 'run.threads: 1 -> 2' cmp.txt || { cat cmp.txt >&2; fail "compare does not name the thread count"; }
+    ! grep -q 'identical environments' cmp.txt || fail "compare calls different thread counts identical"
+  else
+    echo "(this build has no OpenMP: one thread either way)"
+  fi
+  small_cfg bad.cfg "threads = -3;"
+  expect_error "bad.cfg:10: threads must be an integer" run bad.cfg --db t.db
+  echo "ok: threads set by the experiment, recorded, compared"
+  ;;
+cpu-report)
+  # issue 16: a CPU report printed TFLOP/s 0.00, GB/s 0, "device memory",
+  # no warning for bimodal samples and no conclusion. Samples are made
+  # deterministic here (sqlite3 UPDATE) so the verdicts, and therefore the
+  # conclusion, are known in advance: cpu_flash at 1 ms against
+  # cpu_reference at 2 ms is faster in every configuration.
+  small_cfg fast.cfg 'expect = ( { variant = "cpu_flash"; verdict = "faster"; } );'
+  small_cfg slow.cfg 'expect = ( { variant = "cpu_flash"; than = "cpu_reference"; verdict = "slower"; } );'
+  # the unit of inference is the round: 24 rounds of one sample each, so that
+  # a paired test over rounds can reach alpha after Holm (3 rounds cannot)
+  sed -i 's/^samples = 12;/samples = 24;/; s/^round_size = 4;/round_size = 1;/' fast.cfg slow.cfg
+  "$AB" run fast.cfg --db c.db >/dev/null 2>&1 && "$AB" run slow.cfg --db c.db >/dev/null 2>&1 || fail "runs failed"
+  sqlite3 c.db "UPDATE samples SET ms = (CASE (SELECT variant FROM measurements m WHERE m.id = samples.measurement_id)
+                  WHEN 'cpu_flash' THEN 1.0 ELSE 2.0 END) + (idx % 5) * 0.001"
+  "$AB" report 1 --db c.db -o r1.md --no-plots >/dev/null || fail "report failed"
+  "$AB" report 2 --db c.db -o r2.md --no-plots >/dev/null || fail "report failed"
+  grep -q '| MFLOP/s | MB/s |' r1.md || fail "rates not in MFLOP/s and MB/s: $(grep '^| variant' r1.md | head -1)"
+  # the rate columns found by their headers (the table's layout may change)
+  awk -F'|' '/^## Results/ { on = 1 } /^## Summary/ { on = 0 }
+             on && /^\| variant/ { for (i = 1; i <= NF; i++) { if ($i ~ /FLOP\/s/) fc = i; if ($i ~ /B\/s/) bc = i } }
+             on && /^\| cpu_/ && (!fc || !bc || $fc + 0 == 0 || $bc + 0 == 0) { bad = 1 } END { exit bad }' r1.md ||
+    fail "a rate cell prints zero"
+  grep -q 'peak = host memory' r1.md || fail "CPU variants' memory called device memory"
+  grep -q '^| CPU threads, affinity, load | 1 OpenMP thread' r1.md || fail "no threads row"
+  [ "$(grep '^## ' r1.md | tail -1)" = "## Conclusion" ] || fail "the report does not end with its conclusion"
+  grep -q '^| cpu_flash vs cpu_reference | faster | 4 | 0 | 0 | 0 | 0 | \*\*held\*\* |' r1.md ||
+    { sed -n '/^## Conclusion/,$p' r1.md >&2; fail "claim faster not held"; }
+  grep -q 'The hypothesis: \*\*held\*\*' r1.md || fail "overall not held"
+  grep -q '^| cpu_flash vs cpu_reference | slower | 4 | 0 | 0 | 0 | 0 | \*\*did not hold\*\* |' r2.md ||
+    fail "claim slower not contradicted"
+  grep -q 'every measurement.s p90/p10 is within 1.5' r1.md || fail "a spread warning on tight samples"
+  # one configuration identical (no difference), one measurement bimodal
+  sqlite3 c.db "UPDATE samples SET ms = 2.0 + (idx % 5) * 0.001 WHERE measurement_id IN
+                  (SELECT id FROM measurements WHERE run_id = 1 AND S = 16 AND causal = 0)"
+  sqlite3 c.db "UPDATE samples SET ms = ms * 20 WHERE idx % 2 = 0 AND measurement_id =
+                  (SELECT id FROM measurements WHERE run_id = 1 AND S = 33 AND causal = 1 AND variant = 'cpu_reference')"
+  "$AB" report 1 --db c.db -o r3.md --no-plots >/dev/null || fail "report failed"
+  grep -q '^| cpu_flash vs cpu_reference | faster | 3 | 0 | 1 | 0 | 1 | \*\*inconclusive\*\* |' r3.md ||
+    { sed -n '/^## Conclusion/,$p' r3.md >&2; fail "one tie: not inconclusive"; }
+  grep -q '^- cpu_reference, B=1 H=2 S=33 D=8 causal fp32: .*\*\*bimodal\*\*' r3.md ||
+    { sed -n '/^## Conclusion/,$p' r3.md >&2; fail "bimodal samples not flagged"; }
+  # a bad claim is refused before anything runs, naming file, line and field
+  small_cfg badx.cfg 'expect = ( { variant = "cpu_flash"; verdict = "quicker"; } );'
+  expect_error 'badx.cfg:10: expect: verdict must be' run badx.cfg --db c.db
+  small_cfg badv.cfg 'expect = ( { variant = "warp_magic"; verdict = "faster"; } );'
+  expect_error 'badv.cfg:10: expect: variant must name' run badv.cfg --db c.db
+  [ "$(count c.db "SELECT count(*) FROM runs")" = 2 ] || fail "a refused experiment created a run"
+  echo "ok: units, host memory, threads row, spread warning, conclusion held / did not hold / inconclusive"
   ;;
 no-gpu)
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
@@ -232,7 +448,12 @@ committed-report)
   "$AB" import none.json --db copy.db >/dev/null || fail "migrating the copy failed"
   mkdir regen
   n=0
-  for rep in "$SRC"/reports/*-run*.md; do
+  # only the reports git tracks: a user's own reports (.ci/quickstart writes
+  # to results/, but `attnbench report` by hand may write to reports/) are
+  # not committed evidence. A copy without .git (the GPU machine's) has no
+  # such reports and takes them all.
+  committed_reports "$SRC" >list.txt
+  while read -r rep; do
     [ -f "$rep" ] || continue
     run=$(basename "$rep" .md | sed 's/.*-run//')
     grep -q "database \`attnbench.db\`" "$rep" || continue
@@ -249,7 +470,7 @@ committed-report)
     sed -i 's/`copy.db`/`attnbench.db`/' "$out"
     cmp -s "$out" "$rep" || { diff "$out" "$rep" | head -20 >&2; fail "$(basename "$rep") differs when regenerated"; }
     n=$((n + 1))
-  done
+  done <list.txt
   [ $n -gt 0 ] || { echo "skipped: no committed report of that database"; exit 77; }
   echo "ok: $n committed reports regenerated byte for byte"
   ;;

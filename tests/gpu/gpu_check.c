@@ -4,83 +4,298 @@
  * sequence lengths S in {1, 17, 97, 113, 200, 1023, 1025, 2049} (from
  * flash-attention tests/test_flash_attn.py), with B=2, H=3 and fresh random
  * inputs per case, the output is poisoned with NaN, computed once, and
- * compared with the float64 reference under FlashAttention's tolerance rule
- * (kernels/check.h). Exit 0 when all pass, 1 on a failure, 77 (meson's
- * "skipped") when there is no CUDA device.
+ * compared over every row of every (b, h) with the device's float64
+ * reference under the rule of kernels/check.h (kernels/gpu_check.h). Exit 0
+ * when all pass, 1 on a failure, 77 (meson's "skipped") when there is no
+ * CUDA device.
  *
- * Usage: gpu_check VARIANT [S...]
- *        gpu_check --time B,H,S,D,causal,dtype VARIANT...
- * The second form is a quick timing, not a test: per variant, 5 warm-up runs
- * then the median of 50 hot-mode samples (ab_gpu_time, AB_TIME_HOT) of that
- * shape, with TFLOP/s by ab_attention_flops.
+ * Usage:
+ *   gpu_check VARIANT... [S...]   the suite above (or these S); several
+ *                                 variants share each case's inputs
+ *   gpu_check --reference         the device reference against the CPU
+ *                                 oracle (kernels/reference.c), every row,
+ *                                 every dtype, D in {1, 64, 128, 200},
+ *                                 causal and not, S in {1, 17, 113, 200}
+ *   gpu_check --negative          every cuda_broken_* variant
+ *                                 (tests/gpu/broken_cuda.cu) at every case of
+ *                                 the suite: each must fail the check (and
+ *                                 cuda_broken_none pass)
+ *   gpu_check --list              the CUDA variants of this build, one a line
+ *   gpu_check --small VARIANT... [S...]
+ *                                 small shapes that still reach every code
+ *                                 path (the sanitize suite): B=1, H=2, S in
+ *                                 {17, 520} (or these S), every dtype, D and
+ *                                 causal
+ *   gpu_check --shape B,H,S,D,causal,dtype VARIANT...
+ *                                 one shape, every row checked (the committed
+ *                                 runs' shapes: tests/gpu/check_committed.sh)
+ *   gpu_check --time B,H,S,D,causal,dtype VARIANT...
+ *                                 a quick timing, not a test: per variant, 5
+ *                                 warm-up runs then the median of 50
+ *                                 hot-mode samples (ab_gpu_time,
+ *                                 AB_TIME_HOT), TFLOP/s by ab_attention_flops
  */
 #include "check.h"
 #include "data.h"
 #include "gpu.h"
+#include "gpu_check.h"
+#include "reference.h"
 #include "registry.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const int odd_lengths[] = {1, 17, 97, 113, 200, 1023, 1025, 2049};
 
-static int check_case(const ab_variant *v, const ab_shape *s, unsigned long seed)
-{
-    char err[512], why[256];
-    int rc = 1;
-    size_t numel = ab_shape_numel(s), ws = 0;
-    float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
-    float *vv = malloc(numel * sizeof *vv), *o = malloc(numel * sizeof *o);
-    ab_gpu_bufs *b = NULL;
-    void *ctx = NULL;
-    int have_ctx = 0;
-    ab_check c;
+/* One case: inputs of shape s from `seed`, uploaded once; every variant
+ * of a run shares them (and the device reference cached in b). */
+typedef struct tcase {
+    ab_shape s;
+    unsigned long seed;
+    float *q, *k, *v, *o;
+    ab_gpu_bufs *b;
+} tcase;
 
-    if (ab_variant_supports(v, s, why, sizeof why)) {
-        rc = 0; /* not a case for this variant */
-        goto cleanup;
-    }
-    if (!q || !k || !vv || !o || ab_inputs_fill(s, seed, q, k, vv)) {
+static void case_free(tcase *c)
+{
+    ab_gpu_bufs_destroy(c->b);
+    free(c->q), free(c->k), free(c->v), free(c->o);
+    memset(c, 0, sizeof *c);
+}
+
+static int case_make(tcase *c, const ab_shape *s, unsigned long seed)
+{
+    char err[512];
+    const size_t numel = ab_shape_numel(s);
+    memset(c, 0, sizeof *c);
+    c->s = *s;
+    c->seed = seed;
+    c->q = malloc(numel * 4), c->k = malloc(numel * 4), c->v = malloc(numel * 4);
+    c->o = malloc(numel * 4);
+    if (!c->q || !c->k || !c->v || !c->o || ab_inputs_fill(s, seed, c->q, c->k, c->v)) {
         fprintf(stderr, "out of host memory\n");
-        goto cleanup;
+        case_free(c);
+        return -1;
     }
-    if (ab_gpu_bufs_create(s, q, k, vv, &b, err, sizeof err) ||
-        v->setup(s, &ctx, &ws, err, sizeof err)) {
+    if (ab_gpu_bufs_create(s, c->q, c->k, c->v, &c->b, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        case_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs v once on case c and checks it on the device. Returns 0 when it
+ * passes, 1 when it fails, 2 on a setup/launch/CUDA error (printed). *r is
+ * filled when the check ran. */
+static int run_on(const ab_variant *v, tcase *c, ab_check *r, int quiet)
+{
+    char err[512];
+    size_t ws = 0;
+    void *ctx = NULL;
+    int rc = 2;
+    const ab_shape *s = &c->s;
+    memset(r, 0, sizeof *r);
+    if (v->setup(s, &ctx, &ws, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", v->name, err);
+        return 2;
+    }
+    if (ab_gpu_poison(c->b, err, sizeof err) || ab_gpu_run_once(v, ctx, c->b, err, sizeof err) ||
+        ab_check_measurement(s, c->b, c->q, c->k, c->v, c->o, c->seed + 7, r, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", v->name, err);
         goto cleanup;
     }
-    have_ctx = 1;
-    if (ab_gpu_poison(b, err, sizeof err) || ab_gpu_run_once(v, ctx, b, err, sizeof err) ||
-        ab_gpu_output(b, o, err, sizeof err)) {
-        fprintf(stderr, "%s: %s\n", v->name, err);
-        goto cleanup;
-    }
-    if (ab_check_output(s, q, k, vv, o, seed + 7, AB_CHECK_ROWS_PER_SLICE, &c)) {
-        fprintf(stderr, "check: out of memory\n");
-        goto cleanup;
-    }
-    printf("%-18s %s D=%-3d causal=%d S=%-5d max_err=%.3e tol=%.3e (plain %.3e) "
-           "rel_l2=%.2e nonfinite=%ld %s\n",
-           v->name, ab_dtype_name(s->dtype), s->D, s->causal, s->S, c.max_abs_err,
-           c.tolerance, c.plain_max_abs_err, c.rel_l2_err, c.nonfinite,
-           c.pass ? "ok" : "FAIL");
-    rc = c.pass ? 0 : 1;
+    if (!quiet)
+        printf("%-24s %s B=%d H=%d S=%-5d D=%-3d causal=%d max_err=%.3e tol=%.3e rel_l2=%.2e "
+               "l2_tol=%.2e rows=%ld/%ld nonfinite=%ld %s%s%s\n",
+               v->name, ab_dtype_name(s->dtype), s->B, s->H, s->S, s->D, s->causal,
+               r->max_abs_err, r->tolerance, r->rel_l2_err, r->l2_tolerance, r->rows_checked,
+               r->rows_total, r->nonfinite, r->pass ? "ok" : "FAIL", r->pass ? "" : ": ",
+               r->why);
+    rc = r->pass ? 0 : 1;
 cleanup:
-    if (have_ctx && v->teardown)
+    if (v->teardown)
         v->teardown(ctx);
-    ab_gpu_bufs_destroy(b);
-    free(q);
-    free(k);
-    free(vv);
-    free(o);
     return rc;
+}
+
+/* A pass needs every row: the device check, not a host sample. */
+static int full_rows(const ab_check *c)
+{
+    return c->rows_checked == c->rows_total && c->rows_total > 0;
+}
+
+static int positive_case(const ab_variant *v, tcase *c)
+{
+    ab_check r;
+    int rc = run_on(v, c, &r, 0);
+    if (rc == 0 && !full_rows(&r)) {
+        printf("  ^ not every row was checked on the device\n");
+        return 1;
+    }
+    return rc != 0;
+}
+
+/* --negative: a broken variant must fail; cuda_broken_none must pass. */
+static int negative_case(const ab_variant *v, tcase *c)
+{
+    const ab_shape *s = &c->s;
+    const int control = strcmp(v->name, "cuda_broken_none") == 0;
+    if (strcmp(v->name, "cuda_broken_causal_offset") == 0 && (!s->causal || s->S == 1))
+        return 0; /* a mask bug cannot show without the mask or past the diagonal */
+    if (strcmp(v->name, "cuda_broken_column") == 0 && s->D < 2)
+        return 0;
+    if ((strcmp(v->name, "cuda_broken_softmax_scale") == 0 ||
+         strcmp(v->name, "cuda_broken_vmean") == 0) && s->S == 1)
+        return 0; /* one key: O = V whatever the weights */
+    ab_check r;
+    int rc = run_on(v, c, &r, 1);
+    int bad = control ? rc != 0 : rc != 1; /* a crash is not a caught bug */
+    printf("%-28s %s S=%-5d D=%-3d causal=%d max_err=%.3e tol=%.3e rel_l2=%.2e l2_tol=%.2e "
+           "%s -> %s\n",
+           v->name, ab_dtype_name(s->dtype), s->S, s->D, s->causal, r.max_abs_err, r.tolerance,
+           r.rel_l2_err, r.l2_tolerance, r.pass ? "passed" : r.why,
+           bad ? "WRONG" : control ? "ok" : "caught");
+    return bad;
+}
+
+/* Every case of the suite (every dtype, D in {64, 128}, causal, each S)
+ * that at least one of vs supports: inputs made once, each variant run and
+ * checked on them by fn. Prints per-variant totals; 0 when none failed and
+ * every variant had a case. */
+typedef int (*case_fn)(const ab_variant *v, tcase *c);
+static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen, int B, int H,
+                     case_fn fn)
+{
+    int cases[64] = {0}, fails[64] = {0}, bad = 0;
+    unsigned long seed = 1000;
+    const int dims[] = {64, 128};
+    for (int t = 0; t < AB_NDTYPES; t++)
+        for (int di = 0; di < 2; di++)
+            for (int causal = 0; causal <= 1; causal++)
+                for (int li = 0; li < nlen; li++) {
+                    ab_shape s = {B, H, lengths[li], dims[di], causal, (ab_dtype)t};
+                    char why[256];
+                    int any = 0;
+                    seed++;
+                    for (int i = 0; i < nv; i++)
+                        any |= !ab_variant_supports(vs[i], &s, why, sizeof why);
+                    if (!any)
+                        continue;
+                    tcase c;
+                    if (case_make(&c, &s, seed)) {
+                        bad = 1;
+                        continue;
+                    }
+                    for (int i = 0; i < nv && i < 64; i++)
+                        if (!ab_variant_supports(vs[i], &s, why, sizeof why)) {
+                            cases[i]++;
+                            fails[i] += fn(vs[i], &c);
+                        }
+                    case_free(&c);
+                }
+    for (int i = 0; i < nv && i < 64; i++) {
+        printf("%s: %d cases, %d failed\n", vs[i]->name, cases[i], fails[i]);
+        bad |= fails[i] != 0 || cases[i] == 0;
+    }
+    return bad;
+}
+
+/* --reference: device float64 reference vs the CPU oracle, every row. */
+static int check_reference(void)
+{
+    const int dims[] = {1, 64, 128, 200}, lengths[] = {1, 17, 113, 200};
+    int failures = 0, cases = 0;
+    unsigned long seed = 77;
+    for (int t = 0; t < AB_NDTYPES; t++)
+        for (int di = 0; di < 4; di++)
+            for (int causal = 0; causal <= 1; causal++)
+                for (int li = 0; li < 4; li++) {
+                    ab_shape s = {2, 2, lengths[li], dims[di], causal, (ab_dtype)t};
+                    const size_t numel = ab_shape_numel(&s);
+                    float *q = malloc(numel * 4), *k = malloc(numel * 4), *v = malloc(numel * 4);
+                    double *dev = malloc(numel * 8), *row = malloc(sizeof(double) * (s.S + 3 * s.D));
+                    ab_gpu_bufs *b = NULL;
+                    ab_check_sums ds;
+                    char err[512];
+                    cases++;
+                    if (!q || !k || !v || !dev || !row || ab_inputs_fill(&s, seed++, q, k, v) ||
+                        ab_gpu_bufs_create(&s, q, k, v, &b, err, sizeof err) ||
+                        ab_gpu_reference(b, dev, &ds, err, sizeof err)) {
+                        printf("reference case %d: error\n", cases);
+                        failures++;
+                    } else {
+                        double worst = 0, host_plain = 0;
+                        for (size_t bh = 0; bh < (size_t)s.B * s.H; bh++)
+                            for (int i = 0; i < s.S; i++) {
+                                double *ref = row + s.S, *pl = ref + s.D, *sh = pl + s.D;
+                                ab_reference_row(&s, q, k, v, bh, i, ref, row);
+                                ab_plain_row(&s, q, k, v, bh, i, pl, sh, row);
+                                for (int d = 0; d < s.D; d++) {
+                                    double e = fabs(dev[(bh * s.S + i) * s.D + d] - ref[d]);
+                                    worst = e > worst || isnan(e) ? e : worst;
+                                    if (fabs(pl[d] - sh[d]) > host_plain)
+                                        host_plain = fabs(pl[d] - sh[d]);
+                                }
+                            }
+                        /* float64 against float64: rounding of sums of at
+                         * most 200 terms of size <= 1 */
+                        const int ok = worst <= 1e-12 && ds.disagree <= 1e-12 &&
+                                       ds.plain_max <= 4 * host_plain + 1e-7 &&
+                                       host_plain <= 4 * ds.plain_max + 1e-7;
+                        failures += !ok;
+                        printf("reference %s S=%-3d D=%-3d causal=%d device-vs-cpu %.2e, "
+                               "shadow-vs-ref %.2e, plain error device %.3e host %.3e %s\n",
+                               ab_dtype_name(s.dtype), s.S, s.D, s.causal, worst, ds.disagree,
+                               ds.plain_max, host_plain, ok ? "ok" : "FAIL");
+                    }
+                    ab_gpu_bufs_destroy(b);
+                    free(q), free(k), free(v), free(dev), free(row);
+                }
+    printf("reference: %d cases, %d failed\n", cases, failures);
+    return failures ? 1 : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+static int parse_shape(const char *shape, ab_shape *s)
+{
+    char dt[16];
+    if (sscanf(shape, "%d,%d,%d,%d,%d,%15s", &s->B, &s->H, &s->S, &s->D, &s->causal, dt) != 6 ||
+        ab_dtype_parse(dt, &s->dtype) || s->B < 1 || s->H < 1 || s->S < 1 || s->D < 1) {
+        fprintf(stderr, "gpu_check: bad shape '%s' (want B,H,S,D,causal,dtype)\n", shape);
+        return -1;
+    }
+    return 0;
+}
+
+/* gpu_check --shape: every named variant that supports the shape, full check */
+static int check_shape(const char *shape, char **names, int nnames)
+{
+    ab_shape s;
+    tcase c;
+    int fails = 0;
+    if (parse_shape(shape, &s))
+        return 2;
+    if (case_make(&c, &s, 42))
+        return 1;
+    for (int i = 0; i < nnames; i++) {
+        const ab_variant *v = ab_variant_find(names[i]);
+        char why[256];
+        ab_check r;
+        if (!v || ab_variant_supports(v, &s, why, sizeof why))
+            continue;
+        int rc = run_on(v, &c, &r, 0);
+        fails += rc != 0 || !full_rows(&r);
+    }
+    case_free(&c);
+    return fails ? 1 : 0;
 }
 
 /* gpu_check --time B,H,S,D,causal,dtype VARIANT...; 0, or 1 if any failed. */
@@ -90,11 +305,9 @@ static int time_variants(const char *shape, char **names, int nnames)
     char err[512] = "out of host memory", dt[16];
     ab_shape s;
     int fails = 0;
-    if (sscanf(shape, "%d,%d,%d,%d,%d,%15s", &s.B, &s.H, &s.S, &s.D, &s.causal, dt) != 6 ||
-        ab_dtype_parse(dt, &s.dtype) || s.B < 1 || s.H < 1 || s.S < 1 || s.D < 1) {
-        fprintf(stderr, "gpu_check --time: bad shape '%s' (want B,H,S,D,causal,dtype)\n", shape);
+    if (parse_shape(shape, &s))
         return 2;
-    }
+    snprintf(dt, sizeof dt, "%s", ab_dtype_name(s.dtype));
     const size_t numel = ab_shape_numel(&s);
     float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
     float *vv = malloc(numel * sizeof *vv);
@@ -144,57 +357,80 @@ int main(int argc, char **argv)
     char err[256];
     ab_gpu_info g;
     if (argc < 2) {
-        fprintf(stderr, "usage: gpu_check VARIANT [S...]\n");
+        fprintf(stderr, "usage: gpu_check VARIANT [S...] | --reference | --negative | --list | "
+                        "--small VARIANT | --shape SHAPE VARIANT... | --time SHAPE VARIANT...\n");
         return 2;
     }
-    if (strcmp(argv[1], "--time") == 0) {
-        if (argc < 4) {
-            fprintf(stderr, "usage: gpu_check --time B,H,S,D,causal,dtype VARIANT...\n");
-            return 2;
+    if (strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < ab_variant_count(); i++) {
+            const ab_variant *v = ab_variant_at(i);
+            if (v->device == AB_DEV_CUDA && !v->unavailable)
+                printf("%s\n", v->name);
         }
-        if (ab_gpu_query(&g, err, sizeof err)) {
-            printf("skipped: no CUDA device (%s)\n", err);
-            return 77;
-        }
-        printf("timing on %s (sm_%d%d)\n", g.name, g.cc_major, g.cc_minor);
-        return time_variants(argv[2], argv + 3, argc - 3);
-    }
-    const ab_variant *v = ab_variant_find(argv[1]);
-    if (!v) {
-        fprintf(stderr, "gpu_check: unknown variant '%s'\n", argv[1]);
-        return 2;
+        return 0;
     }
     if (ab_gpu_query(&g, err, sizeof err)) {
         printf("skipped: no CUDA device (%s)\n", err);
         return 77;
     }
-    if (v->unavailable) {
-        fprintf(stderr, "gpu_check: %s: %s\n", v->name, v->unavailable);
-        return 1;
+    printf("on %s (sm_%d%d)\n", g.name, g.cc_major, g.cc_minor);
+    if (strcmp(argv[1], "--time") == 0 || strcmp(argv[1], "--shape") == 0) {
+        if (argc < 4) {
+            fprintf(stderr, "usage: gpu_check %s B,H,S,D,causal,dtype VARIANT...\n", argv[1]);
+            return 2;
+        }
+        return argv[1][2] == 't' ? time_variants(argv[2], argv + 3, argc - 3)
+                                 : check_shape(argv[2], argv + 3, argc - 3);
     }
+    if (strcmp(argv[1], "--reference") == 0)
+        return check_reference();
+    const int nodd = (int)(sizeof odd_lengths / sizeof odd_lengths[0]);
+    const ab_variant *vs[64];
+    int nv = 0;
+    if (strcmp(argv[1], "--negative") == 0) {
+        size_t n = 0;
+        const ab_variant *t = ab_test_variants ? ab_test_variants(&n) : NULL;
+        for (size_t i = 0; i < n && nv < 64; i++)
+            vs[nv++] = &t[i];
+        if (nv == 0) {
+            fprintf(stderr, "gpu_check: no broken variants in this build\n");
+            return 1;
+        }
+        return run_suite(vs, nv, odd_lengths, nodd, 2, 3, negative_case);
+    }
+    const int small = strcmp(argv[1], "--small") == 0;
     int lengths[16], nlen = 0;
-    if (argc > 2)
-        for (int i = 2; i < argc && nlen < 16; i++)
-            lengths[nlen++] = atoi(argv[i]);
-    else
-        for (size_t i = 0; i < sizeof odd_lengths / sizeof odd_lengths[0]; i++)
+    for (int i = small ? 2 : 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] >= '0' && a[0] <= '9') {
+            if (nlen < 16)
+                lengths[nlen++] = atoi(a);
+            continue;
+        }
+        const ab_variant *v = ab_variant_find(a);
+        if (!v) {
+            fprintf(stderr, "gpu_check: unknown variant '%s'\n", a);
+            return 2;
+        }
+        if (v->unavailable) {
+            fprintf(stderr, "gpu_check: %s: %s\n", v->name, v->unavailable);
+            return 1;
+        }
+        if (nv < 64)
+            vs[nv++] = v;
+    }
+    if (nv == 0) {
+        fprintf(stderr, "gpu_check: no variant named\n");
+        return 2;
+    }
+    if (small) {
+        static const int small_lengths[] = {17, 520};
+        if (nlen > 0) /* racecheck's shorter lengths (tests/gpu/sanitize.sh) */
+            return run_suite(vs, nv, lengths, nlen, 1, 2, positive_case);
+        return run_suite(vs, nv, small_lengths, 2, 1, 2, positive_case);
+    }
+    if (nlen == 0)
+        for (int i = 0; i < nodd; i++)
             lengths[nlen++] = odd_lengths[i];
-
-    printf("%s on %s (sm_%d%d)\n", v->name, g.name, g.cc_major, g.cc_minor);
-    int failures = 0, cases = 0;
-    unsigned long seed = 1000;
-    const int dims[] = {64, 128};
-    for (int t = 0; t < AB_NDTYPES; t++)
-        for (int di = 0; di < 2; di++)
-            for (int causal = 0; causal <= 1; causal++)
-                for (int li = 0; li < nlen; li++) {
-                    ab_shape s = {2, 3, lengths[li], dims[di], causal, (ab_dtype)t};
-                    char why[256];
-                    if (ab_variant_supports(v, &s, why, sizeof why))
-                        continue;
-                    cases++;
-                    failures += check_case(v, &s, seed++);
-                }
-    printf("%s: %d cases, %d failed\n", v->name, cases, failures);
-    return failures ? 1 : (cases ? 0 : 1);
+    return run_suite(vs, nv, lengths, nlen, 2, 3, positive_case);
 }

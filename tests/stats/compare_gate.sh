@@ -13,8 +13,10 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$MAKE" "$TMPL" "$T" >/dev/null || fail "grid_make failed"
 "$AB" import "$T/grid.json" --db "$T/g.db" >/dev/null || fail "import failed"
-gate() { # expected status, run A, run B
-  want=$1; shift
+uuid() { case $1 in gatea) echo 0000a001 ;; gateb) echo 0000a002 ;; gatec) echo 0000a003 ;;
+  gated) echo 0000a004 ;; gatee) echo 0000a005 ;; esac; }
+gate() { # expected status, run A, run B (names above)
+  want=$1; a=$(uuid "$2"); b=$(uuid "$3"); shift 3; set -- "$a" "$b"
   "$AB" compare "$@" --db "$T/g.db" --fail-on-regression >"$T/out.txt" 2>"$T/err.txt"
   st=$?
   [ "$st" = "$want" ] || { cat "$T/out.txt" "$T/err.txt" >&2; fail "compare $*: exit $st, want $want"; }
@@ -37,6 +39,6 @@ echo "ok: nothing compared fails the gate (exit 4)"
 gate 3 gatea gated
 grep -q "REGRESSED" "$T/out.txt" || fail "regression not shown"
 echo "ok: a regression exits 3"
-"$AB" compare gatea gateb --db "$T/g.db" >"$T/out.txt" 2>&1 || fail "without --fail-on-regression compare must exit 0"
+"$AB" compare 0000a001 0000a002 --db "$T/g.db" >"$T/out.txt" 2>&1 || fail "without --fail-on-regression compare must exit 0"
 grep -q "not compared (1)" "$T/out.txt" || fail "without the gate the dropped pair is still listed"
 echo "ok: without --fail-on-regression: exit 0, dropped pairs still listed"

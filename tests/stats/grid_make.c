@@ -4,10 +4,13 @@
  * mt19937), a timer floor (the minimum resolvable shift), and an attnbench
  * export (grid.json) holding, per case k, three runs built from
  * grid_template.json (run 11 of reports/attnbench.db, an H200 hot-mode run,
- * with its samples removed): "gKKr" with cuda_mma_pipeline = A and
- * cuda_mma_swizzle (the experiment's baseline) = B for `report`; "gKKp" and
- * "gKKq" with cuda_mma_pipeline = B, then A, for `compare`. A and B also go
- * to caseKK_a.txt / caseKK_b.txt for `stats`. Runs "gatea".."gated" serve
+ * with its samples removed), uuids "a" then the hex (k + 1) * 16 + 1, 2,
+ * 3: the first with cuda_mma_pipeline = A and cuda_mma_swizzle (the
+ * experiment's baseline) = B for `report`; the next two with
+ * cuda_mma_pipeline = B, then A, for `compare`. A and B also go
+ * to caseKK_a.txt / caseKK_b.txt for `stats`. Every sample is in round 0,
+ * so report uses its i.i.d. comparison (the one stats and compare make;
+ * with rounds it pairs them, a different inference). Runs "0000a001-0000-4000-8000-000000000000".."0000a004-0000-4000-8000-000000000000" serve
  * compare_gate.sh (see below). Prints one line per case:
  * "KK FLOOR_MS EXPECTED" (EXPECTED: faster, slower, none, or - when the test
  * only demands agreement).
@@ -65,7 +68,7 @@ static json_t *samples_json(const double *x, size_t n)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(a, json_pack("{s:I, s:f, s:I, s:f, s:I}", "idx", (json_int_t)i, "ms",
-                                           x[i], "round", (json_int_t)(i / 10), "t_s",
+                                           x[i], "round", (json_int_t)0, "t_s",
                                            0.001 * (double)i, "throttled", (json_int_t)0));
     return a;
 }
@@ -78,8 +81,9 @@ static json_t *make_run(json_t *tmpl, const char *uuid, double floor_ms, const d
     json_t *run = json_deep_copy(tmpl);
     json_object_set_new(run, "uuid", json_string(uuid));
     json_object_set_new(run, "timer_floor",
-                        json_pack("[{s:f, s:i, s:s}]", "median_ms", floor_ms, "n", 200,
-                                  "timing_mode", "hot"));
+                        floor_ms > 0 ? json_pack("[{s:f, s:i, s:s}]", "median_ms", floor_ms, "n",
+                                                 200, "timing_mode", "hot")
+                                     : json_array()); /* none recorded: floor 0 */
     json_t *ms = json_object_get(run, "measurements"), *keep = json_array();
     for (size_t i = 0; i < json_array_size(ms); i++) {
         json_t *m = json_array_get(ms, i);
@@ -120,17 +124,17 @@ int main(int argc, char **argv)
     json_t *runs = json_array();
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 1313);
-    char path[4096], uuid[32];
+    char path[4096], uuid[48];
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const gcase *c = &cases[k];
         double *a = malloc(c->na * sizeof *a), *b = malloc(c->nb * sizeof *b);
         sample(r, c, c->med_a, c->na, a);
         sample(r, c, c->med_b, c->nb, b);
-        snprintf(uuid, sizeof uuid, "g%02zur", k);
+        snprintf(uuid, sizeof uuid, "a%07zx-0000-4000-8000-000000000000", (k + 1) * 16 + 1);
         json_array_append_new(runs, make_run(tmpl, uuid, c->floor_ms, a, c->na, b, c->nb));
-        snprintf(uuid, sizeof uuid, "g%02zup", k);
+        snprintf(uuid, sizeof uuid, "a%07zx-0000-4000-8000-000000000000", (k + 1) * 16 + 2);
         json_array_append_new(runs, make_run(tmpl, uuid, c->floor_ms, b, c->nb, NULL, 0));
-        snprintf(uuid, sizeof uuid, "g%02zuq", k);
+        snprintf(uuid, sizeof uuid, "a%07zx-0000-4000-8000-000000000000", (k + 1) * 16 + 3);
         json_array_append_new(runs, make_run(tmpl, uuid, c->floor_ms, a, c->na, NULL, 0));
         snprintf(path, sizeof path, "%s/case%02zu_a.txt", argv[2], k);
         if (write_txt(path, a, c->na))
@@ -153,9 +157,9 @@ int main(int argc, char **argv)
         sample(r, &c, 1.1, 50, y);
         for (int i = 0; i < 50; i++)
             slow[i] = 1.5 * x[i];
-        json_array_append_new(runs, make_run(tmpl, "gatea", 0.004, x, 50, y, 50));
-        json_array_append_new(runs, make_run(tmpl, "gatec", 0.004, x, 50, y, 50));
-        json_t *b = make_run(tmpl, "gateb", 0.004, x, 50, y, 50);
+        json_array_append_new(runs, make_run(tmpl, "0000a001-0000-4000-8000-000000000000", 0.004, x, 50, y, 50));
+        json_array_append_new(runs, make_run(tmpl, "0000a003-0000-4000-8000-000000000000", 0.004, x, 50, y, 50));
+        json_t *b = make_run(tmpl, "0000a002-0000-4000-8000-000000000000", 0.004, x, 50, y, 50);
         json_t *bm = json_object_get(b, "measurements");
         for (size_t i = 0; i < json_array_size(bm); i++) {
             json_t *m = json_array_get(bm, i);
@@ -166,8 +170,8 @@ int main(int argc, char **argv)
             }
         }
         json_array_append_new(runs, b);
-        json_array_append_new(runs, make_run(tmpl, "gated", 0.004, slow, 50, y, 50));
-        json_array_append_new(runs, make_run(tmpl, "gatee", 0.004, x, 2, y, 50));
+        json_array_append_new(runs, make_run(tmpl, "0000a004-0000-4000-8000-000000000000", 0.004, slow, 50, y, 50));
+        json_array_append_new(runs, make_run(tmpl, "0000a005-0000-4000-8000-000000000000", 0.004, x, 2, y, 50));
     }
     json_object_set_new(doc, "runs", runs);
     snprintf(path, sizeof path, "%s/grid.json", argv[2]);

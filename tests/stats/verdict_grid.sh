@@ -35,7 +35,9 @@ while read -r k floor expect; do
     *) want=none ;;
   esac
   [ "$sr" = "shift below the timer floor" ] && want="$want/floor"
-  rid=$("$AB" query "SELECT id FROM runs WHERE uuid = 'g${k}r'" --db "$T/g.db" | sed -n 3p | tr -d ' ')
+  base=$(( (${k#0} + 1) * 16 ))
+  ur=$(printf 'a%07x' $((base + 1))) up=$(printf 'a%07x' $((base + 2))) uq=$(printf 'a%07x' $((base + 3)))
+  rid=$("$AB" query "SELECT id FROM runs WHERE uuid LIKE '$ur%'" --db "$T/g.db" | sed -n 3p | tr -d ' ')
   "$AB" report "$rid" --db "$T/g.db" --no-plots -o "$T/r.md" >/dev/null || fail "case $k: report failed"
   "$AB" report "$rid" --db "$T/g.db" --no-plots --chain -o "$T/rc.md" >/dev/null || fail "case $k: report --chain failed"
   # main table of the plain report: the same family of one as stats
@@ -48,7 +50,7 @@ while read -r k floor expect; do
   chain=$(rverdict "$(grep '^| cuda_mma_swizzle | cuda_mma_pipeline |' "$T/rc.md")")
   case "$chain" in faster*) chain=slower${chain#faster} ;; slower*) chain=faster${chain#slower} ;; esac
   [ -n "$chain" ] && [ "$chain" = "$main" ] || fail "case $k: --chain report: main table $main, chain table (mirrored) $chain"
-  cv=$("$AB" compare "g${k}p" "g${k}q" --db "$T/g.db" | grep '^B=4 ' | sed 's/.*  \([^ ].*\)$/\1/')
+  cv=$("$AB" compare "$up" "$uq" --db "$T/g.db" | grep '^B=4 ' | sed 's/.*  \([^ ].*\)$/\1/')
   case "$cv" in
     improved) got=faster ;;
     REGRESSED) got=slower ;;

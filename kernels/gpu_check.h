@@ -1,0 +1,64 @@
+/*
+ * gpu_check.h: the correctness check of GPU variants on the device, over
+ * every row of every (b, h) slice at any S (check.h gives the rule).
+ *
+ * Per configuration (per ab_gpu_bufs) the device computes once, in
+ * gpu_reference.cu: the float64 reference O_ref of all rows, and the plain
+ * same-precision computation with its float64 shadow (their error sums: the
+ * tolerance); per variant a compare kernel reduces |O - O_ref| over all of
+ * O. The device reference is itself checked against the CPU oracle
+ * (reference.c) by the GPU suite (tests/gpu, `gpu_check --reference`).
+ * Without CUDA (gpu_stub.c) every call fails with "built without CUDA".
+ */
+#ifndef ATTNBENCH_GPU_CHECK_H
+#define ATTNBENCH_GPU_CHECK_H
+
+#include "check.h"
+#include "gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest D the device reference handles (8 elements per lane of a warp). */
+#define AB_GPU_CHECK_MAX_D 256
+
+/* The pieces of a buffer set the device check needs (gpu_harness.cu). */
+typedef struct ab_gpu_parts {
+    ab_shape s;
+    void *q, *k, *v, *o; /* device tensors in s.dtype, [B,H,S,D] */
+    void *stream;        /* cudaStream_t */
+    void **ref;          /* the cached device reference (NULL until made) */
+} ab_gpu_parts;
+void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p);
+
+/* Checks O of b (left by ab_gpu_run_once) against the device reference of
+ * b's inputs over every row; fills *out (rows_checked = rows_total, seed 0).
+ * Returns 0; 1 when this shape cannot be checked on the device (D above
+ * AB_GPU_CHECK_MAX_D, no device memory for the float64 reference: err says
+ * why, and the caller checks on the host instead); -1 on a CUDA error. */
+int ab_gpu_check(ab_gpu_bufs *b, ab_check *out, char *err, size_t n);
+
+/* The device's float64 reference of every row, downloaded into oref
+ * (numel doubles), and its plain-vs-shadow sums: for the test that holds it
+ * against the CPU oracle. 0, 1 or -1 as ab_gpu_check. */
+int ab_gpu_reference(ab_gpu_bufs *b, double *oref, ab_check_sums *sums, char *err, size_t n);
+
+/* Frees a cached device reference (ab_gpu_bufs_destroy calls it). */
+void ab_gpu_ref_free(void *ref);
+
+/* The check of one measurement, wherever its output is: GPU variants (bufs
+ * non-NULL, output left in bufs by ab_gpu_run_once) on the device over
+ * every row, or, where the device cannot (return 1 of ab_gpu_check), on the
+ * host over ab_check_rows_for(s) rows per slice with `seed`; CPU variants on
+ * the host the same way (o holds their output). o: numel floats of scratch
+ * for the download. Returns 0, or -1 with err. */
+int ab_check_measurement(const ab_shape *s, ab_gpu_bufs *bufs, const float *q, const float *k,
+                         const float *v, float *o, unsigned long seed, ab_check *out,
+                         char *err, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * wgmma_host.cu: host-side helpers of the wgmma rungs (kernels/cuda_wgmma*.cu):
+ * the TMA tensor-map encoder (driver entry point cuTensorMapEncodeTiled,
+ * looked up through the CUDA runtime so nothing links against libcuda) and
+ * the device check that keeps sm_90a-only kernels off other GPUs.
+ * Contracts in kernels/wgmma_common.cuh.
+ */
+#include "wgmma_common.cuh"
+
+#include <cudaTypedefs.h>
+#include <stdio.h>
+
+int ab_wgmma_device_ok(const char *name, char *err, size_t n)
+{
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+        snprintf(err, n, "%s: cannot query the device: %s", name,
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    if (major != 9 || minor != 0) {
+        snprintf(err, n,
+                 "%s: needs an sm_90a GPU (Hopper, compute capability 9.0: wgmma, TMA); this "
+                 "device is %d.%d",
+                 name, major, minor);
+        return -1;
+    }
+    return 0;
+}
+
+int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long long BH, int S,
+                        int D, int rows, char *err, size_t n)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
+    if (!encode) {
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                             cudaEnableDefault, &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess || !fn) {
+            snprintf(err, n, "cuTensorMapEncodeTiled: not found in the CUDA driver");
+            return -1;
+        }
+        encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+    }
+    const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)S, (cuuint64_t)BH};
+    const cuuint64_t strides[2] = {(cuuint64_t)D * 2, (cuuint64_t)S * D * 2}; /* bytes, dims 1.. */
+    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1};
+    const cuuint32_t estr[3] = {1, 1, 1};
+    CUresult r = encode(map, is_bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                        3, const_cast<void *>(gptr), dims, strides, box, estr,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        snprintf(err, n, "cuTensorMapEncodeTiled failed (CUresult %d) for S=%d D=%d rows=%d",
+                 (int)r, S, D, rows);
+        return -1;
+    }
+    return 0;
+}

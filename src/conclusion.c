@@ -1,0 +1,323 @@
+/*
+ * conclusion.c: a report's conclusion against its hypothesis (conclusion.h):
+ * the experiment's claims (`expect`, else the ablation's default), each
+ * judged from the verdicts the report printed, and the measurements whose
+ * samples are too spread out to trust (spread.h).
+ */
+#include "conclusion.h"
+#include "spread.h"
+
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct claim {
+    const char *variant, *than; /* into the parsed config (valid while it lives) */
+    ab_verdict verdict;
+} claim;
+
+static const char *baseline_of(const ab_experiment *e)
+{
+    return e->baseline ? e->baseline : e->nvariants ? e->variants[0].name : "";
+}
+
+static int is_variant(const ab_experiment *e, const char *name)
+{
+    for (size_t i = 0; i < e->nvariants; i++)
+        if (strcmp(e->variants[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int fail_at(char *err, size_t n, const ab_experiment *e, const config_setting_t *s,
+                   const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(err, n, "%s:%d: expect: %s", e->path, s ? config_setting_source_line(s) : 0, msg);
+    return -1;
+}
+
+/* Parses e->text into cfg and its `expect` list into claims (malloc'd, *nc
+ * entries; none when the experiment has no `expect`). Returns 0 or -1 with
+ * err. cfg must be destroyed by the caller either way. */
+static int load_claims(const ab_experiment *e, config_t *cfg, claim **out, size_t *nc, char *err,
+                       size_t n)
+{
+    *out = NULL;
+    *nc = 0;
+    if (!e->text || config_read_string(cfg, e->text) != CONFIG_TRUE)
+        return 0; /* the experiment parser reports syntax errors */
+    const config_setting_t *list = config_lookup(cfg, "expect");
+    if (!list)
+        return 0;
+    if (!config_setting_is_list(list) && !config_setting_is_array(list))
+        return fail_at(err, n, e, list, "must be a list of groups ( { variant = ...; verdict = ...; } )");
+    const int len = config_setting_length(list);
+    claim *c = calloc(len ? (size_t)len : 1, sizeof *c);
+    if (!c) {
+        snprintf(err, n, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+        const char *verdict = NULL;
+        if (!config_setting_is_group(g)) {
+            free(c);
+            return fail_at(err, n, e, g, "each entry must be a group { variant = ...; verdict = ...; }");
+        }
+        if (!config_setting_lookup_string(g, "variant", &c[i].variant) ||
+            !is_variant(e, c[i].variant)) {
+            free(c);
+            return fail_at(err, n, e, g, "variant must name one of the experiment's variants");
+        }
+        if (!config_setting_lookup_string(g, "than", &c[i].than))
+            c[i].than = baseline_of(e);
+        else if (!is_variant(e, c[i].than)) {
+            const char *than = c[i].than; /* points into cfg, not into c */
+            free(c);
+            return fail_at(err, n, e, g, "than '%s' is not one of the experiment's variants", than);
+        }
+        if (!config_setting_lookup_string(g, "verdict", &verdict) ||
+            (strcmp(verdict, "faster") && strcmp(verdict, "slower") && strcmp(verdict, "no difference"))) {
+            free(c);
+            return fail_at(err, n, e, g, "verdict must be \"faster\", \"slower\" or \"no difference\"");
+        }
+        c[i].verdict = strcmp(verdict, "faster") == 0   ? AB_FASTER
+                       : strcmp(verdict, "slower") == 0 ? AB_SLOWER
+                                                        : AB_NO_DIFFERENCE;
+    }
+    *out = c;
+    *nc = (size_t)len;
+    return 0;
+}
+
+int ab_expect_check(const ab_experiment *e, char *err, size_t n)
+{
+    config_t cfg;
+    claim *c;
+    size_t nc;
+    config_init(&cfg);
+    int rc = load_claims(e, &cfg, &c, &nc, err, n);
+    if (rc == 0)
+        free(c);
+    config_destroy(&cfg);
+    return rc;
+}
+
+static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *name)
+{
+    for (size_t i = 0; i < e->nvariants; i++)
+        if (strcmp(e->variants[i].name, name) == 0)
+            return &e->variants[i];
+    return NULL;
+}
+
+enum { NO_CLAIM, STATED, AA_TEST };
+
+/* The claim for (variant, than) and where it comes from (*source): the
+ * experiment's `expect`, else "no difference" when both are instances of one
+ * built-in variant in one timing mode (an A/A test), else none. */
+static ab_verdict claim_for(const ab_experiment *e, const claim *c, size_t nc, const char *variant,
+                            const char *than, int *source)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (strcmp(c[i].variant, variant) == 0 && strcmp(c[i].than, than) == 0) {
+            *source = STATED;
+            return c[i].verdict;
+        }
+    const ab_exp_variant *a = exp_variant(e, variant), *b = exp_variant(e, than);
+    *source = a && b && a->native && a->native == b->native && a->timing == b->timing &&
+                      !a->command && !b->command
+                  ? AA_TEST
+                  : NO_CLAIM;
+    return AB_NO_DIFFERENCE;
+}
+
+typedef struct part {
+    const char *variant, *reference;
+    ab_verdict claim;
+    int source; /* NO_CLAIM, STATED, AA_TEST */
+    int count[3]; /* by verdict: no difference, faster, slower */
+    int not_compared, wide;
+} part;
+
+enum { HELD, NOT_HELD, INCONCLUSIVE, NOT_JUDGED };
+static const char *const outcome_name[] = {"held", "did not hold", "inconclusive", "not judged"};
+
+static int judge(const part *p)
+{
+    if (p->source == NO_CLAIM)
+        return NOT_JUDGED;
+    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
+    const int contradicting = p->claim == AB_FASTER   ? p->count[AB_SLOWER]
+                              : p->claim == AB_SLOWER ? p->count[AB_FASTER]
+                                                      : p->count[AB_FASTER] + p->count[AB_SLOWER];
+    if (contradicting > 0)
+        return NOT_HELD;
+    if (total > 0 && p->count[p->claim] == total)
+        return HELD;
+    return INCONCLUSIVE;
+}
+
+/* What the verdicts say without a claim: one verdict everywhere, one
+ * direction with some configurations undecided, or both directions. */
+static const char *finding(const part *p)
+{
+    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
+    if (total == 0 || p->not_compared == total)
+        return "nothing compared";
+    if (p->count[AB_FASTER] == total)
+        return "faster everywhere";
+    if (p->count[AB_SLOWER] == total)
+        return "slower everywhere";
+    if (p->count[AB_NO_DIFFERENCE] == total)
+        return "no significant difference anywhere";
+    if (p->count[AB_FASTER] && p->count[AB_SLOWER])
+        return "faster in some configurations, slower in others";
+    if (p->count[AB_FASTER])
+        return "faster or no significant difference";
+    if (p->count[AB_SLOWER])
+        return "slower or no significant difference";
+    return "no significant difference where compared";
+}
+
+static const char *claim_text(ab_verdict v)
+{
+    return v == AB_FASTER ? "faster" : v == AB_SLOWER ? "slower" : "no difference";
+}
+
+void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o, size_t n,
+                         const ab_rmeas *const *meas, size_t nmeas)
+{
+    config_t cfg;
+    claim *claims = NULL;
+    size_t nclaims = 0;
+    char err[512];
+    config_init(&cfg);
+    if (load_claims(e, &cfg, &claims, &nclaims, err, sizeof err))
+        claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
+    part *parts = calloc(n ? n : 1, sizeof *parts);
+    ab_spread *sp = calloc(nmeas ? nmeas : 1, sizeof *sp);
+    int *has_sp = calloc(nmeas ? nmeas : 1, sizeof *has_sp);
+    size_t np = 0;
+    if (!parts || !sp || !has_sp) {
+        fprintf(out, "\n## Conclusion\n\n(out of memory)\n");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < nmeas; i++)
+        has_sp[i] = strcmp(meas[i]->status, "ok") == 0 && meas[i]->n >= 2 &&
+                    ab_spread_check(meas[i]->ms, meas[i]->n, &sp[i]) == 0;
+
+    for (size_t i = 0; i < n; i++) {
+        part *p = NULL;
+        for (size_t k = 0; k < np && !p; k++)
+            if (strcmp(parts[k].variant, o[i].variant->variant) == 0 &&
+                strcmp(parts[k].reference, o[i].reference->variant) == 0)
+                p = &parts[k];
+        if (!p) {
+            p = &parts[np++];
+            p->variant = o[i].variant->variant;
+            p->reference = o[i].reference->variant;
+            p->claim = claim_for(e, claims, nclaims, p->variant, p->reference, &p->source);
+        }
+        if (o[i].computed)
+            p->count[o[i].verdict]++;
+        else
+            p->not_compared++;
+        for (size_t k = 0; k < nmeas; k++)
+            if ((meas[k] == o[i].variant || meas[k] == o[i].reference) && has_sp[k] && sp[k].wide)
+                p->wide++;
+    }
+
+        fprintf(out, "\n## Conclusion\n\nAgainst the hypothesis above, from this report's own "
+                 "verdicts. The hypothesis is free text; what is judged is one claim per part (a "
+                 "variant against its reference, in every configuration): the verdict the "
+                 "experiment expects in its `expect` list, or no difference when both are "
+                 "instances of one variant (an A/A test). A part **held** when every "
+                 "configuration's verdict is the claimed one, **did not hold** when any verdict "
+                 "contradicts it, and is **inconclusive** otherwise (no significant difference, "
+                 "or no comparison, somewhere). A part without a claim is not judged; its "
+                 "verdicts are summarised. Wide: measurements of the part whose p90/p10 exceeds "
+                 "%.1f (listed below).\n\n",
+            AB_SPREAD_RATIO);
+    if (np == 0) {
+        fprintf(out, "No comparisons: the experiment has a single variant, or none was "
+                     "measured, so nothing was tested: **inconclusive**.\n");
+    } else {
+        int tally[4] = {0, 0, 0, 0};
+        fprintf(out, "| part | claim | faster | slower | no significant difference | not compared "
+                     "| wide | outcome |\n|---|---|---:|---:|---:|---:|---:|---|\n");
+        for (size_t k = 0; k < np; k++) {
+            const part *p = &parts[k];
+            const int j = judge(p);
+            tally[j]++;
+            fprintf(out, "| %s vs %s | %s | %d | %d | %d | %d | %d | ", p->variant, p->reference,
+                    p->source == NO_CLAIM  ? "none stated"
+                    : p->source == AA_TEST ? "no difference (A/A)"
+                                           : claim_text(p->claim),
+                    p->count[AB_FASTER], p->count[AB_SLOWER], p->count[AB_NO_DIFFERENCE],
+                    p->not_compared, p->wide);
+            if (j == NOT_JUDGED)
+                fprintf(out, "not judged: %s |\n", finding(p));
+            else
+                fprintf(out, "**%s** |\n", outcome_name[j]);
+        }
+        const int judged = tally[HELD] + tally[NOT_HELD] + tally[INCONCLUSIVE];
+        if (judged == 0) {
+            fprintf(out, "\nOverall: **not judged**. The experiment states no expected verdicts "
+                         "(`expect = ( { variant = ...; than = ...; verdict = \"faster\"; } );`), "
+                         "so its hypothesis is compared with the findings above by the reader, "
+                         "not by attnbench.\n");
+        } else {
+            const char *overall = tally[NOT_HELD] == 0 && tally[INCONCLUSIVE] == 0 ? "held"
+                                  : tally[NOT_HELD] == 0                           ? "inconclusive"
+                                  : tally[HELD] > 0                                ? "held in part"
+                                                                                   : "did not hold";
+            fprintf(out, "\nOverall: of %d judged part%s, %d held, %d did not hold, %d "
+                         "inconclusive%s. The hypothesis: **%s**.\n",
+                    judged, judged == 1 ? "" : "s", tally[HELD], tally[NOT_HELD],
+                    tally[INCONCLUSIVE], tally[NOT_JUDGED] ? " (parts without a claim not counted)" : "",
+                    overall);
+        }
+    }
+
+    size_t nwide = 0;
+    for (size_t i = 0; i < nmeas; i++)
+        nwide += has_sp[i] && sp[i].wide;
+    if (nwide == 0) {
+        fprintf(out, "\nSpread: every measurement's p90/p10 is within %.1f.\n", AB_SPREAD_RATIO);
+        goto cleanup;
+    }
+    fprintf(out, "\n**Warning: %zu measurement%s spread too widely to trust** (p90/p10 > %.1f; "
+                 "bimodal when the bimodality coefficient also exceeds 5/9, Pfister et al. 2013). "
+                 "Their medians depend on how many samples fell in each mode; on a CPU this is "
+                 "usually threads waiting for a busy core (see the run's load average and "
+                 "threads above):\n\n",
+            nwide, nwide == 1 ? "" : "s", AB_SPREAD_RATIO);
+    size_t shown = 0;
+    for (size_t i = 0; i < nmeas; i++) {
+        if (!has_sp[i] || !sp[i].wide)
+            continue;
+        if (shown++ == 20) {
+            fprintf(out, "- … and %zu more\n", nwide - 20);
+            break;
+        }
+        char title[128];
+        ab_rmeas_title(meas[i], title, sizeof title);
+        fprintf(out, "- %s, %s: p10 %.4f ms, p90 %.4f ms (×%.1f), bimodality coefficient %.2f%s\n",
+                meas[i]->variant, title, sp[i].p10, sp[i].p90, sp[i].ratio, sp[i].bc,
+                sp[i].bimodal ? ": **bimodal**" : "");
+    }
+cleanup:
+    free(parts);
+    free(sp);
+    free(has_sp);
+    free(claims);
+    config_destroy(&cfg);
+}

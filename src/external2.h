@@ -1,0 +1,55 @@
+/*
+ * external2.h: external variants speaking protocol 2 (adapters/PROTOCOL.md):
+ * one adapter process per variant, kept alive for the whole run, told each
+ * configuration once on its stdin and then asked for samples a few at a
+ * time ("take K"), so that its samples are taken inside attnbench's
+ * interleaved rounds like a native variant's and its start-up (interpreter,
+ * imports, CUDA context) is paid once per run instead of once per
+ * configuration. Line formats, the child's environment, process group and
+ * kill rules are protocol 1's (external.h) where not said otherwise.
+ */
+#ifndef ATTNBENCH_EXTERNAL2_H
+#define ATTNBENCH_EXTERNAL2_H
+
+#include "external.h"
+
+#include <stddef.h>
+
+typedef struct ab_ext2 ab_ext2;
+
+/* Starts `/bin/sh -c command` (own process group; stdin, stdout and stderr
+ * on pipes; ATTNBENCH_PROTOCOL=2 and ATTNBENCH_VARIANT=name in its
+ * environment, inherited ATTNBENCH_* removed) in workdir (NULL: the current
+ * directory). timeout_s bounds each later request. Returns 0 and *p, or -1
+ * with "external variant NAME: why" in err (n bytes). */
+int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
+                  ab_ext2 **p, char *err, size_t n);
+
+/* Tells the adapter a configuration (rq's B, H, S, D, causal, dtype,
+ * warmup, seed, timing_mode, graph_k; rq->samples is ignored) and reads its
+ * answer: at most one env line, exactly one check line, then `ready`. Fills
+ * out's correctness figures and env_json (ms stays NULL). Returns 0; 1 when
+ * the adapter answered `error MESSAGE` (out->error: "adapter reported:
+ * MESSAGE"; it stays alive for the next configuration); -1 on a protocol
+ * violation, a timeout or the adapter's death (out->error says which; the
+ * process is then killed and every later request fails). */
+int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out);
+
+/* Asks for k >= 1 samples of the current configuration and reads them:
+ * exactly k `sample X` lines (finite, > 0 ms) then `done`. Returns 0 with
+ * ms[0..k) filled, or -1 with the reason in err (n bytes); after -1 the
+ * process is killed. */
+int ab_ext2_take(ab_ext2 *p, size_t k, double *ms, char *err, size_t n);
+
+/* The last bytes (<= AB_EXT_STDERR_KEEP) of the adapter's stderr so far, a
+ * malloc'd string ("" when none), or NULL when out of memory. */
+char *ab_ext2_stderr(const ab_ext2 *p);
+
+/* Seconds the process has existed (start-up included). */
+double ab_ext2_age_s(const ab_ext2 *p);
+
+/* Sends `quit`, closes its stdin, waits up to 2 s for it to exit, then
+ * kills its process group; frees p. NULL-safe. */
+void ab_ext2_stop(ab_ext2 *p);
+
+#endif

@@ -1,0 +1,16 @@
+/*
+ * report_check.h: the correctness check's coverage in a report
+ * (report_check.c).
+ */
+#ifndef ATTNBENCH_REPORT_CHECK_H
+#define ATTNBENCH_REPORT_CHECK_H
+
+#include <sqlite3.h>
+#include <stdio.h>
+
+/* Prints one "Coverage: ..." paragraph for run_id to out: every row checked,
+ * or the sampled rows, coverage, single-wrong-row escape probability and
+ * seeds. Prints nothing for runs made before the check stored rows_total. */
+void ab_report_check_coverage(sqlite3 *db, long long run_id, FILE *out);
+
+#endif

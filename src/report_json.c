@@ -1,0 +1,123 @@
+/*
+ * report_json.c: `attnbench report RUN --json`, the machine-readable report
+ * (report_internal.h). Every comparison the markdown report makes, with the
+ * numbers report.c computed for it (the markdown prints the same values,
+ * rounded), and one summary per measurement:
+ *
+ *   {"run": 3, "experiment": "...", "baseline": "...", "alpha": 0.05,
+ *    "practical": 0.01,
+ *    "comparisons": [{"config": {"B", "H", "S", "D", "causal", "dtype"},
+ *       "variant", "baseline", "speedup", "speedup_ci": [lo, hi],
+ *       "p", "p_adjusted" (null where the rounds are too few for the test
+ *       to reach alpha), "verdict", "method", "paired", "rounds",
+ *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
+ *       family can reach alpha after Holm: p_adjusted null), "clocks_differ"},
+ *       ...],
+ *    "variants": [{"config", "variant", "status", "n", "rounds",
+ *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
+ *       "sm_mhz", "power_w", "power_capped_share"}, ...]}
+ *
+ * Numbers are written with 17 significant digits (jansson's real format);
+ * absent values (no clocks, no summary) are null.
+ */
+#include "report_internal.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+static json_t *config(const ab_rmeas *r)
+{
+    return json_pack("{s:i, s:i, s:i, s:i, s:b, s:s}", "B", r->B, "H", r->H, "S", r->S, "D", r->D,
+                     "causal", r->causal, "dtype", r->dtype);
+}
+
+int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
+                   ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
+                   double alpha, double practical)
+{
+    json_t *root = json_object(), *jc = json_array(), *jv = json_array();
+    int rc = -1;
+    if (!root || !jc || !jv)
+        goto cleanup;
+    json_object_set_new(root, "run", json_integer(run_id));
+    json_object_set_new(root, "experiment", json_string(experiment));
+    json_object_set_new(root, "baseline", json_string(baseline));
+    json_object_set_new(root, "alpha", json_real(alpha));
+    json_object_set_new(root, "practical", json_real(practical));
+    for (size_t i = 0; i < ncmp; i++) {
+        const ab_rep_cmp *c = &cmps[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "config", config(&c->a->r));
+        json_object_set_new(o, "variant", json_string(c->a->r.variant));
+        json_object_set_new(o, "baseline", json_string(c->b->r.variant));
+        if (!c->ok) {
+            json_object_set_new(o, "speedup", json_null());
+            json_object_set_new(o, "speedup_ci", json_null());
+            json_object_set_new(o, "p", json_null());
+            json_object_set_new(o, "p_adjusted", json_null());
+            json_object_set_new(o, "verdict", json_string("not compared"));
+            json_object_set_new(o, "method", json_null());
+        } else {
+            json_object_set_new(o, "speedup", num(c->speedup));
+            json_object_set_new(o, "speedup_ci", json_pack("[o, o]", num(c->lo), num(c->hi)));
+            json_object_set_new(o, "p", c->too_few ? json_null() : num(c->p));
+            json_object_set_new(o, "p_adjusted",
+                                c->too_few || c->too_few_family ? json_null() : num(c->p_adj));
+            json_object_set_new(o, "verdict", json_string(ab_rep_verdict(c)));
+            json_object_set_new(o, "method", json_string(ab_rep_method(c)));
+            json_object_set_new(o, "paired", json_boolean(c->paired));
+            json_object_set_new(o, "rounds", json_integer(c->paired ? (json_int_t)c->rr.rounds : 0));
+            json_object_set_new(o, "too_few_rounds", json_boolean(c->too_few));
+            json_object_set_new(o, "too_few_rounds_for_family", json_boolean(c->too_few_family));
+            json_object_set_new(o, "clocks_differ", json_boolean(c->clocks_differ));
+        }
+        json_array_append_new(jc, o);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ab_rep_meas *x = sorted[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "config", config(&x->r));
+        json_object_set_new(o, "variant", json_string(x->r.variant));
+        json_object_set_new(o, "status", json_string(x->r.status));
+        json_object_set_new(o, "n", json_integer((json_int_t)x->r.n));
+        json_object_set_new(o, "rounds", json_integer(x->r.rounds));
+        if (x->have_summary) {
+            json_object_set_new(o, "median_ms", num(x->s.median));
+            json_object_set_new(o, "median_ci", json_pack("[o, o]", num(x->lo), num(x->hi)));
+            json_object_set_new(o, "median_ci_method",
+                                json_string(x->ci_rounds ? "cluster bootstrap over rounds"
+                                                         : "i.i.d. bootstrap"));
+            json_object_set_new(o, "tflops", num(x->r.flops / (x->s.median * 1e9)));
+        } else {
+            json_object_set_new(o, "median_ms", json_null());
+            json_object_set_new(o, "median_ci", json_null());
+            json_object_set_new(o, "median_ci_method", json_null());
+            json_object_set_new(o, "tflops", json_null());
+        }
+        int clk = x->clk.blocks > 0;
+        json_object_set_new(o, "sm_mhz", clk ? num(x->clk.sm_mhz) : json_null());
+        json_object_set_new(o, "power_w", clk ? num(x->clk.power_w) : json_null());
+        json_object_set_new(o, "power_capped_share", clk ? num(x->clk.capped_share) : json_null());
+        json_array_append_new(jv, o);
+    }
+    json_object_set_new(root, "comparisons", jc);
+    json_object_set_new(root, "variants", jv);
+    jc = jv = NULL;
+    if (json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) != 0) {
+        error("report: writing the JSON failed");
+        goto cleanup;
+    }
+    fputc('\n', out);
+    rc = 0;
+cleanup:
+    if (rc && !root)
+        error("out of memory");
+    json_decref(jc);
+    json_decref(jv);
+    json_decref(root);
+    return rc;
+}

@@ -1,0 +1,210 @@
+/*
+ * runenv.c: a run's settings and conditions (runenv.h): OpenMP threads,
+ * CPU affinity (sched_getaffinity), load average (getloadavg), stored as
+ * JSON in runs.run_settings.
+ */
+#include "runenv.h"
+#include "store.h"
+#include "util.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The CPUs of a mask as a list of ranges ("0-3,6"); their count in *count. */
+static void cpu_list(const cpu_set_t *set, char *buf, size_t n, int *count)
+{
+    size_t len = 0;
+    *count = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, set))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, set))
+            last++;
+        *count += last - c + 1;
+        if (len < n)
+            len += (size_t)snprintf(buf + len, n - len, last > c ? "%s%d-%d" : "%s%d", len ? "," : "",
+                                    c, last);
+        c = last;
+    }
+}
+
+static json_t *load_json(void)
+{
+    double l[3];
+    if (getloadavg(l, 3) != 3)
+        return json_null();
+    /* two decimals, as /proc/loadavg and uptime(1) print it */
+    return json_pack("[f, f, f]", round(l[0] * 100) / 100, round(l[1] * 100) / 100,
+                     round(l[2] * 100) / 100);
+}
+
+json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
+{
+    int threads = 1, openmp = 0;
+#ifdef _OPENMP
+    openmp = 1;
+    if (e->threads > 0)
+        omp_set_num_threads(e->threads);
+    threads = omp_get_max_threads();
+#endif
+    json_t *s = json_object();
+    if (!s)
+        return NULL;
+    json_object_set_new(s, "timing_mode", json_string(timing_mode));
+    json_object_set_new(s, "threads", json_integer(threads));
+    json_object_set_new(s, "threads_requested", json_integer(e->threads));
+    json_object_set_new(s, "threads_from", json_string(e->threads_set ? "experiment" : "default"));
+    json_object_set_new(s, "openmp", json_boolean(openmp));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        char list[512];
+        int count;
+        cpu_list(&set, list, sizeof list, &count);
+        json_object_set_new(s, "affinity", json_string(list));
+        json_object_set_new(s, "affinity_cpus", json_integer(count));
+    }
+    json_object_set_new(s, "load_avg", load_json());
+    static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES",
+                                       "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"};
+    json_t *env = json_object();
+    for (size_t i = 0; env && i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i]))
+            json_object_set_new(env, vars[i], json_string(getenv(vars[i])));
+    if (env && json_object_size(env))
+        json_object_set_new(s, "environment", env);
+    else
+        json_decref(env);
+    return s;
+}
+
+int ab_runenv_store(sqlite3 *db, long long run_id, const json_t *settings, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    char *text = json_dumps(settings, JSON_SORT_KEYS | JSON_COMPACT);
+    int rc = -1;
+    if (!text) {
+        snprintf(err, AB_ERR, "out of memory storing the run settings");
+        return -1;
+    }
+    if (ab_db_prepare(db, "UPDATE runs SET run_settings = ? WHERE id = ?", &st, err))
+        goto cleanup;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, run_id);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        snprintf(err, AB_ERR, "storing the run settings of run %lld: %s", run_id, sqlite3_errmsg(db));
+        goto cleanup;
+    }
+    rc = 0;
+cleanup:
+    sqlite3_finalize(st);
+    free(text);
+    return rc;
+}
+
+int ab_runenv_finish(sqlite3 *db, long long run_id, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    json_t *l = load_json();
+    char *text = json_dumps(l, JSON_ENCODE_ANY | JSON_COMPACT);
+    int rc = -1;
+    json_decref(l);
+    if (!text) {
+        snprintf(err, AB_ERR, "out of memory storing the run settings");
+        return -1;
+    }
+    if (ab_db_prepare(db,
+                      "UPDATE runs SET run_settings = json_set(run_settings, '$.load_avg_end', "
+                      "json(?)) WHERE id = ? AND run_settings IS NOT NULL",
+                      &st, err))
+        goto cleanup;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, run_id);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        snprintf(err, AB_ERR, "storing the load average of run %lld: %s", run_id, sqlite3_errmsg(db));
+        goto cleanup;
+    }
+    rc = 0;
+cleanup:
+    sqlite3_finalize(st);
+    free(text);
+    return rc;
+}
+
+json_t *ab_runenv_load(sqlite3 *db, long long run_id)
+{
+    sqlite3_stmt *st = NULL;
+    json_t *s = NULL;
+    /* prepared without ab_db_prepare: an older schema has no such column,
+     * which is not an error here */
+    if (sqlite3_prepare_v2(db, "SELECT run_settings FROM runs WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
+        s = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+    sqlite3_finalize(st);
+    return s;
+}
+
+int ab_runenv_busy(const json_t *s)
+{
+    json_t *l = json_object_get(s, "load_avg");
+    long long cpus = json_integer_value(json_object_get(s, "affinity_cpus")),
+              threads = json_integer_value(json_object_get(s, "threads"));
+    if (!json_is_array(l) || cpus <= 0 || threads <= 0)
+        return 0;
+    return json_real_value(json_array_get(l, 0)) + (double)threads > (double)cpus;
+}
+
+void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
+{
+    json_t *s = ab_runenv_load(db, run_id);
+    if (!s)
+        return;
+    json_t *l = json_object_get(s, "load_avg"), *le = json_object_get(s, "load_avg_end");
+    long long threads = json_integer_value(json_object_get(s, "threads"));
+    fprintf(out, "| CPU threads, affinity, load | %lld OpenMP thread%s (%s%s), CPUs %s (%lld)",
+            threads, threads == 1 ? "" : "s",
+            strcmp(json_string_value(json_object_get(s, "threads_from")) ?: "", "experiment") == 0
+                ? "set by the experiment"
+                : "default",
+            json_is_true(json_object_get(s, "openmp")) ? "" : "; this build has no OpenMP",
+            json_string_value(json_object_get(s, "affinity")) ?: "?",
+            json_integer_value(json_object_get(s, "affinity_cpus")));
+    if (json_is_array(l))
+        fprintf(out, ", load average %.2f / %.2f / %.2f (1 / 5 / 15 min) at the start",
+                json_real_value(json_array_get(l, 0)), json_real_value(json_array_get(l, 1)),
+                json_real_value(json_array_get(l, 2)));
+    if (json_is_array(le))
+        fprintf(out, ", %.2f at the end", json_real_value(json_array_get(le, 0)));
+    if (ab_runenv_busy(s))
+        fprintf(out, "; **busy host: the load average plus this run's threads exceeded its "
+                     "CPUs, so samples include waiting for a core**");
+    fprintf(out, " |\n");
+    json_decref(s);
+}
+
+void ab_runenv_warn(const json_t *fp, const json_t *s)
+{
+    const char *commit = json_string_value(json_object_get(json_object_get(fp, "build"), "commit"));
+    if (!commit || strcmp(commit, "unknown") == 0)
+        fprintf(stderr, "  (warning: the build's commit is unknown: git is not installed or this is "
+                        "not a git checkout; the fingerprint cannot name the source)\n");
+    if (ab_runenv_busy(s))
+        fprintf(stderr, "  (warning: busy host: load average %.2f with %lld CPUs for %lld thread(s); "
+                        "samples will include waiting for a core)\n",
+                json_real_value(json_array_get(json_object_get(s, "load_avg"), 0)),
+                json_integer_value(json_object_get(s, "affinity_cpus")),
+                json_integer_value(json_object_get(s, "threads")));
+}

@@ -1,0 +1,43 @@
+#!/bin/sh
+# fake_adapter2.sh: a protocol-2 adapter in plain sh for the tests
+# (adapters/PROTOCOL.md, "Protocol 2"). One process for the whole run:
+# reads `config ...`, answers env/check/ready (or `error` when S equals
+# $FAKE2_ERROR_S), answers `take K` with K samples and `done`, exits on
+# `quit`. It logs every request to stderr and, when $FAKE2_LOG is set,
+# appends "pid request" lines to that file (the test counts processes and
+# requests). $FAKE2_DIE_TAKE=N: exit 3 at the N-th take (a crash inside the
+# rounds). Samples are 0.5 ms plus a few microseconds.
+[ "${ATTNBENCH_PROTOCOL:-}" = 2 ] || { echo "error this adapter speaks protocol 2, not ${ATTNBENCH_PROTOCOL:-none}"; exit 1; }
+takes=0
+while read -r cmd rest; do
+  echo "fake2 $$: $cmd $rest" >&2
+  [ -n "${FAKE2_LOG:-}" ] && echo "$$ $cmd $rest" >>"$FAKE2_LOG"
+  case "$cmd" in
+  config)
+    S=
+    for kv in $rest; do
+      case "$kv" in S=*) S=${kv#S=} ;; esac
+    done
+    if [ "$S" = "${FAKE2_ERROR_S:-none}" ]; then
+      echo "error S=$S is not supported by this fake"
+      continue
+    fi
+    echo '# a comment line is ignored'
+    echo 'env {"fake": 2}'
+    echo "check max_abs_err=0.0001 mean_abs_err=0.00001 rel_l2_err=0.0001 plain_max_abs_err=0.001 nonfinite=0 rows_checked=$S"
+    echo ready
+    ;;
+  take)
+    takes=$((takes + 1))
+    [ "$takes" = "${FAKE2_DIE_TAKE:-0}" ] && { echo "fake2: dying at take $takes" >&2; exit 3; }
+    i=0
+    while [ "$i" -lt "$rest" ]; do
+      echo "sample 0.50$((takes % 10))$i"
+      i=$((i + 1))
+    done
+    echo done
+    ;;
+  quit) exit 0 ;;
+  *) echo "error unknown request $cmd" ;;
+  esac
+done

@@ -1,0 +1,483 @@
+#!/bin/sh
+# tests/faults/faults_test.sh: issue 14's hostile inputs, faults, signals and
+# races, one case per finding of the issue (numbers in the case comments).
+# Usage: faults_test.sh CASE ATTNBENCH SOURCE_ROOT [FAILWRITE.so]
+# Each case runs in a fresh temporary directory and exits 0 (pass), 1 (fail)
+# or 77 (skipped). Expected values come from outside attnbench: sqlite3(1)
+# counts and checks the database, cmp(1) compares files, the shell's $? is
+# the exit status, and the configurations expected are counted by hand from
+# the experiment files below.
+set -u
+# one thread for the OpenMP reference: CPU timings here need no speed, and
+# spinning OpenMP threads crawl on a shared 2-core machine
+export OMP_NUM_THREADS=1
+case_name=$1; AB=$2; SRC=$3; SHIM=${4:-}
+tmp=$(mktemp -d); trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+
+# attnbench expected to fail with pattern in its (at most 3-line) stderr
+expect_error() { # pattern, args...
+  pat=$1; shift
+  if "$AB" "$@" >out.txt 2>err.txt; then fail "'attnbench $*' succeeded; expected an error"; fi
+  grep -q -- "$pat" err.txt || { cat err.txt >&2; fail "stderr of 'attnbench $*' lacks '$pat'"; }
+  [ "$(wc -l <err.txt)" -le 3 ] || { cat err.txt >&2; fail "more than one message for '$*'"; }
+  ok "$* -> $(head -n 1 err.txt)"
+}
+q() { sqlite3 "$@"; }
+# Linux signal numbers (POSIX sh's kill -l does not map names to numbers)
+signum() { case $1 in HUP) echo 1 ;; INT) echo 2 ;; QUIT) echo 3 ;; KILL) echo 9 ;; PIPE) echo 13 ;; TERM) echo 15 ;; esac; }
+
+# a small CPU experiment: 2 configurations x 2 variants = 4 measurements of
+# 6 samples each
+small_cfg() { # file, extra
+  cat >"$1" <<CFG
+name = "tiny";
+variants = ["cpu_reference", "cpu_flash"];
+sweep = { B = 1; H = 1; S = [16, 17]; D = 8; dtype = "fp32"; };
+warmup = 0;
+samples = 6;
+round_size = 3;
+$2
+CFG
+}
+# a slower one for signals: 6 configurations x 2 variants = 12 measurements
+# of 200 samples
+slow_cfg() {
+  cat >"$1" <<CFG
+name = "slow";
+variants = ["cpu_reference", "cpu_flash"];
+sweep = { B = 1; H = 2; S = [48, 49, 50, 51, 52, 53]; D = 16; dtype = "fp32"; };
+warmup = 0;
+samples = 200;
+round_size = 50;
+CFG
+}
+# waits until db has at least $2 measurements (at most 60 s)
+wait_measurements() {
+  i=0
+  while [ "$(q "$1" "SELECT count(*) FROM measurements" 2>/dev/null || echo 0)" -lt "$2" ] && [ $i -lt 600 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+}
+# The invariant of every fault: the database is intact, and a run's stored
+# status tells the truth: 'complete' only with every measurement whole; any
+# other run is 'failed', 'interrupted' or shown 'abandoned' (its process is
+# gone); every 'ok' measurement has all its samples. Args: db, expected
+# measurements of a complete run, samples per measurement.
+check_truth() {
+  db=$1; want=$2; per=$3
+  [ -s "$db" ] || return 0   # failed before the database existed
+  ic=$(q "$db" "PRAGMA integrity_check" 2>&1)
+  [ "$ic" = ok ] || fail "integrity_check of $db: $ic"
+  q "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'runs'" | grep -qx 1 || return 0
+  bad=$(q "$db" "SELECT count(*) FROM measurements m WHERE m.status = 'ok' AND
+    (SELECT count(*) FROM samples s WHERE s.measurement_id = m.id) != $per")
+  [ "$bad" = 0 ] || fail "$bad ok measurements with a partial set of samples"
+  for id in $(q "$db" "SELECT id FROM runs"); do
+    cst=$(q "$db" "SELECT status FROM runs WHERE id = $id")
+    cn=$(q "$db" "SELECT count(*) FROM measurements WHERE run_id = $id")
+    case $cst in
+      complete) [ "$cn" = "$want" ] || fail "run $id complete with $cn of $want measurements" ;;
+      failed|interrupted) ;;
+      running)
+        shown=$("$AB" runs --db "$db" --json 2>/dev/null | tr -d ' \n' | grep -o "\"id\":$id,[^}]*" | grep -o '"status":"[a-z]*"')
+        [ "$shown" = '"status":"abandoned"' ] || fail "run $id left 'running' and shown as $shown" ;;
+      *) fail "run $id has status $cst" ;;
+    esac
+  done
+}
+
+case $case_name in
+
+overflow) # finding 1: B*H*S*D overflow, memory
+  for axes in "B = 16777216; H = 16777216; S = 65536; D = 1;" \
+              "B = 16777216; H = 16777216; S = 16; D = 4096;" \
+              "B = 16777216; H = 16777216; S = 16777216; D = 16777216;"; do
+    printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { %s dtype = "fp32"; };\n' "$axes" >big.cfg
+    expect_error "big.cfg:3: configuration B=16777216 H=16777216 .*overflows 64-bit sizes" run big.cfg --db o.db
+  done
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { B = 1024; H = 64; S = 65536; D = 64; dtype = "fp32"; };\n' >mem.cfg
+  expect_error "needs 4096.00 GiB of host memory for Q, K, V, O" run mem.cfg --db o.db
+  [ ! -e o.db ] || [ "$(q o.db "SELECT count(*) FROM runs")" = 0 ] || fail "a refused experiment stored a run"
+  ;;
+
+clobber) # finding 2: the user's files and the database
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db r.db >/dev/null 2>&1 || fail "run failed"
+  echo "my notes" >notes.txt; cp notes.txt notes.orig
+  expect_error "no run 999" report 999 --db r.db -o notes.txt
+  cmp -s notes.txt notes.orig || fail "report 999 -o notes.txt changed or removed notes.txt"
+  cp r.db r.orig
+  expect_error "refusing to write over the database r.db" report 1 --db r.db -o r.db
+  expect_error "refusing to write over the database r.db" export 1 --db r.db -o r.db
+  ln -s r.db alias.db
+  expect_error "refusing to write over the database alias.db" export 1 --db r.db -o alias.db
+  cp r.db other.db
+  expect_error "other.db: it is an SQLite database" export 1 --db r.db -o other.db
+  cmp -s r.db r.orig || fail "the database file changed"
+  [ "$(q r.db "SELECT count(*) FROM samples")" = 24 ] || fail "samples lost"
+  # a failed export leaves the previous file as it was, and no temporary file
+  "$AB" export 1 --db r.db -o x.json >/dev/null 2>&1 || fail "export failed"
+  cp x.json x.orig
+  expect_error "no run" export 1 7 --db r.db -o x.json
+  cmp -s x.json x.orig || fail "a failed export changed x.json"
+  [ "$(ls -a | grep -c '^\.x\.json\.')" = 0 ] || fail "a temporary file was left behind"
+  "$AB" report 1 --db r.db -o rep.md --no-plots >/dev/null 2>&1 && [ -s rep.md ] || fail "report not written"
+  ok "nothing clobbered"
+  ;;
+
+concurrent) # finding 3: four first runs, four imports at once on new databases
+  small_cfg e.cfg ""
+  for trial in 1 2; do
+    rm -f n.db n.db-wal n.db-shm
+    for i in 1 2 3 4; do ( "$AB" run e.cfg --db n.db >/dev/null 2>err$i.txt; echo $? >rc$i ) & done
+    wait
+    for i in 1 2 3 4; do [ "$(cat rc$i)" = 0 ] || { cat err$i.txt >&2; fail "concurrent run $i exited $(cat rc$i)"; }; done
+    [ "$(q n.db "SELECT count(*) FROM runs WHERE status = 'complete'")" = 4 ] || fail "not 4 complete runs"
+    [ "$(q n.db "PRAGMA user_version")" = "$(q n.db "PRAGMA user_version")" ] || true
+  done
+  ok "4 concurrent first runs complete (twice)"
+  "$AB" export 1 2 3 --db n.db -o three.json >/dev/null || fail "export failed"
+  for trial in 1 2; do
+    rm -f m.db m.db-wal m.db-shm
+    for i in 1 2 3 4; do ( "$AB" import three.json --db m.db >out$i.txt 2>err$i.txt; echo $? >rc$i ) & done
+    wait
+    for i in 1 2 3 4; do [ "$(cat rc$i)" = 0 ] || { cat err$i.txt >&2; fail "concurrent import $i exited $(cat rc$i)"; }; done
+    [ "$(q m.db "SELECT count(*) FROM runs")" = 3 ] || fail "not 3 runs after 4 imports"
+    [ "$(cat out*.txt | grep -c 'imported 3 runs, 0 already present')" = 1 ] || { cat out*.txt >&2; fail "not exactly one import added the runs"; }
+    [ "$(cat out*.txt | grep -c 'imported 0 runs, 3 already present')" = 3 ] || fail "the others did not say 'already present'"
+    [ "$(q m.db "SELECT count(*) FROM samples")" = "$(q n.db "SELECT count(*) FROM samples s JOIN measurements m ON m.id = s.measurement_id WHERE m.run_id <= 3")" ] || fail "samples differ"
+  done
+  ok "4 concurrent imports: one adds, three find them present (twice)"
+  # and a merge alongside an import of the same runs
+  rm -f m.db*
+  ( "$AB" merge n.db --db m.db >mo.txt 2>me.txt; echo $? >mrc ) &
+  ( "$AB" import three.json --db m.db >io.txt 2>ie.txt; echo $? >irc ) &
+  wait
+  [ "$(cat mrc)" = 0 ] && [ "$(cat irc)" = 0 ] || { cat me.txt ie.txt >&2; fail "merge + import at once failed"; }
+  [ "$(q m.db "SELECT count(*) FROM runs")" = 4 ] || fail "merge + import: not 4 runs"
+  ok "merge and import at once"
+  ;;
+
+signals) # finding 4: SIGHUP, SIGQUIT, SIGPIPE end a run like SIGINT; SIGTERM exits 143
+  slow_cfg s.cfg
+  for sig in HUP QUIT TERM INT; do
+    rm -f s.db*
+    "$AB" run s.cfg --db s.db >/dev/null 2>log.txt &
+    pid=$!
+    wait_measurements s.db 2
+    kill -$sig $pid; wait $pid; rc=$?
+    want=$((128 + $(signum $sig)))
+    [ $rc = $want ] || { cat log.txt >&2; fail "SIG$sig: exit $rc, expected $want"; }
+    [ "$(q s.db "SELECT status FROM runs")" = interrupted ] || fail "SIG$sig: run not interrupted"
+    [ "$(q s.db "SELECT count(*) FROM measurements")" -ge 2 ] || fail "SIG$sig: measurements lost"
+    check_truth s.db 12 200
+    ok "SIG$sig: exit $rc, interrupted, measurements kept"
+  done
+  # SIGPIPE: stderr into a pipe that closes
+  rm -f s.db*
+  ( "$AB" run s.cfg --db s.db 2>&1 >/dev/null; echo $? >rc.txt ) | head -n 2 >/dev/null
+  sleep 0.2
+  rc=$(cat rc.txt)
+  [ "$rc" = 141 ] || fail "SIGPIPE: exit $rc, expected 141"
+  [ "$(q s.db "SELECT status FROM runs")" = interrupted ] || fail "SIGPIPE: run not interrupted"
+  ok "SIGPIPE: exit 141, interrupted"
+  ;;
+
+resume) # finding 4: SIGKILL leaves an abandoned run; resume completes it, nothing lost or doubled
+  slow_cfg s.cfg
+  "$AB" run s.cfg --db k.db >/dev/null 2>log.txt &
+  pid=$!
+  wait_measurements k.db 3
+  kill -KILL $pid; wait $pid
+  before=$(q k.db "SELECT count(*) FROM measurements")
+  q k.db "SELECT m.variant, m.S, count(s.idx), sum(s.ms) FROM measurements m JOIN samples s ON s.measurement_id = m.id GROUP BY m.id ORDER BY m.id" >kept.txt
+  "$AB" runs --db k.db | grep -q ' abandoned ' || fail "runs does not show the killed run abandoned"
+  "$AB" show 1 --db k.db | grep -q 'status abandoned' || fail "show does not say abandoned"
+  "$AB" report 1 --db k.db -o k.md --no-plots >/dev/null 2>&1 || fail "report of an abandoned run failed"
+  grep -q 'status \*\*abandoned\*\*' k.md || fail "report does not say abandoned"
+  "$AB" merge k.db --db other.db >m.txt 2>&1 || fail "merge failed"
+  grep -q 'merged 1 run' m.txt || fail "the abandoned run was not merged: $(cat m.txt)"
+  "$AB" resume 1 --db k.db >/dev/null 2>r.txt || { cat r.txt >&2; fail "resume failed"; }
+  [ "$(q k.db "SELECT status FROM runs WHERE id = 1")" = complete ] || fail "resumed run not complete"
+  [ "$(q k.db "SELECT count(*) FROM measurements")" = 12 ] || fail "not 12 measurements after resume"
+  [ "$(q k.db "SELECT count(*) FROM (SELECT 1 FROM measurements GROUP BY variant, S HAVING count(*) > 1)")" = 0 ] || fail "a measurement doubled"
+  [ "$(q k.db "SELECT count(*) FROM samples")" = 2400 ] || fail "samples: $(q k.db "SELECT count(*) FROM samples") != 12 x 200"
+  q k.db "SELECT m.variant, m.S, count(s.idx), sum(s.ms) FROM measurements m JOIN samples s ON s.measurement_id = m.id GROUP BY m.id ORDER BY m.id LIMIT $before" >after.txt
+  cmp -s kept.txt after.txt || fail "measurements taken before the kill changed"
+  check_truth k.db 12 200
+  "$AB" resume 1 --db k.db >/dev/null 2>r2.txt && grep -q "nothing to resume" r2.txt || fail "resume of a complete run"
+  ok "SIGKILL after $before measurements: abandoned, merged, resumed to 12, none doubled"
+  ;;
+
+corrupt) # finding 5: a damaged database is an error naming the file; a removed one fails the run
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db c.db >/dev/null 2>&1 && "$AB" run e.cfg --db c.db >/dev/null 2>&1 || fail "runs failed"
+  q c.db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+  size=$(wc -c <c.db)
+  # 3 KB of bytes from a fixed seed (awk's rand) over the middle of the file
+  awk 'BEGIN { srand(14); for (i = 0; i < 3072; i++) printf "%c", 1 + int(rand() * 254) }' >junk.bin
+  dd if=junk.bin of=c.db bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+  for cmd in "show 1" "report 1 -o c.md" "compare 1 2" "export 1 -o c.json"; do
+    # shellcheck disable=SC2086
+    if "$AB" $cmd --db c.db >out.txt 2>err.txt; then fail "'$cmd' on a damaged database exited 0"; fi
+    grep -q "c.db: the database is damaged\|c.db.*malformed" err.txt || { cat err.txt >&2; fail "'$cmd': no message naming c.db"; }
+  done
+  [ ! -e c.md ] && [ ! -e c.json ] || fail "a report or export was written from a damaged database"
+  ok "damaged database: show, report, compare, export fail naming c.db"
+  # the database removed, or replaced, during a run
+  slow_cfg s.cfg
+  for how in remove replace; do
+    rm -f d.db*
+    "$AB" run s.cfg --db d.db >id.txt 2>log.txt &
+    pid=$!
+    wait_measurements d.db 1
+    if [ $how = remove ]; then rm -f d.db d.db-wal d.db-shm; else cp d.db d2.db; mv d2.db d.db; fi
+    wait $pid; rc=$?
+    [ $rc != 0 ] || fail "$how: the run exited 0"
+    grep -q "d.db: the database file was \(removed\|replaced\)" log.txt || { cat log.txt >&2; fail "$how: no message"; }
+    ok "database ${how}d during a run: exit $rc, $(grep -o 'the database file was [a-z]*' log.txt | head -n 1)"
+  done
+  ;;
+
+typos) # finding 6: a strict schema
+  base='name = "x";\nvariants = ["cpu_flash"];\n'
+  sw='sweep = { S = 16; D = 8; dtype = "fp32"; };\n'
+  printf "${base}sample = 3;\n$sw" >a.cfg
+  expect_error "unknown key 'sample' at a.cfg:3; did you mean 'samples'?" run a.cfg --db t.db
+  printf "${base}basline = \"cpu_flash\";\n$sw" >b.cfg
+  expect_error "unknown key 'basline' at b.cfg:3; did you mean 'baseline'?" run b.cfg --db t.db
+  printf "${base}rounds = 0;\n$sw" >c.cfg
+  expect_error "unknown key 'rounds' at c.cfg:3" run c.cfg --db t.db
+  printf "${base}sweep = { S = 16;\n  Dd = 8; };\n" >d.cfg
+  expect_error "unknown key 'Dd' in sweep at d.cfg:4; did you mean 'D'?" run d.cfg --db t.db
+  printf "${base}bogus_key = 1;\n$sw" >e.cfg
+  expect_error "unknown key 'bogus_key' at e.cfg:3" run e.cfg --db t.db
+  printf "${base}sweep = { S = 0; };\n" >f.cfg
+  expect_error "f.cfg:3: S must be a list of positive integers" run f.cfg --db t.db
+  printf "${base}samples = 0;\n$sw" >g.cfg
+  expect_error "g.cfg:3: samples must be an integer" run g.cfg --db t.db
+  printf "${base}stopping = { min_sample = 5; };\n$sw" >h.cfg
+  expect_error "unknown key 'min_sample' in stopping at h.cfg:3; did you mean 'min_samples'?" run h.cfg --db t.db
+  printf 'name = "x";\nvariants = ( { name = "e"; comand = "true"; } );\n'"$sw" >i.cfg
+  expect_error "unknown key 'comand' in a variant at i.cfg:2; did you mean 'command'?" run i.cfg --db t.db
+  [ ! -e t.db ] || [ "$(q t.db "SELECT count(*) FROM runs")" = 0 ] || fail "a refused experiment ran"
+  ;;
+
+import) # finding 7: import validates every field, all or nothing
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db a.db >/dev/null 2>&1 || fail "run failed"
+  "$AB" export 1 --db a.db -o good.json || fail "export failed"
+  "$AB" import good.json --db keep.db >/dev/null || fail "import of a good export failed"
+  before=$(q keep.db "SELECT count(*) FROM samples")
+  # each edit (with sed on the compact JSON) must be refused, naming the field
+  for edit in 's/"ms":[0-9.e+-]*/"ms":"abc"/2' 's/"ms":[0-9.e+-]*/"ms":-5/3' 's/"ms":[0-9.e+-]*/"ms":1e308/1' \
+              's/"S":16/"S":-1/' 's/"B":1,/"B":0,/' 's/"dtype":"fp32"/"dtype":"fp64"/' \
+              's/"status":"ok"/"status":"great"/' 's/"B":1,/"B":16777216,/;s/"H":1,/"H":16777216,/;s/"S":16,/"S":65536,/' \
+              's/"uuid":"[^"]*"/"uuid":"x"/'; do
+    sed "$edit" good.json >bad.json
+    cmp -s bad.json good.json && fail "edit '$edit' changed nothing"
+    sed 's/"uuid":"[0-9a-f]/"uuid":"e/' bad.json >bad2.json   # another uuid, so it would be new
+    expect_error "import: bad2.json: runs\[0\]\..*nothing imported" import bad2.json --db keep.db
+  done
+  [ "$(q keep.db "SELECT count(*) FROM samples")" = "$before" ] || fail "a refused import wrote samples"
+  [ "$(q keep.db "SELECT count(*) FROM runs")" = 1 ] || fail "a refused import wrote a run"
+  # two runs, the second bad: neither is imported
+  "$AB" run e.cfg --db a.db >/dev/null 2>&1 || fail "second run failed"
+  "$AB" export 1 2 --db a.db -o two.json || fail "export failed"
+  sed 's/\(.*\)"ms":[0-9.e+-]*/\1"ms":"abc"/' two.json >twobad.json   # the last sample: run 2
+  expect_error "nothing imported" import twobad.json --db new.db
+  [ ! -e new.db ] || [ "$(q new.db "SELECT count(*) FROM runs")" = 0 ] || fail "part of a bad file was imported"
+  ;;
+
+exit-codes) # finding 8: output errors, all-failed runs, SIGTERM
+  [ -w /dev/full ] || { echo "skipped: no /dev/full"; exit 77; }
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db x.db >/dev/null 2>&1 || fail "run failed"
+  "$AB" run e.cfg --db x.db >/dev/null 2>&1 || fail "run failed"
+  for cmd in "export 1" "runs" "show 1" "compare 1 2" "run e.cfg" "query SELECT\ 1"; do
+    # shellcheck disable=SC2086
+    if eval "\"\$AB\" $cmd --db x.db" >/dev/full 2>err.txt; then fail "'$cmd' > /dev/full exited 0"; fi
+    grep -q "No space left on device" err.txt || { cat err.txt >&2; fail "'$cmd' > /dev/full: no reason given"; }
+  done
+  ok "export, runs, show, compare, run, query > /dev/full exit non-zero"
+  printf 'name = "x";\nvariants = ( { name = "broken"; command = "exit 3"; timeout = 5.0; } );\nsweep = { S = 16; D = 8; dtype = "fp32"; };\nsamples = 3;\n' >broken.cfg
+  "$AB" run broken.cfg --db b.db >/dev/null 2>err.txt && fail "a run with no ok measurement exited 0"
+  grep -q "run 1: no measurement succeeded" err.txt || { cat err.txt >&2; fail "no message for a run with no ok measurement"; }
+  [ "$(q b.db "SELECT status FROM runs")" = failed ] || fail "a run with no ok measurement is not 'failed'"
+  ok "a run whose every measurement errored: failed, exit non-zero"
+  ;;
+
+hangs) # finding 9: huge sweeps, endless files, a gnuplot that hangs
+  v=$(awk 'BEGIN { for (i = 1; i <= 64; i++) printf "%s%d", (i > 1 ? ", " : ""), i }')
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { B = [%s]; H = [%s]; S = [%s]; D = [%s]; dtype = "fp32"; };\n' "$v" "$v" "$v" "$v" >huge.cfg
+  start=$(date +%s)
+  expect_error "huge.cfg:3: the sweep has 16777216 configurations" run huge.cfg --db h.db
+  expect_error "/dev/zero: experiment file larger than" run /dev/zero --db h.db
+  [ $(($(date +%s) - start)) -le 10 ] || fail "refusals took more than 10 s"
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 16; D = 8; dtype = "fp32"; };\nsamples = 3;\n' >one.cfg
+  "$AB" run one.cfg --db g.db >/dev/null 2>&1 || fail "run failed"
+  cat >hang.sh <<'SH'
+#!/bin/sh
+case "${1:-}" in --version) echo "gnuplot 5.4 patchlevel 4"; exit 0 ;; esac
+cat >/dev/null; sleep 300
+SH
+  chmod +x hang.sh
+  mkdir out
+  start=$(date +%s)
+  ATTNBENCH_GNUPLOT=$tmp/hang.sh ATTNBENCH_GNUPLOT_TIMEOUT=2 "$AB" report 1 --db g.db -o out/r.md >/dev/null 2>err.txt
+  took=$(($(date +%s) - start))
+  [ $took -le 30 ] || fail "report with a hanging gnuplot took $took s"
+  grep -q "did not finish within 2 s" err.txt || { cat err.txt >&2; fail "no timeout message"; }
+  [ "$(ls out | grep -c svg)" = 0 ] || fail "an image was left by a killed gnuplot: $(ls out)"
+  [ "$(ls -a out | grep -c '^\.')" = 2 ] || fail "temporary files left: $(ls -a out)"
+  pgrep -f "$tmp/hang.sh" >/dev/null && fail "the hung gnuplot is still running"
+  ok "hanging gnuplot killed after 2 s (report took $took s), no image left"
+  # a failed baseline: one line, no 0-byte SVG
+  if command -v gnuplot >/dev/null; then
+    printf 'name = "bl";\nvariants = ( { name = "broken"; command = "exit 3"; timeout = 5.0; }, "cpu_flash" );\nbaseline = "broken";\nsweep = { S = [16, 32]; D = 8; dtype = "fp32"; };\nsamples = 3;\n' >bl.cfg
+    "$AB" run bl.cfg --db bl.db >/dev/null 2>&1
+    mkdir bl
+    "$AB" report 1 --db bl.db -o bl/r.md >/dev/null 2>err.txt || { cat err.txt >&2; fail "report of a run with a failed baseline failed"; }
+    grep -q "The baseline \`broken\` has no successful measurement" bl/r.md || fail "the report does not say the baseline is missing"
+    [ "$(grep -c 'baseline' err.txt)" = 1 ] || { cat err.txt >&2; fail "not one line about the baseline on stderr"; }
+    for f in bl/*.svg; do [ -s "$f" ] || fail "empty image $f"; done
+    ok "missing baseline said in one line, no empty image"
+  fi
+  ;;
+
+messages) # finding 10: unclear or wrong messages
+  small_cfg e.cfg ""
+  expect_error "an empty database path (--db '')" runs --db ''
+  expect_error "an empty database path" run e.cfg --db=
+  mkdir adir
+  expect_error "adir: is a directory, not an experiment file" run adir --db m.db
+  printf 'name = "x";\0variants = ["nothing"];\n' >nul.cfg
+  expect_error "nul.cfg: NUL byte at offset 11" run nul.cfg --db m.db
+  "$AB" run e.cfg --db m.db >/dev/null 2>&1 || fail "run failed"
+  cp m.db new.db; q new.db "PRAGMA user_version = 99"
+  expect_error "schema version 99 is newer than this attnbench understands.*use a newer attnbench" runs --db new.db
+  grep -q "read-write once" err.txt && fail "a newer schema still says 'open it read-write once'"
+  # query: control characters escaped (no terminal escapes reach the terminal)
+  "$AB" query "SELECT 'a' || char(27) || '[31mred' || char(7) AS t" --db m.db >qo.txt || fail "query failed"
+  grep -q 'a\\x1b\[31mred\\x07' qo.txt || { cat -v qo.txt >&2; fail "query did not escape control characters"; }
+  [ "$(tr -d '\n' <qo.txt | tr -d '[:print:]' | wc -c)" = 0 ] || fail "query printed control characters"
+  # read-only directories: needs a user who cannot write there
+  if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+  elif [ "$(id -u)" != 0 ]; then
+    as_nobody() { "$@"; }
+  else
+    echo "skipped: read-only directory checks (root without setpriv)"; exit 0
+  fi
+  chmod 755 "$tmp"; chmod 644 e.cfg
+  if ! as_nobody "$AB" help >/dev/null 2>&1; then
+    echo "skipped: read-only directory checks (the unprivileged user cannot run $AB)"; exit 0
+  fi
+  mkdir ro; cp m.db ro/; chmod 555 ro; chmod 644 ro/*
+  AB0=$AB
+  # no -wal beside it: everything is in the file, and it is read
+  as_nobody "$AB0" runs --db ro/m.db >out.txt 2>err.txt || { cat err.txt >&2; fail "runs of a database in a read-only directory failed"; }
+  grep -q ' tiny ' out.txt || fail "runs in a read-only directory lists nothing"
+  ok "runs of a database in a read-only directory (no -wal) reads it"
+  # a -wal left beside it (by a writer that crashed): refused, saying why
+  chmod 755 ro; : >ro/m.db-wal; chmod 555 ro
+  as_nobody "$AB0" runs --db ro/m.db >out.txt 2>err.txt && fail "runs with an unreadable WAL succeeded"
+  grep -q "ro/m.db: cannot read the database: the directory 'ro' is not writable" err.txt || { cat err.txt >&2; fail "read-only directory: unclear message"; }
+  grep -q "not an attnbench database" err.txt && fail "read-only directory still says 'not an attnbench database'"
+  ok "runs in a read-only directory with a -wal -> $(cat err.txt)"
+  (cd ro && as_nobody "$AB0" run ../e.cfg --db fresh.db >/dev/null 2>../err.txt) && fail "run in a read-only directory succeeded"
+  grep -q "fresh.db: cannot create the database: the directory '.' is not writable" err.txt || { cat err.txt >&2; fail "unwritable directory: unclear message"; }
+  ok "run in a read-only working directory -> $(cat err.txt)"
+  (cd ro && as_nobody "$AB0" report 1 --db ../m.db >/dev/null 2>../err.txt) && fail "report in a read-only directory succeeded"
+  grep -q "report: cannot create the directory reports/ for reports/tiny-run1.md: Permission denied" err.txt || { cat err.txt >&2; fail "report in an unwritable directory: unclear message"; }
+  ok "report in a read-only working directory -> $(cat err.txt)"
+  ;;
+
+fault-inject) # disk full and I/O errors at each write point of a run, an import, a merge
+  [ -n "$SHIM" ] && [ -f "$SHIM" ] || { echo "skipped: no failwrite shim"; exit 77; }
+  small_cfg e.cfg ""
+  # count the writes of a clean run (into a new database)
+  FAILWRITE_COUNT=$tmp/count.txt LD_PRELOAD=$SHIM "$AB" run e.cfg --db clean.db >/dev/null 2>&1 || fail "clean run failed"
+  total=$(cat count.txt)
+  [ "$total" -gt 5 ] || fail "the shim saw only $total writes (is it loaded?)"
+  # every write point up to 40, then every k-th: persistent ENOSPC, one EIO
+  points=$(awk -v t="$total" 'BEGIN { s = t > 40 ? int(t / 40) : 1; for (i = 1; i <= t; i += (i < 40 ? 1 : s)) print i }')
+  n=0; nfail=0; nbad=0
+  for k in $points; do
+    for mode in full once; do
+      rm -f f.db f.db-wal f.db-shm
+      if [ $mode = full ]; then
+        FAILWRITE_AFTER=$k LD_PRELOAD=$SHIM "$AB" run e.cfg --db f.db >out.txt 2>err.txt; rc=$?
+      else
+        FAILWRITE_AFTER=$k FAILWRITE_ONCE=1 FAILWRITE_ERRNO=EIO LD_PRELOAD=$SHIM "$AB" run e.cfg --db f.db >out.txt 2>err.txt; rc=$?
+      fi
+      check_truth f.db 4 6
+      st=$(q f.db "SELECT status FROM runs" 2>/dev/null)
+      # exit 0 only with a complete run; a complete run only with exit 0
+      if [ $rc = 0 ] && [ "$st" != complete ]; then fail "write $k ($mode): exit 0 with status '$st'"; fi
+      if [ $rc != 0 ] && [ "$st" = complete ]; then
+        # the status was written, then a later write (closing) failed: allowed only with a message
+        [ -s err.txt ] || fail "write $k ($mode): exit $rc with a complete run and no message"
+      fi
+      [ $rc = 0 ] || [ -s err.txt ] || fail "write $k ($mode): exit $rc without a message"
+      n=$((n + 1)); [ $rc = 0 ] || nfail=$((nfail + 1))
+      case $st in complete) ;; *) nbad=$((nbad + 1)) ;; esac
+    done
+  done
+  [ $nfail -gt 0 ] && [ $nbad -gt 0 ] || fail "no fault made a run fail ($nfail exits, $nbad unfinished): is the shim working?"
+  ok "run: $n faults at $(echo $points | wc -w) of $total write points ($nfail failed, $nbad runs not complete), the status always true"
+  # import and merge: all or nothing per file / per run
+  "$AB" run e.cfg --db clean.db >/dev/null 2>&1 || fail "second clean run failed"
+  "$AB" export 1 2 --db clean.db -o two.json || fail "export failed"
+  for k in 1 2 3 5 8 13 21 34; do
+    rm -f i.db*
+    "$AB" run e.cfg --db i.db >/dev/null 2>&1   # an existing database with one run
+    FAILWRITE_AFTER=$k LD_PRELOAD=$SHIM "$AB" import two.json --db i.db >/dev/null 2>err.txt; rc=$?
+    runs=$(q i.db "SELECT count(*) FROM runs")
+    [ "$(q i.db "PRAGMA integrity_check")" = ok ] || fail "import, write $k: database damaged"
+    if [ $rc = 0 ]; then [ "$runs" = 3 ] || fail "import, write $k: exit 0 with $runs runs"; 
+    else [ "$runs" = 1 ] || fail "import, write $k: failed import left $runs runs (all or nothing)"; fi
+    rm -f g.db*; "$AB" run e.cfg --db g.db >/dev/null 2>&1
+    FAILWRITE_AFTER=$k LD_PRELOAD=$SHIM "$AB" merge clean.db --db g.db >/dev/null 2>err.txt; rc=$?
+    [ "$(q g.db "PRAGMA integrity_check")" = ok ] || fail "merge, write $k: database damaged"
+    check_truth g.db 4 6
+    [ $rc = 0 ] || [ -s err.txt ] || fail "merge, write $k: failed without a message"
+  done
+  ok "import and merge under write faults: whole runs or none, databases intact"
+  ;;
+
+random-signals) # signals at random points: the status always tells the truth
+  slow_cfg s.cfg
+  # a fixed list of (signal, delay in tenths of a second), drawn once with awk's rand
+  awk 'BEGIN { srand(1414); split("INT TERM HUP QUIT KILL PIPE", s, " ");
+               for (i = 0; i < 8; i++) print s[1 + int(rand() * 6)], 1 + int(rand() * 20) }' >plan.txt
+  while read -r sig tenths; do
+    rm -f r.db*
+    "$AB" run s.cfg --db r.db >/dev/null 2>log.txt &
+    pid=$!
+    sleep "$(echo "$tenths" | awk '{ print $1 / 10 }')"
+    kill -$sig $pid 2>/dev/null; wait $pid; rc=$?
+    check_truth r.db 12 200
+    st=$(q r.db "SELECT status FROM runs" 2>/dev/null || echo none)
+    case $sig:$st in
+      # complete: finished before the signal (exit 0), or the signal came
+      # after the status was stored, while the process was exiting
+      *:complete) [ $rc = 0 ] || [ $rc = $((128 + $(signum $sig))) ] || fail "$sig after ${tenths}/10 s: complete but exit $rc" ;;
+      KILL:*) ;;
+      *:interrupted) [ $rc = $((128 + $(signum $sig))) ] || fail "$sig: interrupted, exit $rc" ;;
+      *:none) ;;  # killed before the run existed
+      *:running) ;; # died before its handlers were set: shown abandoned (check_truth)
+      *) fail "$sig after ${tenths}/10 s: status $st, exit $rc" ;;
+    esac
+    [ $rc -ge 128 ] && "$AB" resume 1 --db r.db >/dev/null 2>&1 && { check_truth r.db 12 200; [ "$(q r.db "SELECT status FROM runs")" = complete ] || fail "resume after $sig did not complete"; }
+    echo "  $sig after $tenths/10 s: exit $rc, status $st; resumed: $(q r.db "SELECT status FROM runs" 2>/dev/null)"
+  done <plan.txt
+  ok "8 random signals: status true each time, resumed to complete"
+  ;;
+
+*) fail "unknown case $case_name" ;;
+esac
+exit 0
