@@ -3,14 +3,20 @@
  * configuration) measured ok in both runs, B against A: medians, speedup of
  * B over A with its bootstrap CI, Mann-Whitney p adjusted over the family
  * (Holm), Cliff's delta, and a verdict (improved / regressed / unchanged) by
- * ab_decide with the practical threshold. Environment fields that differ
- * are listed first, so that a driver or clock change is not mistaken for a
- * kernel change. Exit status 3 with --fail-on-regression when anything
- * regressed.
+ * the one verdict rule (stats/verdict.c, ab_decide_family over the pairs
+ * compared, with each pair's minimum resolvable shift, resolution.h).
+ * Environment fields that differ are listed first, so that a driver or clock
+ * change is not mistaken for a kernel change. Every (variant,
+ * configuration) of A that could not be compared (missing or failed in B,
+ * failed in A, too few samples, a statistics error) is listed with the
+ * reason. Exit status with --fail-on-regression: 3 when anything regressed;
+ * else 4 when any pair of A could not be compared or nothing was compared
+ * (a gate must not pass by dropping data); else 0.
  */
 #include "abstats.h"
 #include "commands.h"
 #include "env.h"
+#include "resolution.h"
 #include "runenv.h"
 #include "rundata.h"
 #include "store.h"
@@ -26,7 +32,16 @@ typedef struct pair {
     ab_comparison c;
     double p_adj;
     ab_verdict v;
+    ab_why why;
 } pair;
+
+/* A (variant, configuration) of A that could not be compared, and why. */
+typedef struct dropped {
+    ab_rmeas *a;
+    char why[160];
+} dropped;
+
+#define AB_COMPARE_MIN_SAMPLES 3 /* ab_compare's minimum (the drift test's) */
 
 /* the value of a dotted path ("gpu.driver") as compact JSON text */
 static char *path_value(json_t *fp, const char *path)
@@ -140,61 +155,85 @@ int cmd_compare(int argc, char **argv)
     json_decref(fb);
 
     p = calloc(na ? na : 1, sizeof *p);
-    if (!p) {
+    dropped *dr = calloc(na ? na : 1, sizeof *dr);
+    if (!p || !dr) {
+        free(dr);
         error("out of memory");
         goto done;
     }
-    size_t only_a = 0, only_b = 0;
+    size_t ndrop = 0, only_b = 0;
     for (size_t i = 0; i < na; i++) {
         ab_rmeas *x = &ma[i], *y = NULL;
         for (size_t j = 0; j < nb && !y; j++)
             if (strcmp(mb[j].variant, x->variant) == 0 && ab_rmeas_same_config(x, &mb[j]))
                 y = &mb[j];
-        int okx = strcmp(x->status, "ok") == 0 && x->n >= 2;
-        int oky = y && strcmp(y->status, "ok") == 0 && y->n >= 2;
-        if (!okx || !oky) {
-            only_a += okx;
-            continue;
+        char *why = dr[ndrop].why;
+        size_t wn = sizeof dr[ndrop].why;
+        if (strcmp(x->status, "ok") != 0)
+            snprintf(why, wn, "A: status %s", x->status);
+        else if (!y)
+            snprintf(why, wn, "not measured in B");
+        else if (strcmp(y->status, "ok") != 0)
+            snprintf(why, wn, "B: status %s", y->status);
+        else if (x->n < AB_COMPARE_MIN_SAMPLES || y->n < AB_COMPARE_MIN_SAMPLES)
+            snprintf(why, wn, "too few samples (A %zu, B %zu; %d needed)", x->n, y->n,
+                     AB_COMPARE_MIN_SAMPLES);
+        else {
+            /* candidate B, baseline A: speedup = median(A) / median(B) */
+            int st = ab_compare(y->ms, y->n, x->ms, x->n, &co, &p[np].c);
+            if (st == AB_STATS_OK) {
+                p[np].a = x;
+                p[np].b = y;
+                np++;
+                continue;
+            }
+            snprintf(why, wn, "%s", st == AB_STATS_EZERO
+                                        ? "median of B is 0: speedup undefined (statistics error)"
+                                        : ab_stats_strerror(st));
         }
-        /* candidate B, baseline A: speedup = median(A) / median(B) */
-        if (ab_compare(y->ms, y->n, x->ms, x->n, &co, &p[np].c) != AB_STATS_OK)
-            continue;
-        p[np].a = x;
-        p[np].b = y;
-        np++;
+        dr[ndrop++].a = x;
     }
     for (size_t j = 0; j < nb; j++) {
         int found = 0;
-        for (size_t k = 0; k < np; k++)
-            found |= p[k].b == &mb[j];
-        only_b += !found && strcmp(mb[j].status, "ok") == 0 && mb[j].n >= 2;
+        for (size_t i = 0; i < na && !found; i++)
+            found = strcmp(ma[i].variant, mb[j].variant) == 0 && ab_rmeas_same_config(&ma[i], &mb[j]);
+        only_b += !found;
     }
     if (np) {
-        double *raw = malloc(np * sizeof *raw), *adj = malloc(np * sizeof *adj);
-        if (!raw || !adj) {
-            free(raw);
-            free(adj);
-            error("out of memory");
+        const ab_comparison **fam = malloc(np * sizeof *fam);
+        double *shift = malloc(np * sizeof *shift);
+        ab_decision *dec = malloc(np * sizeof *dec);
+        int st = AB_STATS_ENOMEM;
+        if (fam && shift && dec) {
+            for (size_t k = 0; k < np; k++) {
+                fam[k] = &p[k].c;
+                shift[k] = ab_min_shift_pair_ms(db, p[k].a->id, p[k].b->id);
+            }
+            st = ab_decide_family(fam, np, shift, &co, dec);
+        }
+        for (size_t k = 0; st == AB_STATS_OK && k < np; k++) {
+            p[k].p_adj = dec[k].p_adjusted;
+            p[k].v = dec[k].verdict;
+            p[k].why = dec[k].why;
+        }
+        free(fam);
+        free(shift);
+        free(dec);
+        if (st != AB_STATS_OK) {
+            free(dr);
+            error("compare: %s", ab_stats_strerror(st));
             goto done;
         }
-        for (size_t k = 0; k < np; k++)
-            raw[k] = p[k].c.mw.p;
-        ab_p_adjust(raw, np, AB_PADJ_HOLM, adj);
-        for (size_t k = 0; k < np; k++) {
-            p[k].p_adj = adj[k];
-            p[k].v = ab_decide(&p[k].c, adj[k], &co);
-        }
-        free(raw);
-        free(adj);
     }
-    printf("\n%zu (variant, configuration) pairs measured ok in both runs", np);
-    if (only_a || only_b)
-        printf("; %zu only in A, %zu only in B", only_a, only_b);
+    printf("\n%zu (variant, configuration) pairs compared", np);
+    if (ndrop || only_b)
+        printf("; %zu of A could not be compared (listed below), %zu new in B", ndrop, only_b);
     printf(".\nspeedup = median(A) / median(B) (> 1: B is faster), %.0f%% %s bootstrap CI "
            "(%zu resamples, seed %lu); change = median(B) / median(A) - 1; p: Mann-Whitney, "
            "Holm-adjusted over the %zu pairs; Cliff's delta of B against A (< 0: B faster); "
-           "verdict: improved / regressed when p (Holm) < %.3g and the speedup CI excludes "
-           "1 +/- %.3g, else unchanged.\n\n",
+           "verdict: improved / regressed when p (Holm) < %.3g, the speedup CI excludes "
+           "1 +/- %.3g and the Hodges-Lehmann shift is at least the timer floor of its mode, else "
+           "unchanged.\n\n",
            100 * co.boot.level, ab_ci_method_name(co.boot.method), co.boot.resamples,
            co.boot.seed, np, co.alpha, co.practical);
     printf("%-36s %-20s %10s %10s %8s %-27s %9s %7s  %s\n", "configuration", "variant",
@@ -207,6 +246,8 @@ int cmd_compare(int argc, char **argv)
                  p[k].c.speedup_hi);
         const char *verdict = p[k].v == AB_FASTER   ? "improved"
                               : p[k].v == AB_SLOWER ? "REGRESSED"
+                              : p[k].why == AB_WHY_RESOLUTION ? "unchanged (shift below the timer floor)"
+                              : p[k].why == AB_WHY_UNATTAINABLE ? "unchanged (samples too small)"
                                                     : "unchanged";
         regressed += p[k].v == AB_SLOWER;
         improved += p[k].v == AB_FASTER;
@@ -217,7 +258,25 @@ int cmd_compare(int argc, char **argv)
     }
     printf("\n%zu improved, %zu regressed, %zu unchanged\n", improved, regressed,
            np - improved - regressed);
-    rc = fail_on_regression && regressed ? 3 : 0;
+    if (ndrop) {
+        printf("\nnot compared (%zu):\n", ndrop);
+        for (size_t k = 0; k < ndrop; k++) {
+            char title[128];
+            ab_rmeas_title(dr[k].a, title, sizeof title);
+            printf("  %-36s %-20s %s\n", title, dr[k].a->variant, dr[k].why);
+        }
+    }
+    free(dr);
+    rc = 0;
+    if (fail_on_regression) {
+        if (regressed)
+            rc = 3;
+        else if (ndrop || np == 0) {
+            rc = 4;
+            fprintf(stderr, "attnbench: compare: --fail-on-regression: %s\n",
+                    np == 0 ? "nothing was compared" : "some pairs of A could not be compared (listed above)");
+        }
+    }
 done:
     free(p);
     ab_run_free(ma, na);

@@ -4,8 +4,11 @@
  * bootstrap CIs of the medians, Mann-Whitney U, Cliff's delta,
  * Hodges-Lehmann shift, the speedup median(B)/median(A) with its bootstrap
  * CI, Tukey outlier counts, drift, and the verdict), as text or JSON
- * (jansson). A single comparison is a family of one, so the Holm-adjusted
- * p-value the verdict uses equals the Mann-Whitney p-value.
+ * (jansson). The verdict is the one rule of stats/verdict.c (ab_decide_family)
+ * that compare, report and calibrate apply: a single comparison is a family
+ * of one (its Holm-adjusted p is its p); --alpha and --practical as in an
+ * experiment file; --min-shift MS the minimum resolvable shift (what report
+ * and compare take from the run's timer floor; default 0).
  */
 #include "cmd_stats.h"
 #include "abstats.h"
@@ -59,8 +62,18 @@ static int read_samples(const char *path, double **x, size_t *n)
             ERR("%s:%zu: not a number: '%s'", path, lineno, s);
             goto cleanup;
         }
-        if (!isfinite(d)) {
-            ERR("%s:%zu: not a finite number: '%s'", path, lineno, s);
+        if (!isfinite(d) || (errno == ERANGE && fabs(d) > 1)) {
+            ERR("%s:%zu: not a finite number (overflows a double): '%s'", path, lineno, s);
+            goto cleanup;
+        }
+        if (errno == ERANGE || (d != 0 && fabs(d) < AB_STATS_MIN_VALUE)) {
+            ERR("%s:%zu: underflows: '%s' is nonzero but below %g ms (would be read as %g)", path,
+                lineno, s, AB_STATS_MIN_VALUE, d);
+            goto cleanup;
+        }
+        if (fabs(d) > AB_STATS_MAX_VALUE) {
+            ERR("%s:%zu: out of range: '%s' exceeds %g ms (sums and ratios would overflow)", path,
+                lineno, s, AB_STATS_MAX_VALUE);
             goto cleanup;
         }
         if (d < 0) {
@@ -150,7 +163,7 @@ static json_t *sample_json(const char *file, const ab_summary *s, double lo, dou
 }
 
 static void print_text(const char *fa, const char *fb, const ab_comparison *c,
-                       const ab_compare_opts *o, ab_verdict v)
+                       const ab_compare_opts *o, const ab_decision *dec, double min_shift)
 {
     double pct = 100 * o->boot.level;
     printf("%-10s %8s %12s %12s %12s %12s %22s %9s %9s\n", "sample", "n", "median ms", "mean ms",
@@ -182,9 +195,17 @@ static void print_text(const char *fa, const char *fb, const ab_comparison *c,
                ab_pmethod_name(c->mw.method));
     printf("Cliff's delta: %.4f  [%.4f, %.4f]  %s\n", c->cliff.delta, c->cliff.lo, c->cliff.hi,
            ab_cliffs_magnitude(c->cliff.delta));
-    printf("Hodges-Lehmann shift A - B: %.6g ms  [%.6g, %.6g]\n", c->hl.shift, c->hl.lo, c->hl.hi);
-    printf("verdict (alpha %.3g, speedup CI outside 1 +- %.3g): %s%s\n", o->alpha, o->practical,
-           v == AB_NO_DIFFERENCE ? "" : "A is ", ab_verdict_name(v));
+    printf("Hodges-Lehmann shift A - B: %.6g ms  [%.6g, %.6g]", c->hl.shift, c->hl.lo, c->hl.hi);
+    if (c->hl.level < o->boot.level)
+        printf("  (attained confidence %.4g%%: %.4g%% is not attainable at these sizes)\n",
+               100 * c->hl.level, pct);
+    else
+        printf("  (attained confidence %.4g%%)\n", 100 * c->hl.level);
+    printf("verdict (p (Holm, family of 1) < %.3g, speedup CI outside 1 +- %.3g, |HL shift| >= %.3g "
+           "ms): %s%s%s%s%s\n",
+           o->alpha, o->practical, min_shift, dec->verdict == AB_NO_DIFFERENCE ? "" : "A is ",
+           ab_verdict_name(dec->verdict), dec->why != AB_WHY_SIGNIFICANT ? " (" : "",
+           ab_why_name(dec->why), dec->why != AB_WHY_SIGNIFICANT ? ")" : "");
 }
 
 int cmd_stats(int argc, char **argv)
@@ -197,6 +218,7 @@ int cmd_stats(int argc, char **argv)
     json_t *root = NULL;
     ab_compare_opts o;
     ab_compare_opts_default(&o);
+    double min_shift = 0;
     ab_stats_init();
 
     for (int i = 1; i < argc; i++) {
@@ -210,6 +232,20 @@ int cmd_stats(int argc, char **argv)
             o.alpha = strtod(v, &end);
             if (*end != '\0' || !(o.alpha > 0 && o.alpha < 1)) {
                 ERR("--alpha: expected a number in (0, 1), got '%s'", v);
+                goto cleanup;
+            }
+        } else if (!missing && (v = opt_value(argc, argv, &i, "--practical", &missing)) != NULL) {
+            char *end;
+            o.practical = strtod(v, &end);
+            if (*end != '\0' || !(o.practical >= 0 && o.practical < 1)) {
+                ERR("--practical: expected a fraction in [0, 1), e.g. 0.01, got '%s'", v);
+                goto cleanup;
+            }
+        } else if (!missing && (v = opt_value(argc, argv, &i, "--min-shift", &missing)) != NULL) {
+            char *end;
+            min_shift = strtod(v, &end);
+            if (*end != '\0' || !(min_shift >= 0 && isfinite(min_shift))) {
+                ERR("--min-shift: expected a shift in ms >= 0 (e.g. the timer floor), got '%s'", v);
                 goto cleanup;
             }
         } else if (!missing && (v = opt_value(argc, argv, &i, "--resamples", &missing)) != NULL) {
@@ -247,8 +283,8 @@ int cmd_stats(int argc, char **argv)
         }
     }
     if (nfiles != 2) {
-        ERR("usage: attnbench stats A B [--json] [--alpha 0.05] [--resamples N] [--seed N]"
-            " [--ci percentile|bca]");
+        ERR("usage: attnbench stats A B [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]"
+            " [--resamples N] [--seed N] [--ci percentile|bca]");
         goto cleanup;
     }
     for (int k = 0; k < 2; k++)
@@ -257,26 +293,31 @@ int cmd_stats(int argc, char **argv)
 
     ab_comparison c;
     int st = ab_compare(x[0], n[0], x[1], n[1], &o, &c);
+    if (st == AB_STATS_EZERO) { /* only A's median divides */
+        ERR("%s (sample A): %s", files[0], ab_stats_strerror(st));
+        goto cleanup;
+    }
     if (st != AB_STATS_OK) {
         ERR("%s vs %s: %s", files[0], files[1], ab_stats_strerror(st));
         goto cleanup;
     }
-    double padj; /* a family of one: Holm leaves p as it is */
-    st = ab_p_adjust(&c.mw.p, 1, AB_PADJ_HOLM, &padj);
+    const ab_comparison *fam[1] = {&c}; /* a family of one */
+    ab_decision dec;
+    st = ab_decide_family(fam, 1, &min_shift, &o, &dec);
     if (st != AB_STATS_OK) {
         ERR("%s", ab_stats_strerror(st));
         goto cleanup;
     }
-    ab_verdict v = ab_decide(&c, padj, &o);
+    double padj = dec.p_adjusted;
     if (!json) {
-        print_text(files[0], files[1], &c, &o, v);
+        print_text(files[0], files[1], &c, &o, &dec, min_shift);
         rc = 0;
         goto cleanup;
     }
     root = json_pack(
         "{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:o, s:b, s:s, s:o}, s:{s:o, s:o, s:o, s:s},"
-        " s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
-        " s:{s:o, s:o, s:I, s:I, s:s, s:o, s:s}}",
+        " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
+        " s:s, s:{s:o, s:o, s:o, s:I, s:I, s:s, s:o, s:s}}",
         "a", sample_json(files[0], &c.a, c.a_ci_lo, c.a_ci_hi, &c.a_out, &c.a_drift),
         "b", sample_json(files[1], &c.b, c.b_ci_lo, c.b_ci_hi, &c.b_out, &c.b_drift),
         "cis_overlap", c.cis_overlap,
@@ -286,9 +327,11 @@ int cmd_stats(int argc, char **argv)
         "cliffs_delta", "delta", jreal(c.cliff.delta), "lo", jreal(c.cliff.lo),
         "hi", jreal(c.cliff.hi), "magnitude", ab_cliffs_magnitude(c.cliff.delta),
         "hodges_lehmann", "shift", jreal(c.hl.shift), "lo", jreal(c.hl.lo), "hi", jreal(c.hl.hi),
+        "level", jreal(c.hl.level),
         "speedup", "ratio", jreal(c.speedup), "lo", jreal(c.speedup_lo), "hi", jreal(c.speedup_hi),
-        "verdict", ab_verdict_name(v),
+        "verdict", ab_verdict_name(dec.verdict), "verdict_reason", ab_why_name(dec.why),
         "options", "alpha", jreal(o.alpha), "practical", jreal(o.practical),
+        "min_shift", jreal(min_shift),
         "resamples", (json_int_t)o.boot.resamples, "seed", (json_int_t)o.boot.seed,
         "ci", ab_ci_method_name(o.boot.method), "level", jreal(o.boot.level),
         "padjust", ab_padjust_name(AB_PADJ_HOLM));

@@ -26,7 +26,17 @@ enum {
     AB_STATS_ENONFINITE = 2, /* a NaN or infinity in the input */
     AB_STATS_ENEGATIVE = 3, /* a negative latency */
     AB_STATS_ENOMEM = 4,
+    AB_STATS_EZERO = 5,     /* median(A) is 0, or 0 in bootstrap resamples of A,
+                               so median(B)/median(A) is undefined or unbounded */
+    AB_STATS_ERANGE = 6,    /* a value outside [AB_STATS_MIN_VALUE,
+                               AB_STATS_MAX_VALUE] other than 0 */
 };
+
+/* The magnitudes the statistics accept besides 0 (ms): within them sums,
+ * squares and ratios of medians of up to 10^6 values stay finite and
+ * normal (1e150^2 * 1e6 < DBL_MAX; 1e150 / 1e-150 < DBL_MAX). */
+#define AB_STATS_MAX_VALUE 1e150
+#define AB_STATS_MIN_VALUE 1e-150
 
 /* Human-readable text of a status code. */
 const char *ab_stats_strerror(int status);
@@ -167,7 +177,8 @@ typedef struct ab_cliff_result {
 } ab_cliff_result;
 
 /* Cliff's delta (Cliff 1993) with a CI from Cliff's consistent variance
- * estimator, O(n log n). */
+ * estimator, O(n log n); at |delta| = 1, where that variance is 0, Newcombe's
+ * (2006) score interval instead (cliff.c). */
 int ab_cliffs_delta(const double *a, size_t na, const double *b, size_t nb,
                     double level, ab_cliff_result *r);
 
@@ -179,6 +190,12 @@ typedef struct ab_hl_result {
     double shift;   /* median of all pairwise differences a_i - b_j, ms */
     double lo, hi;  /* distribution-free CI (Hollander & Wolfe, via the U
                        distribution's critical value) */
+    double level;   /* its attained confidence: >= the nominal level asked
+                       for, except when that is not attainable at these
+                       sizes (3 v 3: at most 0.9), then the widest interval
+                       [D_(1), D_(N)] and its confidence, below nominal */
+    int attainable; /* 0 when the nominal level is not attainable at these
+                       sizes (the widest interval's confidence is below it) */
 } ab_hl_result;
 
 /* Hodges-Lehmann estimate of the shift A - B with its CI. */
@@ -210,10 +227,13 @@ int ab_tukey_outliers(const double *x, size_t n, ab_outliers *o);
 
 typedef struct ab_drift {
     double rho;  /* Spearman's rank correlation of x with its index */
-    double p;    /* two-sided, t approximation with n-2 df */
+    double p;    /* two-sided: exact permutation p for n <= 10, else the t
+                    approximation with n-2 df */
+    ab_pmethod method; /* AB_P_PERMUTATION (n <= 10) or AB_P_NORMAL (t) */
     int drifting; /* p < alpha */
 } ab_drift;
-/* Trend of latencies with their order, x in sample order. n >= 3. */
+/* Trend of latencies with their order, x in sample order. n >= 3; at
+ * n <= 10 the p is exact (the smallest possible is 2/n!: 1/3 at n = 3). */
 int ab_drift_test(const double *x, size_t n, double alpha, ab_drift *d);
 
 /* ---- the comparison a report makes ---------------------------------------- */
@@ -227,6 +247,7 @@ typedef struct ab_compare_opts {
     ab_test_opts test;       /* rank tests' options (ab_test_opts_default) */
     double alpha;            /* default 0.05 */
     double practical;        /* default 0.01: speedup CI must exclude 1 +/- this */
+    ab_padjust padjust;      /* default AB_PADJ_HOLM: the family's adjustment */
 } ab_compare_opts;
 void ab_compare_opts_default(ab_compare_opts *o);
 
@@ -247,10 +268,58 @@ typedef struct ab_comparison {
 int ab_compare(const double *a, size_t na, const double *b, size_t nb,
                const ab_compare_opts *o, ab_comparison *out);
 
-/* Verdict rule: significant after correction (p_adjusted < alpha) AND the
- * speedup CI excludes [1 - practical, 1 + practical]; then "faster" when
- * speedup > 1, "slower" when < 1; otherwise no significant difference. */
+/* ---- the verdict rule (verdict.c): the one every command applies --------- */
+
+/* Why a verdict is what it is. */
+typedef enum ab_why {
+    AB_WHY_SIGNIFICANT = 0,  /* faster / slower: every condition met */
+    AB_WHY_P = 1,            /* family-adjusted Mann-Whitney p >= alpha */
+    AB_WHY_UNATTAINABLE = 2, /* samples too small: the Hodges-Lehmann interval
+                                cannot reach the nominal confidence */
+    AB_WHY_PRACTICAL = 3,    /* speedup CI reaches into 1 +/- practical */
+    AB_WHY_RESOLUTION = 4,   /* |Hodges-Lehmann shift| below the minimum
+                                resolvable shift (the timer floor) */
+} ab_why;
+/* Short reason: "", "not significant", "samples too small for the
+ * interval's confidence", "within the practical threshold", "shift below
+ * the timer floor". */
+const char *ab_why_name(ab_why w);
+
+typedef struct ab_decision {
+    ab_verdict verdict;
+    ab_why why;
+    double p_adjusted; /* the Mann-Whitney p after the family's adjustment */
+} ab_decision;
+
+/* THE verdict rule. AB_FASTER / AB_SLOWER only when (in this order, the
+ * first failing condition is *why):
+ *   1. p_adjusted < o->alpha (the family-adjusted Mann-Whitney p);
+ *   2. the nominal confidence is attainable at these sample sizes
+ *      (c->hl.attainable; samples too small for it cannot support a claim
+ *      at that level);
+ *   3. the speedup CI [speedup_lo, speedup_hi] lies wholly outside
+ *      [1 - o->practical, 1 + o->practical];
+ *   4. |c->hl.shift| >= min_shift_ms, the minimum resolvable shift (ms):
+ *      a difference smaller than what the timer resolves in that mode (the
+ *      empty kernel's median, the timer floor) is never called real;
+ * then faster when speedup > 1, slower when < 1. c or o NULL:
+ * AB_NO_DIFFERENCE. why may be NULL. */
+ab_verdict ab_decide_why(const ab_comparison *c, double p_adjusted, double min_shift_ms,
+                         const ab_compare_opts *o, ab_why *why);
+
+/* ab_decide_why with no resolution limit (min_shift_ms = 0). */
 ab_verdict ab_decide(const ab_comparison *c, double p_adjusted, const ab_compare_opts *o);
+
+/* The verdicts of one family of m >= 1 comparisons: the Mann-Whitney p
+ * values of c[0..m) adjusted together by o->padjust (ab_p_adjust), then
+ * ab_decide_why on each with min_shift_ms[k] (NULL: all 0). The family is
+ * every comparison one command's output reports: `stats` one pair,
+ * `compare` every pair compared between the two runs, `report` every
+ * comparison of the report (against the baseline and, with --chain, against
+ * the previous rung), `calibrate` its K pairs. Errors: AB_STATS_EINVAL,
+ * AB_STATS_ENOMEM. */
+int ab_decide_family(const ab_comparison *const *c, size_t m, const double *min_shift_ms,
+                     const ab_compare_opts *o, ab_decision *out);
 
 #ifdef __cplusplus
 }

@@ -219,8 +219,11 @@ static double ratio(double num, double den)
  * seeded with o->seed) and gives one ratio; percentile or BCa with the
  * two-sample jackknife acceleration (Efron & Tibshirani 1993 eq. 15.36, as
  * scipy.stats.bootstrap(..., paired=False)). na, nb >= 2; median(A) > 0.
- * Errors: AB_STATS_EINVAL (sizes, NULL, options, median(A) = 0),
- * AB_STATS_ENONFINITE, AB_STATS_ENEGATIVE, AB_STATS_ENOMEM. */
+ * Errors: AB_STATS_EINVAL (sizes, NULL, options), AB_STATS_EZERO (median(A)
+ * = 0, or an interval end infinite because resampled medians of A are 0:
+ * the ratio is undefined or unbounded; *ratio, *lo, *hi are then not to be
+ * used), AB_STATS_ENONFINITE, AB_STATS_ENEGATIVE, AB_STATS_ERANGE,
+ * AB_STATS_ENOMEM. */
 int ab_bootstrap_speedup_ci(const double *a, size_t na, const double *b, size_t nb,
                             const ab_boot_opts *o, double *ratio_out, double *lo,
                             double *hi)
@@ -248,7 +251,7 @@ int ab_bootstrap_speedup_ci(const double *a, size_t na, const double *b, size_t 
     double ma = gsl_stats_median_from_sorted_data(as, 1, na);
     double mb = gsl_stats_median_from_sorted_data(bs, 1, nb);
     if (!(ma > 0)) {
-        rc = AB_STATS_EINVAL;
+        rc = AB_STATS_EZERO;
         goto cleanup;
     }
     gsl_rng_set(r, o->seed);
@@ -265,6 +268,8 @@ int ab_bootstrap_speedup_ci(const double *a, size_t na, const double *b, size_t 
     jack_group g[2] = {{jk, na}, {jk + na, nb}};
     *ratio_out = mb / ma;
     interval(tb, o->resamples, *ratio_out, g, 2, o->method, o->level, lo, hi);
+    if (!isfinite(*lo) || !isfinite(*hi))
+        rc = AB_STATS_EZERO; /* resampled median(A) = 0: no finite bound */
 cleanup:
     gsl_rng_free(r);
     free(jk);

@@ -4,6 +4,21 @@
  * questions", Psychological Bulletin 114(3), 494-509), with its CI from
  * Cliff's consistent variance estimator, in O(n log n) from one merge of the
  * sorted samples, and the magnitude labels of Romano et al. (2006).
+ *
+ * At |d| = 1 (complete separation, every a_i above, or below, every b_j)
+ * Cliff's variance estimate and his floor (1 - d^2)/(na nb - 1) are both 0
+ * and his interval collapses to [d, d] at any n. There the interval is
+ * Newcombe's score-type "Method 5" for theta = P(a > b) + P(a = b)/2 =
+ * (1 + d)/2 (Newcombe 2006, "Confidence intervals for an effect size
+ * measure based on the Mann-Whitney statistic. Part 2: asymptotic methods
+ * and evaluation", Statistics in Medicine 25, 559-573): all theta with
+ * |theta^ - theta| <= z sqrt(V(theta)), V the Hanley & McNeil (1982)
+ * variance with both sample sizes replaced by N* = (na + nb)/2,
+ *   V(theta) = theta (1 - theta) / (na nb) [1 + (N* - 1) ((1 - theta) /
+ *              (2 - theta) + theta / (1 + theta))],
+ * which stays positive inside (0, 1), so the interval keeps a nonzero width;
+ * mapped back by d = 2 theta - 1. Its end is the root of a smooth function
+ * with a sign change on [0, 1], found by GSL's Brent solver.
  */
 #include "abstats.h"
 #include "stats_internal.h"
@@ -12,6 +27,45 @@
 #include <stdlib.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+typedef struct newcombe_par {
+    double mn, nstar, z2;
+} newcombe_par;
+
+/* (1 - theta) na nb - z^2 theta [1 + (N* - 1)(...)]: zero at the lower end
+ * of Newcombe's Method 5 interval when theta^ = 1 (the factor 1 - theta of
+ * (1 - theta)^2 = z^2 V(theta) divided out). Positive at 0, negative at 1. */
+static double newcombe_f(double t, void *vp)
+{
+    const newcombe_par *q = vp;
+    return (1 - t) * q->mn -
+           q->z2 * t * (1 + (q->nstar - 1) * ((1 - t) / (2 - t) + t / (1 + t)));
+}
+
+/* Lower end of Newcombe's Method 5 interval for theta^ = 1, in (0, 1). */
+static int newcombe_lower(size_t na, size_t nb, double z, double *theta)
+{
+    newcombe_par q = {(double)na * (double)nb, 0.5 * (double)(na + nb), z * z};
+    gsl_function F = {newcombe_f, &q};
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (s == NULL)
+        return AB_STATS_ENOMEM;
+    gsl_root_fsolver_set(s, &F, 0.0, 1.0);
+    double x = 0.5;
+    for (int it = 0; it < 200; it++) {
+        if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
+            break;
+        x = gsl_root_fsolver_root(s);
+        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
+                                   0, 1e-15) == GSL_SUCCESS)
+            break;
+    }
+    gsl_root_fsolver_free(s);
+    *theta = x;
+    return AB_STATS_OK;
+}
 
 /* Cliff's delta of a[0..na) against b[0..nb) (ms), na, nb >= 2, with a CI
  * at level (0 < level < 1).
@@ -28,8 +82,8 @@
  * (d_ij = 0 for all: constant equal samples, s^2 = 0, the interval is the
  * degenerate [0, 0]); and his asymmetric interval
  *   (d - d^3 -+ z s sqrt((1 - d^2)^2 + z^2 s^2)) / (1 - d^2 + z^2 s^2),
- * z = Phi^-1((1 + level) / 2), clipped to [-1, 1] (degenerate [d, d] when
- * d = +-1 and s = 0). Errors: AB_STATS_EINVAL, AB_STATS_ENONFINITE,
+ * z = Phi^-1((1 + level) / 2), clipped to [-1, 1]; at d = +-1 Newcombe's
+ * Method 5 interval (file comment), [2 theta_L - 1, 1] or its mirror. Errors: AB_STATS_EINVAL, AB_STATS_ENONFINITE,
  * AB_STATS_ENEGATIVE, AB_STATS_ENOMEM. */
 int ab_cliffs_delta(const double *a, size_t na, const double *b, size_t nb,
                     double level, ab_cliff_result *r)
@@ -72,6 +126,15 @@ int ab_cliffs_delta(const double *a, size_t na, const double *b, size_t nb,
     double z = gsl_cdf_ugaussian_Pinv(0.5 + level / 2.0);
     double den = 1 - d * d + z * z * s2;
     r->delta = d;
+    if (fabs(d) == 1) { /* complete separation: Newcombe's Method 5 */
+        double t;
+        rc = newcombe_lower(na, nb, z, &t);
+        if (rc != AB_STATS_OK)
+            goto cleanup;
+        r->lo = d > 0 ? 2 * t - 1 : -1;
+        r->hi = d > 0 ? 1 : 1 - 2 * t;
+        goto cleanup;
+    }
     if (!(den > 0)) {
         r->lo = r->hi = d;
         goto cleanup;

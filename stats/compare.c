@@ -1,20 +1,11 @@
 /*
  * compare.c: the comparison of a candidate A against a baseline B that a
- * report makes (every statistic of abstats.h for one pair of samples) and
- * the verdict rule.
+ * report makes (every statistic of abstats.h for one pair of samples); the
+ * verdict rule is verdict.c.
  */
 #include "abstats.h"
 
 #include <string.h>
-
-const char *ab_verdict_name(ab_verdict v)
-{
-    switch (v) {
-    case AB_FASTER: return "faster";
-    case AB_SLOWER: return "slower";
-    default: return "no significant difference";
-    }
-}
 
 void ab_compare_opts_default(ab_compare_opts *o)
 {
@@ -24,6 +15,7 @@ void ab_compare_opts_default(ab_compare_opts *o)
     ab_test_opts_default(&o->test);
     o->alpha = 0.05;
     o->practical = 0.01;
+    o->padjust = AB_PADJ_HOLM;
 }
 
 /* Fills out for A = a[0..na), B = b[0..nb) (ms), na, nb >= 3 (the drift
@@ -63,25 +55,4 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb,
     if ((rc = ab_drift_test(a, na, o->alpha, &out->a_drift)) != AB_STATS_OK) return rc;
     if ((rc = ab_drift_test(b, nb, o->alpha, &out->b_drift)) != AB_STATS_OK) return rc;
     return AB_STATS_OK;
-}
-
-/* Verdict: AB_FASTER / AB_SLOWER when p_adjusted < o->alpha (p_adjusted:
- * the Mann-Whitney p after the family's correction, ab_p_adjust) and the
- * speedup CI [speedup_lo, speedup_hi] lies wholly outside [1 - practical,
- * 1 + practical]: faster when speedup > 1, slower when < 1; otherwise
- * AB_NO_DIFFERENCE. c or o NULL: AB_NO_DIFFERENCE. */
-ab_verdict ab_decide(const ab_comparison *c, double p_adjusted, const ab_compare_opts *o)
-{
-    if (c == NULL || o == NULL)
-        return AB_NO_DIFFERENCE;
-    if (!(p_adjusted < o->alpha))
-        return AB_NO_DIFFERENCE;
-    int excludes = c->speedup_lo > 1 + o->practical || c->speedup_hi < 1 - o->practical;
-    if (!excludes)
-        return AB_NO_DIFFERENCE;
-    if (c->speedup > 1)
-        return AB_FASTER;
-    if (c->speedup < 1)
-        return AB_SLOWER;
-    return AB_NO_DIFFERENCE;
 }

@@ -123,15 +123,23 @@ cleanup:
  * under scipy's rule for mannwhitneyu (one size <= 8, no ties); otherwise
  * Hollander & Wolfe's (1999, eq. 4.41) normal approximation
  * C = N/2 - z_(alpha/2) sqrt(na nb (na + nb + 1) / 12), rounded to the
- * nearest integer. Clamped to [1, (N + 1) / 2]. */
-static int critical_rank(size_t na, size_t nb, int ties, double level, size_t *c)
+ * nearest integer. Clamped to [1, (N + 1) / 2].
+ * *attained: the confidence 1 - 2 P(U <= C - 1) of [D_(C), D_(N+1-C)] for
+ * continuous data, from the exact U distribution whenever it is cheap (the
+ * smaller sample has at most 50 and m N/2 <= 10^8 updates), else its
+ * normal approximation with continuity correction, 1 - 2 Phi((C - 1/2 -
+ * N/2) / sigma); below level only when C was clamped up to 1 (level not
+ * attainable: 3 v 3 gives 1 - 2/20 = 0.9; *attainable = 0 then). */
+static int critical_rank(size_t na, size_t nb, int ties, double level, size_t *c,
+                         double *attained, int *attainable)
 {
     double n = (double)na * (double)nb, half_alpha = (1.0 - level) / 2.0;
-    size_t cmax = (size_t)((n + 1) / 2);
-    double cr;
-    if (ab__mw_use_exact(na, nb, ties)) {
-        size_t kmax = (size_t)(n / 2);
-        double *cdf = malloc((kmax + 1) * sizeof *cdf);
+    size_t cmax = (size_t)((n + 1) / 2), m = na < nb ? na : nb;
+    size_t kmax = (size_t)(n / 2);
+    int exact_cdf = ab__mw_use_exact(na, nb, 0) || (m <= 50 && (double)m * (double)kmax <= 1e8);
+    double *cdf = NULL;
+    if (exact_cdf) {
+        cdf = malloc((kmax + 1) * sizeof *cdf);
         if (cdf == NULL)
             return AB_STATS_ENOMEM;
         int rc = ab__mw_exact_cdf(na, nb, kmax, cdf);
@@ -139,25 +147,41 @@ static int critical_rank(size_t na, size_t nb, int ties, double level, size_t *c
             free(cdf);
             return rc;
         }
+    }
+    double cr;
+    if (ab__mw_use_exact(na, nb, ties)) {
         size_t u = 0;
         while (u <= kmax && cdf[u] <= half_alpha)
             u++;
-        free(cdf);
         cr = (double)u; /* u - 1 is the last with P(U <= u - 1) <= alpha/2 */
     } else {
         double z = gsl_cdf_ugaussian_Qinv(half_alpha);
         cr = floor(n / 2 - z * sqrt(n * (double)(na + nb + 1) / 12.0) + 0.5);
     }
+    *attainable = 1;
     if (cr < 1)
         cr = 1;
     *c = (size_t)cr < cmax ? (size_t)cr : cmax;
+    if (exact_cdf) {
+        *attained = 1 - 2 * cdf[*c - 1];
+    } else {
+        double sd = sqrt(n * (double)(na + nb + 1) / 12.0);
+        *attained = 1 - 2 * gsl_cdf_ugaussian_P(((double)*c - 0.5 - n / 2) / sd);
+    }
+    if (*attained < 0)
+        *attained = 0;
+    if (*c == 1 && *attained < level) /* even [D_(1), D_(N)] falls short */
+        *attainable = 0;
+    free(cdf);
     return AB_STATS_OK;
 }
 
 /* Hodges-Lehmann shift of a[0..na) over b[0..nb) (ms), na, nb >= 2, and its
  * CI [D_(C), D_(N+1-C)] at level (see critical_rank). r->shift is the median
  * (type 7: mean of the two middle ones for even N) of the N = na nb
- * differences a_i - b_j; positive = A slower. Errors: AB_STATS_EINVAL,
+ * differences a_i - b_j; positive = A slower. r->level: the interval's
+ * attained confidence (critical_rank), below level when level is not
+ * attainable at these sizes. Errors: AB_STATS_EINVAL,
  * AB_STATS_ENONFINITE, AB_STATS_ENEGATIVE, AB_STATS_ENOMEM. */
 int ab_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
                       double level, ab_hl_result *r)
@@ -180,7 +204,9 @@ int ab_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
         }
     }
     size_t n = na * nb, c;
-    rc = critical_rank(na, nb, ties, level, &c);
+    double attained;
+    int attainable;
+    rc = critical_rank(na, nb, ties, level, &c, &attained, &attainable);
     if (rc != AB_STATS_OK)
         goto cleanup;
     /* 1-based ranks wanted: the middle one(s), C and N + 1 - C. */
@@ -208,6 +234,8 @@ int ab_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
     r->shift = 0.5 * (got[0] + got[1]);
     r->lo = got[2];
     r->hi = got[3];
+    r->level = attained;
+    r->attainable = attainable;
 cleanup:
     free(d);
     free(bs);

@@ -11,7 +11,9 @@
 #include <gsl/gsl_rng.h>
 
 /* Validates a latency sample: AB_STATS_EINVAL when x is NULL or n < nmin,
- * AB_STATS_ENONFINITE for a NaN/inf, AB_STATS_ENEGATIVE for x[i] < 0. */
+ * AB_STATS_ENONFINITE for a NaN/inf, AB_STATS_ENEGATIVE for x[i] < 0,
+ * AB_STATS_ERANGE for a nonzero x[i] outside [AB_STATS_MIN_VALUE,
+ * AB_STATS_MAX_VALUE]. */
 int ab__check(const double *x, size_t n, size_t nmin);
 
 /* Malloc'd ascending copy of x[0..n) (gsl_sort); NULL when out of memory. */

@@ -23,6 +23,11 @@ const char *ab_stats_strerror(int status)
     case AB_STATS_ENONFINITE: return "sample contains a NaN or an infinity";
     case AB_STATS_ENEGATIVE: return "sample contains a negative latency";
     case AB_STATS_ENOMEM: return "out of memory";
+    case AB_STATS_EZERO:
+        return "median latency of A is 0 (or 0 in bootstrap resamples of A): the speedup "
+               "median(B)/median(A) is undefined or unbounded (timer resolution too coarse?)";
+    case AB_STATS_ERANGE:
+        return "a value out of range (nonzero magnitudes must lie in [1e-150, 1e150] ms)";
     default: return "unknown statistics error";
     }
 }
@@ -43,6 +48,10 @@ int ab__check(const double *x, size_t n, size_t nmin)
     for (size_t i = 0; i < n; i++) {
         if (x[i] < 0)
             return AB_STATS_ENEGATIVE;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] != 0 && !(x[i] >= AB_STATS_MIN_VALUE && x[i] <= AB_STATS_MAX_VALUE))
+            return AB_STATS_ERANGE;
     }
     return AB_STATS_OK;
 }

@@ -40,6 +40,19 @@ def has_ties(x):
     return len(np.unique(x)) != len(x)
 
 
+def newcombe5_lower(na, nb, z):
+    """Newcombe (2006, Stat. Med. 25, 559-573) Method 5 for theta^ = 1: the
+    smallest theta with (1 - theta)^2 <= z^2 V(theta), V the Hanley-McNeil
+    variance with both sizes replaced by N* = (na + nb)/2; the squared form
+    solved by scipy.optimize.brentq on (0, 1 - 1e-12)."""
+    from scipy.optimize import brentq
+    ns = (na + nb) / 2
+
+    def v(t):
+        return t * (1 - t) / (na * nb) * (1 + (ns - 1) * ((1 - t) / (2 - t) + t / (1 + t)))
+    return brentq(lambda t: (1 - t) ** 2 - z * z * v(t), 1e-12, 1 - 1e-9, xtol=1e-15)
+
+
 def cliff_brute(a, b, level):
     """Cliff (1993): d, consistent variance, asymmetric CI; O(na nb)."""
     dm = np.sign(np.subtract.outer(a, b))
@@ -52,6 +65,9 @@ def cliff_brute(a, b, level):
     if np.any(dm != 0):  # floor unless every pair ties
         s2 = max(s2, (1 - d * d) / (na * nb - 1))
     z = stats.norm.ppf((1 + level) / 2)
+    if abs(d) == 1:  # complete separation: Newcombe (2006) Method 5
+        lo_t = newcombe5_lower(na, nb, z)
+        return (d, 2 * lo_t - 1, 1.0) if d > 0 else (d, -1.0, 1 - 2 * lo_t)
     den = 1 - d * d + z * z * s2
     if den <= 0:
         return d, d, d
