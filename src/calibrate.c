@@ -109,26 +109,10 @@ static int partner(const char *v, char *out, size_t n)
     return 1;
 }
 
-static double floor_ms(sqlite3 *db, long long run_id, const char *mode)
-{
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    double f = 0;
-    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
-                      &st, err))
-        return 0;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        f = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return f;
-}
-
 int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
 {
     sqlite3_stmt *st = NULL;
-    char err[AB_ERR], mode[16] = "hot";
+    char err[AB_ERR];
     int rc = -1;
     ab_rmeas *r = NULL;
     size_t n = 0, np = 0;
@@ -140,7 +124,7 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
     memset(out, 0, sizeof *out);
     out->run_id = run_id;
     if (ab_db_prepare(db,
-                      "SELECT x.definition, r.timing_mode FROM runs r JOIN experiments x ON "
+                      "SELECT x.definition FROM runs r JOIN experiments x ON "
                       "x.id = r.experiment_id WHERE r.id = ?",
                       &st, err))
         return error("%s", err);
@@ -154,10 +138,8 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
             o.practical = e.practical;
         }
         ab_experiment_free(&e);
-        snprintf(mode, sizeof mode, "%s", (const char *)sqlite3_column_text(st, 1));
     }
     sqlite3_finalize(st);
-    const double floor = floor_ms(db, run_id, mode);
     out->alpha = o.alpha;
     out->level = o.boot.level;
     if (ab_run_load(db, run_id, &r, &n))
@@ -194,7 +176,7 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
             }
     }
     ab_rep_family_limit(c, np, o.alpha);
-    if (np && ab_p_adjust(p, np, AB_PADJ_HOLM, adj) != AB_STATS_OK) {
+    if (np && ab_p_adjust(p, np, o.padjust, adj) != AB_STATS_OK) {
         error("out of memory");
         goto cleanup;
     }
@@ -210,6 +192,7 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
             k = &out->cfg[out->nconfigs++];
             snprintf(k->title, sizeof k->title, "%s", title);
         }
+        const double floor = ab_min_shift_pair_ms(db, c[i].a->r.id, c[i].b->r.id);
         ab_rep_decide(&c[i], adj[i], &o, floor);
         int rule = c[i].verdict != AB_NO_DIFFERENCE;
         /* the rule without the family correction: the per-comparison error

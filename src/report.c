@@ -209,19 +209,22 @@ void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
     c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
 }
 
-void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double floor_ms)
+void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double min_shift_ms)
 {
-    /* the rule sees the speedup and CI of the inference used */
+    /* the one rule (stats/verdict.c), fed the speedup, CI and p of the
+     * inference used (paired over rounds, or i.i.d.) */
     ab_comparison v = c->c;
     v.speedup = c->speedup;
     v.speedup_lo = c->lo;
     v.speedup_hi = c->hi;
-    /* the one verdict rule (stats/verdict.c), the timer floor as its minimum
-     * resolvable shift: a shift smaller than the floor is not called real */
-    ab_why why = AB_WHY_P;
-    c->verdict = c->too_few || c->too_few_family ? AB_NO_DIFFERENCE
-                                                 : ab_decide_why(&v, p_adj, floor_ms, co, &why);
-    c->below_floor = why == AB_WHY_RESOLUTION;
+    c->why = AB_WHY_SIGNIFICANT;
+    if (c->too_few || c->too_few_family) {
+        c->verdict = AB_NO_DIFFERENCE;
+        c->why = AB_WHY_P;
+    } else {
+        c->verdict = ab_decide_why(&v, p_adj, min_shift_ms, co, &c->why);
+    }
+    c->below_floor = c->why == AB_WHY_RESOLUTION;
 }
 
 void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha)
@@ -247,6 +250,8 @@ const char *ab_rep_verdict(const ab_rep_cmp *c)
         return "no significant difference (too few rounds for the family's correction)";
     if (c->below_floor)
         return "no significant difference (shift below the timer floor)";
+    if (c->why == AB_WHY_UNATTAINABLE)
+        return "no significant difference (samples too small for the nominal confidence)";
     return ab_verdict_name(c->verdict);
 }
 
@@ -513,18 +518,23 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
     ab_rep_family_limit(cmps, ncmp, co.alpha);
     {
+        /* one family (every comparison of the report), its p-values (the
+         * ones the inference used: over rounds, or i.i.d.) adjusted together
+         * (co.padjust, Holm by default), then the one verdict rule with each
+         * pair's minimum resolvable shift */
         double *p = malloc((ncmp ? ncmp : 1) * sizeof *p), *adj = malloc((ncmp ? ncmp : 1) * sizeof *adj);
         size_t k = 0;
-        for (size_t i = 0; i < ncmp; i++)
+        for (size_t i = 0; p && i < ncmp; i++)
             if (cmps[i].ok)
                 p[k++] = cmps[i].p;
-        if (p && adj && k && ab_p_adjust(p, k, AB_PADJ_HOLM, adj) == AB_STATS_OK) {
+        if (p && adj && k && ab_p_adjust(p, k, co.padjust, adj) == AB_STATS_OK) {
             k = 0;
             for (size_t i = 0; i < ncmp; i++)
                 if (cmps[i].ok) {
                     cmp *c = &cmps[i];
                     c->p_adj = adj[k++];
-                    ab_rep_decide(c, c->p_adj, &co, timer_floor(db, run_id, c->a->mode));
+                    ab_rep_decide(c, c->p_adj, &co,
+                                  ab_min_shift_pair_ms(db, c->a->r.id, c->b->r.id));
                 }
         }
         free(p);

@@ -45,7 +45,8 @@ typedef struct ab_rep_cmp {
     size_t family;       /* size of the family it was corrected in */
     double p_adj;
     ab_verdict verdict;
-    int below_floor;     /* the verdict was vetoed by the timer floor */
+    int below_floor;     /* the verdict was vetoed by the minimum resolvable shift */
+    ab_why why;          /* the verdict rule's reason (stats/verdict.c) */
     int clocks_differ;   /* median SM clocks more than 2% apart */
 } ab_rep_cmp;
 
@@ -59,11 +60,12 @@ typedef struct ab_rep_cmp {
 void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co);
 
 /* The verdict of c given its family-adjusted p (or its raw p, for the
- * per-comparison error rate): the rule (ab_decide) on c's speedup and CI,
- * no difference when too_few, and vetoed when the Hodges-Lehmann shift is
- * below floor_ms (the timer floor of its mode, 0: none). Sets verdict and
+ * per-comparison error rate): the one verdict rule (ab_decide_why,
+ * stats/verdict.c) on c's speedup and CI with min_shift_ms the minimum
+ * resolvable shift (src/resolution.h; 0: none); no difference when the
+ * rounds are too few for the test or the family. Sets verdict, why and
  * below_floor. */
-void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double floor_ms);
+void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double min_shift_ms);
 
 /* Marks every computed comparison of c[0..n) too_few_family when no
  * comparison of the family can reach alpha after Holm's adjustment: Holm's
