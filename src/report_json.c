@@ -9,7 +9,7 @@
  *    "comparisons": [{"config": {"B", "H", "S", "D", "causal", "dtype"},
  *       "variant", "baseline", "speedup", "speedup_ci": [lo, hi],
  *       "p", "p_adjusted" (null where the rounds are too few for the test
- *       to reach alpha), "verdict", "method", "paired", "rounds",
+ *       to reach alpha), "verdict", "method", "p_method", "paired", "rounds",
  *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
  *       family can reach alpha after Holm: p_adjusted null), "clocks_differ"},
  *       ...],
@@ -69,6 +69,11 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
                                 c->too_few || c->too_few_family ? json_null() : num(c->p_adj));
             json_object_set_new(o, "verdict", json_string(ab_rep_verdict(c)));
             json_object_set_new(o, "method", json_string(ab_rep_method(c)));
+            /* how the p was obtained: exact, exact permutation, Monte Carlo
+             * permutation or normal approximation (stats/) */
+            json_object_set_new(o, "p_method",
+                                json_string(ab_pmethod_name(c->paired ? c->rr.test.method
+                                                                      : c->c.mw.method)));
             json_object_set_new(o, "paired", json_boolean(c->paired));
             json_object_set_new(o, "rounds", json_integer(c->paired ? (json_int_t)c->rr.rounds : 0));
             json_object_set_new(o, "too_few_rounds", json_boolean(c->too_few));
