@@ -14,6 +14,7 @@
 #include "abstats.h"
 #include "clocks.h"
 #include "report_internal.h"
+#include "resolution.h"
 #include "rundata.h"
 #include "commands.h"
 #include "experiment.h"

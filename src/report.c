@@ -13,6 +13,7 @@
 #include "report.h"
 #include "report_internal.h"
 #include "report_check.h"
+#include "resolution.h"
 #include "rundata.h"
 #include "abstats.h"
 #include "calibrate.h"

@@ -47,8 +47,6 @@ static double exact_p(long *r2, size_t n)
             /* swapping positions i and j changes S by (i - j)(r2[j] - r2[i]) */
             s += ((long)i - (long)j) * (r2[j] - r2[i]);
             long t = r2[j];
-            /* swapping positions i and j changes S by (i - j)(r2[j] - r2[i]) */
-            s += (long)(i - j) * (t - r2[i]);
             r2[j] = r2[i];
             r2[i] = t;
             hits += labs(2 * s - centre) >= dev;
