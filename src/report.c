@@ -692,6 +692,20 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         }
     }
 
+    { /* which method gave the p values (stats/) */
+        size_t nm[4] = {0, 0, 0, 0};
+        for (size_t i = 0; i < ncmp; i++) {
+            ab_pmethod pm = cmps[i].paired ? cmps[i].rr.test.method : cmps[i].c.mw.method;
+            if (cmps[i].ok && (unsigned)pm < 4)
+                nm[pm]++;
+        }
+        fprintf(out, "p values: %zu exact, %zu exact permutation (given the ties), %zu Monte Carlo "
+                     "permutation, %zu normal approximation (Mann-Whitney: exact when one sample "
+                     "has at most 8 or both at most 50, or ties are heavy). Median CIs of fewer "
+                     "than 30 i.i.d. samples are distribution-free order-statistic intervals.\n\n",
+                nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
+    }
+
     /* ---- per configuration ---- */
     fprintf(out, "## Results\n\n");
     for (size_t i = 0; i < n;) {
