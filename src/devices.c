@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +43,31 @@ static int visible_entries(char entries[][80], int *n)
     return 1;
 }
 
-/* GPUs the NVIDIA driver lists (one directory per GPU) */
+/* GPUs this process may open: /dev/nvidiaN nodes (a container or cgroup
+ * exposes only its own), else the driver's list (one directory per GPU) */
 static int proc_gpus(void)
 {
+    DIR *dev = opendir("/dev");
+    int nodes = 0;
+    if (dev) {
+        struct dirent *de;
+        while ((de = readdir(dev))) {
+            const char *d = de->d_name;
+            if (strncmp(d, "nvidia", 6) != 0 || !d[6] || strspn(d + 6, "0123456789") != strlen(d + 6))
+                continue;
+            char path[300];
+            snprintf(path, sizeof path, "/dev/%s", d);
+            int fd = open(path, O_RDWR | O_CLOEXEC);
+            if (fd >= 0) {
+                nodes++;
+                close(fd);
+            }
+        }
+        closedir(dev);
+    }
+    if (nodes > 0)
+        return nodes;
+
     DIR *d = opendir("/proc/driver/nvidia/gpus");
     int n = 0;
     if (!d)
@@ -66,8 +89,8 @@ int ab_devices_parse(const char *list, int cuda_needed, int *device, int *ndev, 
     if (strcmp(list, "all") == 0) {
         int n = visible_entries(entries, &nvis) ? nvis : proc_gpus();
         if (n == 0 && cuda_needed) {
-            snprintf(err, errn, "--devices all: no CUDA device visible (CUDA_VISIBLE_DEVICES "
-                                "empty or no /proc/driver/nvidia/gpus)");
+            snprintf(err, errn, "--devices all: no CUDA device visible (CUDA_VISIBLE_DEVICES, "
+                                "no /dev/nvidiaN to open, none in /proc/driver/nvidia/gpus)");
             return -1;
         }
         if (n == 0)

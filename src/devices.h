@@ -11,7 +11,8 @@
 
 /* Parses the --devices list into device[0..*ndev-1]: "all" is every CUDA
  * device this process may use (the entries of CUDA_VISIBLE_DEVICES when set,
- * else the GPUs in /proc/driver/nvidia/gpus; for an experiment without CUDA
+ * else the /dev/nvidiaN nodes this process can open, else the GPUs in
+ * /proc/driver/nvidia/gpus; for an experiment without CUDA
  * variants on a machine without GPUs, one CPU worker); "0,1,..." are CUDA
  * device indices (0..63; repeats allowed: two workers sharing one GPU, for
  * testing only, labelled so). device holds 64 entries. 0, or -1 with the
