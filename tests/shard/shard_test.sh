@@ -14,6 +14,9 @@
 #   workers       --devices 0,0,0: three concurrent workers into one database
 #                 (WAL): every expected row exactly once, the workers' runs
 #                 overlapped in time, labelled as sharing a device
+#   kill-worker   --devices 0,0 with one worker SIGKILLed part-way: the other
+#                 part completes, the killed part's measurements stay, status
+#                 shows it abandoned and its resume command completes it
 #   sbatch        contrib/slurm/attnbench-array.sbatch with the Slurm variables
 #                 set by hand (tasks 1 and 2 of --array=1-2), its merge step
 #                 twice, and --submit with a fake sbatch on PATH
@@ -143,6 +146,36 @@ CFG
   grep -q 'devices' e.log || fail "no message for --devices 0,x"
   "$AB" run many.cfg --devices 0 --shard 1/2 --db w.db >/dev/null 2>/dev/null && fail "--devices with --shard accepted"
   [ "$(q w.db 'SELECT count(*) FROM runs')" = 3 ] || fail "a refused command stored a run"
+  ;;
+kill-worker)
+  # --devices 0,0 with worker 2 killed (SIGKILL) part-way: worker 1's part
+  # completes, worker 2's finished measurements stay, status shows its part
+  # abandoned, and the printed resume command completes it
+  fast_cfg fast.cfg
+  "$AB" run fast.cfg --devices 0,0 --db k.db >ids.txt 2>k.log &
+  parent=$!
+  w2=
+  for _ in $(seq 1 600); do
+    w2=$(sed -n 's/^worker 2\/2: .*, process \([0-9]*\)$/\1/p' k.log)
+    [ -n "$w2" ] && [ "$(q k.db "SELECT count(*) FROM measurements m JOIN runs r ON r.id = m.run_id WHERE r.shard_k = 2" 2>/dev/null)" -ge 1 ] 2>/dev/null && break
+    sleep 0.1
+  done
+  [ -n "$w2" ] || fail "worker 2 not announced: $(cat k.log)"
+  kill -KILL "$w2"
+  wait $parent; rc=$?
+  [ $rc -eq 137 ] || fail "parent exit $rc after a worker's SIGKILL, expected 137 ($(cat k.log))"
+  grep -q 'worker 1/2: .*exit 0' k.log || fail "worker 1 did not finish: $(cat k.log)"
+  kept=$(q k.db "SELECT count(*) FROM measurements m JOIN runs r ON r.id = m.run_id WHERE r.shard_k = 2")
+  [ "$kept" -ge 1 ] && [ "$kept" -lt 6 ] || fail "worker 2 kept $kept measurements (expected 1..5)"
+  "$AB" status fast.cfg --db k.db >st.txt; rc=$?
+  [ $rc -eq 3 ] || fail "status exit $rc: $(cat st.txt)"
+  grep -Eq "^ +2 +3 +$kept of 6 +1 +abandoned" st.txt || fail "part 2 not abandoned: $(cat st.txt)"
+  cmd=$(grep -o 'attnbench resume [0-9]* --db k.db' st.txt) || fail "no resume command: $(cat st.txt)"
+  "$AB" ${cmd#attnbench } >/dev/null 2>r.log || { cat r.log; fail "$cmd"; }
+  "$AB" status fast.cfg --db k.db >st2.txt || fail "not complete after resume: $(cat st2.txt)"
+  quick_set >expected.txt; meas k.db >got.txt
+  diff expected.txt got.txt || fail "rows lost or doubled after kill and resume"
+  [ "$(q k.db 'SELECT count(*) FROM samples')" = 48 ] || fail "samples: expected 8 x 6"
   ;;
 sbatch)
   fast_cfg fast.cfg
