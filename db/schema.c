@@ -155,6 +155,14 @@ static const char *const migrations[] = {
     "  adapter_s  REAL NOT NULL,              -- external adapters minus their samples\n"
     "  store_s    REAL NOT NULL               -- database writes\n"
     ");\n",
+
+    /* issue 20: a run that measured one part of an experiment split into
+     * shard_n parts (--shard K/N, a Slurm array task, --devices); NULL for a
+     * run of the whole experiment (src/shard.h) */
+    "ALTER TABLE runs ADD COLUMN shard_k INTEGER;   -- part K (1-based) of shard_n\n"
+    "ALTER TABLE runs ADD COLUMN shard_n INTEGER;   -- parts the experiment was split into\n"
+    "ALTER TABLE runs ADD COLUMN shard_hash TEXT;   -- experiments.hash of the experiment split\n"
+    "ALTER TABLE runs ADD COLUMN worker TEXT;       -- --devices worker: 'cuda:1', 'cuda:0 (shared, testing)', 'cpu'\n",
 };
 
 int ab_schema_count(void) { return (int)(sizeof migrations / sizeof migrations[0]); }

@@ -9,6 +9,7 @@
 #include "experiment.h"
 #include "liveness.h"
 #include "runner.h"
+#include "shard.h"
 #include "store.h"
 #include "util.h"
 
@@ -112,6 +113,13 @@ int cmd_resume(int argc, char **argv)
         ab_experiment_validate(&e, err, sizeof err)) {
         error("resume: run %lld: %s", run, err);
         goto done;
+    }
+    { /* issue 20: a run of one part resumes that part only (shard.h) */
+        int sk = 0, sn = 0, sh = ab_shard_of_run(db, run, &sk, &sn, err);
+        if (sh < 0 || (sh == 1 && ab_shard_select(&e, sk, sn, err, sizeof err))) {
+            error("resume: run %lld: %s", run, err);
+            goto done;
+        }
     }
     sqlite3_int64 run_id = run;
     int r = ab_run_experiment(&e, db, command, &run_id);

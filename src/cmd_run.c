@@ -6,6 +6,7 @@
 #include "conclusion.h"
 #include "experiment.h"
 #include "runner.h"
+#include "scaleout.h"
 #include "store.h"
 #include "util.h"
 
@@ -15,12 +16,21 @@
 int cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *db_flag = NULL, *v;
+    const char *shard_s = NULL, *devices_s = NULL, *worker = NULL; /* issue 20 */
     int missing;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if (missing)
             return error("run: --db needs a path") ? 2 : 2;
+        else if ((v = ab_opt(argc, argv, &i, "--shard", &missing)))
+            shard_s = v;
+        else if (!missing && (v = ab_opt(argc, argv, &i, "--devices", &missing)))
+            devices_s = v;
+        else if (!missing && (v = ab_opt(argc, argv, &i, "--worker", &missing)))
+            worker = v;
+        else if (missing)
+            return error("run: %s needs a value (attnbench help run)", argv[i]) ? 2 : 2;
         else if (argv[i][0] == '-')
             return error("run: unknown option '%s' (attnbench help run)", argv[i]) ? 2 : 2;
         else if (!path)
@@ -40,15 +50,22 @@ int cmd_run(int argc, char **argv)
         error("%s", err);
         return 1;
     }
-    sqlite3 *db = NULL;
     const char *db_path = ab_db_path(db_flag);
+    char shard_cmd[64] = "";
+    int sr = ab_run_scaleout(&e, path, db_path, shard_s, devices_s, worker, shard_cmd,
+                             sizeof shard_cmd); /* issue 20: scaleout.h */
+    if (sr != -1) {
+        ab_experiment_free(&e);
+        return sr;
+    }
+    sqlite3 *db = NULL;
     if (ab_db_open(db_path, 0, &db, err)) {
         ab_experiment_free(&e);
         error("%s", err);
         return 1;
     }
     char command[1024];
-    snprintf(command, sizeof command, "attnbench run %s", path);
+    snprintf(command, sizeof command, "attnbench run %s%s", path, shard_cmd);
     sqlite3_int64 run_id = 0;
     int rc = ab_run_experiment(&e, db, command, &run_id);
     if (run_id)

@@ -19,6 +19,7 @@ int cmd_import(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+int cmd_status(int argc, char **argv); /* issue 20 */
 
 /* Option parsing shared by the handlers: returns the value of --name VALUE
  * or --name=VALUE at argv[*i] (advancing *i past it), or NULL when argv[*i]

@@ -52,6 +52,9 @@ typedef struct ab_experiment {
     int resolve;          /* variants were resolved against the registry */
     int skip_unsupported; /* leave out (variant, configuration) pairs the variant
                              cannot run instead of refusing the experiment */
+    int shard_k, shard_n; /* issue 20: configs holds part shard_k of shard_n (src/shard.h);
+                             0, 0: the whole experiment */
+    const char *worker;   /* --devices worker label stored with the run, or NULL (not owned) */
 } ab_experiment;
 
 /* Loads and checks an experiment file. On error returns -1 with one line in

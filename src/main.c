@@ -26,10 +26,25 @@ typedef struct command {
 
 static const command commands[] = {
     {"run", cmd_run, "run an experiment file and store every sample",
-     "attnbench run EXPERIMENT [--db PATH]\n"
+     "attnbench run EXPERIMENT [--shard K/N | --devices all|0,1,...] [--db PATH]\n"
      "  Runs every (configuration, variant) of EXPERIMENT (a libconfig file, see\n"
      "  experiments/), checks each against the float64 reference, stores every raw\n"
-     "  latency sample, and prints the new run's id on stdout.\n"},
+     "  latency sample, and prints the new run's id on stdout.\n"
+     "  --shard K/N runs part K of the configurations split into N parts of about equal\n"
+     "  cost (forward FLOPs x variants, longest first to the least-loaded part); in a\n"
+     "  Slurm job array, SLURM_ARRAY_TASK_ID/MIN/MAX (or COUNT) pick the part instead.\n"
+     "  --devices starts one worker per listed CUDA device (all: every visible GPU;\n"
+     "  a repeated index shares a GPU, for testing only), each running one part as its\n"
+     "  own run into the same database; prints the runs' ids, one per line.\n"
+     "  attnbench status EXPERIMENT shows which parts a database holds.\n"},
+    {"status", cmd_status, "which parts of a split experiment the database holds",
+     "attnbench status EXPERIMENT [--plan N] [--db PATH]\n"
+     "  For each split of EXPERIMENT (by the hash of its file) found in the database:\n"
+     "  every part's configurations, measurements stored and expected, and state\n"
+     "  (complete, running, interrupted, abandoned, failed, missing), then the command\n"
+     "  that completes each part that is not complete (run --shard K/N, or resume).\n"
+     "  Exit status 0 when some split (or a whole run) is complete, 3 when none is.\n"
+     "  --plan N prints the split into N parts (configurations, predicted cost) only.\n"},
     {"resume", cmd_resume, "measure what an unfinished run lacks",
      "attnbench resume RUN [--force] [--db PATH]\n"
      "  Completes RUN (abandoned: its process is gone; interrupted; or failed) with the\n"

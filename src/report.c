@@ -11,6 +11,7 @@
  * that reproduces the run.
  */
 #include "report.h"
+#include "shard.h"
 #include "report_internal.h"
 #include "report_check.h"
 #include "resolution.h"
@@ -622,6 +623,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         else if (c == 1)
             fprintf(out, "| A/A calibration | none in this environment (attnbench calibrate) |\n");
     }
+    ab_shard_report_row(out, db, run_id); /* issue 20: a run of one part says so */
     fprintf(out, "| reproduce | `%s` |\n\n", command);
 
     fprintf(out, "## Method\n\n"

@@ -21,6 +21,7 @@
  * (src/walltime.h).
  */
 #include "runner.h"
+#include "shard.h"
 #include "runenv.h"
 #include "units.h"
 #include "abstats.h"
@@ -818,7 +819,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
                     ab_db_put_experiment(db, e->name, e->path, e->text, e->hash, &exp_id, err) ||
                     ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing),
                                     run_id, err) ||
-                    ab_runenv_store(db, *run_id, settings, err))) {
+                    ab_runenv_store(db, *run_id, settings, err) ||
+                    ab_shard_record(db, *run_id, e, err))) { /* issue 20: shard.h */
         error("%s", err);
         goto cleanup;
     }
