@@ -191,6 +191,16 @@ extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float
         CKB(cudaMemcpy(base + b->stride, b->k, bytes, cudaMemcpyDeviceToDevice));
         CKB(cudaMemcpy(base + 2 * b->stride, b->v, bytes, cudaMemcpyDeviceToDevice));
     }
+    /* The copies above run on the legacy default stream, and b->stream is
+     * non-blocking, so nothing orders them before the next launch on it: a
+     * pageable host-to-device cudaMemcpy may return before its DMA lands,
+     * and a device-to-device one returns at once (CUDA Runtime API, "API
+     * synchronization behavior"). Without this barrier the device reference
+     * and the variants could read the previous case's inputs: seen on an
+     * H200 on 2026-11-23 as 1 wrong case in 8-12 gpu_check runs sharing the
+     * GPU (cuda_mma and cuda_mma_pipeline, S = 1023, relative L2 error 1.0),
+     * gone with CUDA_LAUNCH_BLOCKING=1 (8 of 8 clean). */
+    CKB(cudaDeviceSynchronize());
     rc = 0;
 cleanup:
 #undef CKB
