@@ -1,8 +1,8 @@
 /*
- * gpu_modes.c: names of the timing modes of gpu.h, shared by CUDA and
- * non-CUDA builds (experiment files name the mode either way).
+ * timing_modes.c: names of the timing modes of timing_mode.h, shared by
+ * CUDA and non-CUDA builds (experiment files name the mode either way).
  */
-#include "gpu.h"
+#include "timing_mode.h"
 
 #include <string.h>
 

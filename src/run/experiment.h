@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "gpu.h"
+#include "timing_mode.h"
 #include "variant.h"
 
 typedef struct ab_exp_variant {
