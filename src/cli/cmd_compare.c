@@ -15,7 +15,7 @@
  */
 #include "abstats.h"
 #include "commands.h"
-#include "env.h"
+#include "env_diff.h"
 #include "resolution.h"
 #include "runenv.h"
 #include "rundata.h"
@@ -43,17 +43,6 @@ typedef struct dropped {
 
 #define AB_COMPARE_MIN_SAMPLES 3 /* ab_compare's minimum (the drift test's) */
 
-/* the value of a dotted path ("gpu.driver") as compact JSON text */
-static char *path_value(json_t *fp, const char *path)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *x = fp;
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && x; k = strtok_r(NULL, ".", &save))
-        x = json_is_object(x) ? json_object_get(x, k) : NULL;
-    return x ? json_dumps(x, JSON_ENCODE_ANY | JSON_COMPACT) : strdup("(absent)");
-}
-
 static json_t *run_fingerprint(sqlite3 *db, long long run)
 {
     sqlite3_stmt *st = NULL;
@@ -77,31 +66,6 @@ static json_t *run_fingerprint(sqlite3 *db, long long run)
     return fp;
 }
 
-/* Prints the environment fields that differ between two runs' fingerprints,
- * one per line with both values. */
-void ab_print_env_diff(FILE *out, json_t *fa, json_t *fb, const char *indent)
-{
-    char diff[8192];
-    if (!fa || !fb) {
-        fprintf(out, "%s(a fingerprint is unreadable)\n", indent);
-        return;
-    }
-    ab_env_diff(fa, fb, diff, sizeof diff);
-    if (!*diff) {
-        fprintf(out, "%sidentical environments\n", indent);
-        return;
-    }
-    char *save = NULL;
-    for (char *f = strtok_r(diff, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-        while (*f == ' ')
-            f++;
-        char *va = path_value(fa, f), *vb = path_value(fb, f);
-        fprintf(out, "%s%s: %s -> %s\n", indent, f, va ? va : "?", vb ? vb : "?");
-        free(va);
-        free(vb);
-    }
-}
-
 int cmd_compare(int argc, char **argv)
 {
     const char *db_flag = NULL, *runs[2] = {NULL, NULL}, *v;
@@ -116,29 +80,26 @@ int cmd_compare(int argc, char **argv)
         else if ((v = ab_opt(argc, argv, &i, "--practical", &missing))) {
             co.practical = strtod(v, &end);
             if (*end || !(co.practical >= 0 && co.practical < 1))
-                return error("compare: --practical wants a fraction in [0, 1), e.g. 0.01") ? 2 : 2;
+                return ab_usage("compare: --practical wants a fraction in [0, 1), e.g. 0.01");
         } else if ((v = ab_opt(argc, argv, &i, "--alpha", &missing))) {
             co.alpha = strtod(v, &end);
             if (*end || !(co.alpha > 0 && co.alpha < 1))
-                return error("compare: --alpha wants a level in (0, 1), e.g. 0.05") ? 2 : 2;
+                return ab_usage("compare: --alpha wants a level in (0, 1), e.g. 0.05");
         } else if (!missing && strcmp(argv[i], "--fail-on-regression") == 0)
             fail_on_regression = 1;
         else if (missing || argv[i][0] == '-' || nruns == 2)
-            return error("compare: %s '%s' (attnbench help compare)",
-                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+            return ab_usage("compare: %s '%s' (attnbench help compare)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
         else
             runs[nruns++] = argv[i];
     }
     if (nruns != 2)
-        return error("compare: needs two runs, RUN_A (before) and RUN_B (after)") ? 2 : 2;
+        return ab_usage("compare: needs two runs, RUN_A (before) and RUN_B (after)");
 
-    char err[AB_ERR];
     sqlite3 *db = NULL;
     long long ra, rb;
-    if (ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
-    }
     ab_rmeas *ma = NULL, *mb = NULL;
     size_t na = 0, nb = 0, np = 0;
     pair *p = NULL;

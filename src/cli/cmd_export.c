@@ -228,11 +228,11 @@ int cmd_export(int argc, char **argv)
     }
     if (strcmp(format, "json") != 0 && strcmp(format, "csv") != 0) {
         free(run_args);
-        return error("export: --format is json or csv, not '%s'", format) ? 2 : 2;
+        return ab_usage("export: --format is json or csv, not '%s'", format);
     }
     if (nruns == 0) {
         free(run_args);
-        return error("export: which runs? (attnbench runs lists them)") ? 2 : 2;
+        return ab_usage("export: which runs? (attnbench runs lists them)");
     }
     char err[AB_ERR];
     sqlite3 *db = NULL;

@@ -11,6 +11,7 @@
 #include "abstats.h"
 #include "changepoint.h"
 #include "commands.h"
+#include "env_diff.h"
 #include "plot.h"
 #include "rundata.h"
 #include "store.h"
@@ -53,15 +54,15 @@ int cmd_history(int argc, char **argv)
             char *end;
             practical = strtod(v, &end);
             if (*end || !(practical >= 0 && practical < 1))
-                return error("history: --practical wants a fraction in [0, 1)") ? 2 : 2;
+                return ab_usage("history: --practical wants a fraction in [0, 1)");
         } else if (missing || argv[i][0] == '-' || variant)
-            return error("history: %s '%s' (attnbench help history)",
-                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+            return ab_usage("history: %s '%s' (attnbench help history)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
         else
             variant = argv[i];
     }
     if (!variant || !config)
-        return error("history: needs VARIANT and --config B,H,S,D[,causal][,dtype]") ? 2 : 2;
+        return ab_usage("history: needs VARIANT and --config B,H,S,D[,causal][,dtype]");
     ab_config_pat pat;
     if (ab_config_parse(config, &pat))
         return 2;
@@ -69,10 +70,8 @@ int cmd_history(int argc, char **argv)
     char err[AB_ERR];
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    if (ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
-    }
     if (ab_db_prepare(db,
                       "SELECT r.id, m.id, r.started_at, "
                       "coalesce(json_extract(v.fingerprint, '$.build.commit'), '?'), "

@@ -499,13 +499,13 @@ int cmd_import(int argc, char **argv)
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if (missing || (argv[i][0] == '-' && argv[i][1]) || file)
-            return error("import: %s '%s' (attnbench help import)",
-                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+            return ab_usage("import: %s '%s' (attnbench help import)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
         else
             file = argv[i];
     }
     if (!file)
-        return error("import: which file? (a JSON export: attnbench export RUN -o FILE)") ? 2 : 2;
+        return ab_usage("import: which file? (a JSON export: attnbench export RUN -o FILE)");
     json_error_t jerr;
     json_t *doc = strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(file, 0, &jerr);
     if (!doc)
@@ -548,19 +548,16 @@ int cmd_merge(int argc, char **argv)
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if (missing || argv[i][0] == '-' || other)
-            return error("merge: %s '%s' (attnbench help merge)",
-                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+            return ab_usage("merge: %s '%s' (attnbench help merge)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
         else
             other = argv[i];
     }
     if (!other)
-        return error("merge: which database? (attnbench merge OTHER.db)") ? 2 : 2;
-    char err[AB_ERR];
+        return ab_usage("merge: which database? (attnbench merge OTHER.db)");
     sqlite3 *db = NULL;
-    if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 0)))
         return 1;
-    }
     ab_merge_counts c;
     int rc = ab_merge_db(db, other, &c) ? 1 : 0;
     printf("merged %ld run%s, %ld already present", c.runs_added, c.runs_added == 1 ? "" : "s",

@@ -17,7 +17,7 @@
 int cmd_variants(int argc, char **argv)
 {
     if (argc > 1)
-        return error("variants: takes no arguments") ? 2 : 2;
+        return ab_usage("variants: takes no arguments");
     printf("%-20s %-8s %-15s %-8s %s\n", "name", "backend", "dtypes", "D", "idea");
     for (size_t i = 0; i < ab_variant_count(); i++) {
         const ab_variant *v = ab_variant_at(i);
@@ -40,7 +40,7 @@ int cmd_env(int argc, char **argv)
         else if (strcmp(argv[i], "--measure-peaks") == 0)
             peaks = 1;
         else
-            return error("env: unknown argument '%s' (attnbench help env)", argv[i]) ? 2 : 2;
+            return ab_usage("env: unknown argument '%s' (attnbench help env)", argv[i]);
     }
     json_t *fp = ab_env_fingerprint(gpu);
     char *text = NULL, hash[17];

@@ -107,14 +107,11 @@ int cmd_query(int argc, char **argv)
             sql = argv[i];
     }
     if (!sql)
-        return error("query: which SQL? e.g. attnbench query \"SELECT * FROM latest_runs\"") ? 2 : 2;
-    char err[AB_ERR];
+        return ab_usage("query: which SQL? e.g. attnbench query \"SELECT * FROM latest_runs\"");
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    if (ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
-    }
     const char *tail = NULL;
     int denied = 0;
     sqlite3_set_authorizer(db, read_only_authorizer, &denied);

@@ -47,7 +47,7 @@ int cmd_report(int argc, char **argv)
         else if ((v = ab_opt(argc, argv, &i, "-o", &missing)))
             outpath = v;
         else if (missing)
-            return error("report: %s needs a value", argv[i]) ? 2 : 2;
+            return ab_usage("report: %s needs a value", argv[i]);
         else if (strcmp(argv[i], "--chain") == 0)
             o.chain = 1;
         else if (strcmp(argv[i], "--no-plots") == 0)
@@ -57,24 +57,22 @@ int cmd_report(int argc, char **argv)
         else if (strcmp(argv[i], "--by-clock") == 0)
             o.by_clock = 1;
         else if (argv[i][0] == '-')
-            return error("report: unknown option '%s' (attnbench help report)", argv[i]) ? 2 : 2;
+            return ab_usage("report: unknown option '%s' (attnbench help report)", argv[i]);
         else if (!run_s)
             run_s = argv[i];
         else
-            return error("report: one run at a time ('%s' is extra)", argv[i]) ? 2 : 2;
+            return ab_usage("report: one run at a time ('%s' is extra)", argv[i]);
     }
     char *end;
     long long run = run_s ? strtoll(run_s, &end, 10) : 0;
     if (!run_s || *end || run <= 0)
-        return error("report: RUN must be a run id (attnbench runs lists them)") ? 2 : 2;
+        return ab_usage("report: RUN must be a run id (attnbench runs lists them)");
 
     char err[AB_ERR], pathbuf[512];
     sqlite3 *db = NULL;
     const char *db_path = ab_db_path(db_flag);
-    if (ab_db_open(db_path, 1, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(db_path, 1)))
         return 1;
-    }
     const char *slash = strrchr(db_path, '/');
     char label[300];
     snprintf(label, sizeof label, "`%s`", slash ? slash + 1 : db_path);

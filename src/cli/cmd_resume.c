@@ -30,7 +30,7 @@ int cmd_resume(int argc, char **argv)
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if (missing)
-            return error("resume: --db needs a path") ? 2 : 2;
+            return ab_usage("resume: --db needs a path");
         else if (strcmp(argv[i], "--force") == 0)
             force = 1;
         else if (argv[i][0] == '-' || run_s)
@@ -42,7 +42,7 @@ int cmd_resume(int argc, char **argv)
     char *end;
     long long run = run_s ? strtoll(run_s, &end, 10) : 0;
     if (!run_s || *end || run <= 0)
-        return error("resume: RUN must be a run id (attnbench runs lists them)") ? 2 : 2;
+        return ab_usage("resume: RUN must be a run id (attnbench runs lists them)");
 
     char err[AB_ERR];
     const char *db_path = ab_db_path(db_flag);
@@ -54,10 +54,8 @@ int cmd_resume(int argc, char **argv)
          *command = NULL;
     long pid = 0;
     int rc = 1;
-    if (ab_db_open(db_path, 0, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(db_path, 0)))
         return 1;
-    }
     if (ab_db_prepare(db,
                       "SELECT r.status, r.host, r.pid, r.proc_start, r.boot_id, x.path, "
                       "x.definition, r.command FROM runs r JOIN experiments x ON "

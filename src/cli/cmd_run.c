@@ -20,16 +20,16 @@ int cmd_run(int argc, char **argv)
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if (missing)
-            return error("run: --db needs a path") ? 2 : 2;
+            return ab_usage("run: --db needs a path");
         else if (argv[i][0] == '-')
-            return error("run: unknown option '%s' (attnbench help run)", argv[i]) ? 2 : 2;
+            return ab_usage("run: unknown option '%s' (attnbench help run)", argv[i]);
         else if (!path)
             path = argv[i];
         else
-            return error("run: one experiment file at a time ('%s' is extra)", argv[i]) ? 2 : 2;
+            return ab_usage("run: one experiment file at a time ('%s' is extra)", argv[i]);
     }
     if (!path)
-        return error("run: missing EXPERIMENT (attnbench help run)") ? 2 : 2;
+        return ab_usage("run: missing EXPERIMENT (attnbench help run)");
 
     char err[AB_ERR];
     ab_experiment e;

@@ -54,18 +54,16 @@ int cmd_runs(int argc, char **argv)
         else if (!missing && strcmp(argv[i], "--json") == 0)
             as_json = 1;
         else
-            return error("runs: %s '%s' (attnbench help runs)",
-                         missing ? "missing value for" : "unknown argument", argv[i]) ? 2 : 2;
+            return ab_usage("runs: %s '%s' (attnbench help runs)",
+                         missing ? "missing value for" : "unknown argument", argv[i]);
     }
     if (since && !valid_date(since))
-        return error("runs: --since wants YYYY-MM-DD, not '%s'", since) ? 2 : 2;
+        return ab_usage("runs: --since wants YYYY-MM-DD, not '%s'", since);
     char err[AB_ERR];
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
-    if (ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
-    }
     /* unset filters bind NULL and pass */
     if (ab_db_prepare(db,
                       "SELECT r.id, x.name, r.started_at, "
@@ -147,21 +145,19 @@ int cmd_show(int argc, char **argv)
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if (missing || argv[i][0] == '-' || run_s)
-            return error("show: %s '%s' (attnbench help show)",
-                         missing ? "missing value for" : "unexpected argument", argv[i]) ? 2 : 2;
+            return ab_usage("show: %s '%s' (attnbench help show)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
         else
             run_s = argv[i];
     }
     if (!run_s)
-        return error("show: which run? (attnbench runs lists them)") ? 2 : 2;
+        return ab_usage("show: which run? (attnbench runs lists them)");
     char err[AB_ERR];
     sqlite3 *db = NULL;
     sqlite3_stmt *st = NULL;
     long long run;
-    if (ab_db_open(ab_db_path(db_flag), 1, &db, err)) {
-        error("%s", err);
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
-    }
     if (ab_run_resolve(db, run_s, &run)) {
         ab_db_close(db);
         return 1;

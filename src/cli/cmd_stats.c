@@ -10,7 +10,7 @@
  * experiment file; --min-shift MS the minimum resolvable shift (what report
  * and compare take from the run's timer floor; default 0).
  */
-#include "cmd_stats.h"
+#include "commands.h"
 #include "abstats.h"
 
 #include <errno.h>

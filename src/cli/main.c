@@ -4,7 +4,6 @@
  * src/ calls exit, and only here.
  */
 #include "abstats.h"
-#include "calibrate.h"
 #include "commands.h"
 #include "store.h"
 #include "util.h"
@@ -14,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_stats(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 
 typedef struct command {
@@ -165,7 +163,7 @@ static int cmd_help(int argc, char **argv)
     }
     const command *c = lookup(argv[1]);
     if (!c)
-        return error("help: unknown command '%s' (attnbench help lists them)", argv[1]) ? 2 : 2;
+        return ab_usage("help: unknown command '%s' (attnbench help lists them)", argv[1]);
     fputs(c->usage, stdout);
     return 0;
 }

@@ -1,6 +1,8 @@
 /*
- * calibrate.c: `attnbench calibrate EXPERIMENT [--variant V] [--pairs K]`, the
- * A/A test of the verdict rule. One variant is measured against itself: 2K
+ * calibrate.c: the analysis of an A/A calibration run (the run itself:
+ * run/calibration_run.c builds its experiment, cli/cmd_calibrate.c is
+ * `attnbench calibrate EXPERIMENT [--variant V] [--pairs K]`), the A/A test
+ * of the verdict rule. One variant is measured against itself: 2K
  * instances of it per configuration, interleaved in seeded random order like
  * any run, compared in K disjoint pairs. Every difference the rule reports is
  * a false positive, so the observed rate estimates the rule's real
@@ -15,9 +17,6 @@
 #include "clocks.h"
 #include "report_internal.h"
 #include "rundata.h"
-#include "commands.h"
-#include "experiment.h"
-#include "runner.h"
 #include "store.h"
 #include "util.h"
 
@@ -25,46 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The calibration experiment's text: the original settings with the variant
- * replaced by 2k instances and the configurations listed explicitly. */
-static char *calibration_text(const ab_experiment *e, const char *variant, int k)
-{
-    size_t cap = 4096 + e->nconfigs * 160 + (size_t)k * 160;
-    char *t = malloc(cap);
-    if (!t)
-        return NULL;
-    size_t n = 0;
-#define PUT(...) n += (size_t)snprintf(t + n, n < cap ? cap - n : 0, __VA_ARGS__)
-    PUT("# A/A calibration of %s, derived from %s by attnbench calibrate\n", variant, e->path);
-    PUT("name = \"%s-calibration\";\n", e->name);
-    PUT("hypothesis = \"A/A test: %d instances of %s measured against each other in interleaved "
-        "rounds; every difference the verdict rule reports is a false positive, so the rule "
-        "should call at most alpha = %g of the %d x %zu pairs different.\";\n",
-        2 * k, variant, e->alpha, k, e->nconfigs);
-    PUT("variants = (");
-    for (int i = 1; i <= 2 * k; i++)
-        PUT("%s{ name = \"%s#%d\"; variant = \"%s\"; }", i > 1 ? ", " : "", variant, i, variant);
-    PUT(");\nbaseline = \"%s#2\";\nconfigs = (\n", variant);
-    for (size_t c = 0; c < e->nconfigs; c++) {
-        const ab_shape *s = &e->configs[c];
-        PUT("  { B = %d; H = %d; S = %d; D = %d; causal = %s; dtype = \"%s\"; }%s\n", s->B, s->H,
-            s->S, s->D, s->causal ? "true" : "false", ab_dtype_name(s->dtype),
-            c + 1 < e->nconfigs ? "," : "");
-    }
-    PUT(");\nwarmup = %d;\nsamples = %d;\nround_size = %d;\ntiming = \"%s\";\ngraph_k = %d;\n"
-        "seed = %lu;\nalpha = %g;\npractical = %g;\n",
-        e->warmup, e->samples, e->round_size, ab_timing_mode_name(e->timing), e->graph_k,
-        e->seed, e->alpha, e->practical);
-    if (e->threads_set)
-        PUT("threads = %d;\n", e->threads);
-#undef PUT
-    if (n >= cap) {
-        free(t);
-        return NULL;
-    }
-    return t;
-}
 
 /* Clopper-Pearson interval of k successes in n (Clopper & Pearson 1934),
  * through GSL's inverse Beta CDF. */
@@ -303,89 +262,4 @@ int ab_calibration_for_environment(sqlite3 *db, const char *env_hash, ab_calibra
     if (!run)
         return 1;
     return ab_calibration_summary(db, run, out);
-}
-
-int cmd_calibrate(int argc, char **argv)
-{
-    const char *path = NULL, *db_flag = NULL, *variant = NULL, *v;
-    int pairs = 5, missing;
-    for (int i = 1; i < argc; i++) {
-        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
-            db_flag = v;
-        else if ((v = ab_opt(argc, argv, &i, "--variant", &missing)))
-            variant = v;
-        else if ((v = ab_opt(argc, argv, &i, "--pairs", &missing)))
-            pairs = atoi(v);
-        else if (missing)
-            return error("calibrate: %s needs a value", argv[i]) ? 2 : 2;
-        else if (argv[i][0] == '-')
-            return error("calibrate: unknown option '%s' (attnbench help calibrate)", argv[i]) ? 2 : 2;
-        else if (!path)
-            path = argv[i];
-        else
-            return error("calibrate: one experiment at a time ('%s' is extra)", argv[i]) ? 2 : 2;
-    }
-    if (!path)
-        return error("calibrate: missing EXPERIMENT (attnbench help calibrate)") ? 2 : 2;
-    if (pairs < 1 || pairs > 50)
-        return error("calibrate: --pairs must be between 1 and 50") ? 2 : 2;
-
-    char err[AB_ERR];
-    ab_experiment e, cal;
-    memset(&cal, 0, sizeof cal);
-    if (ab_experiment_load(path, &e, err, sizeof err)) {
-        ab_experiment_free(&e);
-        return error("%s", err) ? 1 : 1;
-    }
-    if (!variant)
-        variant = e.baseline ? e.baseline : e.variants[0].name;
-    const ab_exp_variant *ev = NULL;
-    for (size_t i = 0; i < e.nvariants; i++)
-        if (strcmp(e.variants[i].name, variant) == 0)
-            ev = &e.variants[i];
-    if (!ev || !ev->native) {
-        ab_experiment_free(&e);
-        return error("calibrate: '%s' is not a built-in variant of %s", variant, path) ? 1 : 1;
-    }
-    char *text = calibration_text(&e, ev->native->name, pairs);
-    char calpath[600];
-    snprintf(calpath, sizeof calpath, "%s (A/A calibration)", path);
-    int rc = 1;
-    sqlite3 *db = NULL;
-    sqlite3_int64 run = 0;
-    if (!text || ab_experiment_parse(calpath, text, 1, &cal, err, sizeof err) ||
-        ab_experiment_validate(&cal, err, sizeof err)) {
-        error("calibrate: %s", text ? err : "out of memory");
-        goto cleanup;
-    }
-    if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {
-        error("%s", err);
-        goto cleanup;
-    }
-    char command[700];
-    snprintf(command, sizeof command, "attnbench calibrate %s --variant %s --pairs %d", path,
-             ev->native->name, pairs);
-    int r = ab_run_experiment(&cal, db, command, &run);
-    if (r != 0) {
-        rc = r == 1 ? 128 + ab_run_signal() : 1; /* 130 after Ctrl-C, 143 after SIGTERM */
-        goto cleanup;
-    }
-    ab_calibration s;
-    if (ab_calibration_summary(db, run, &s))
-        goto cleanup;
-    printf("%lld\n", (long long)run);
-    fprintf(stderr,
-            "A/A calibration of %s (run %lld): %d pairs; raw p < %.2f in %d, speedup CI covers 1 "
-            "in %d, verdict rule (raw p) called %d different, with Holm %d: %s\n",
-            ev->native->name, (long long)run, s.pairs, s.alpha, s.raw_positives, s.all.covered,
-            s.uncorrected_positives, s.rule_positives,
-            s.flagged ? "FLAGGED (a rate is not what the method promises here)" : "ok");
-    ab_calibration_print(stderr, &s);
-    rc = 0;
-cleanup:
-    free(text);
-    ab_db_close(db);
-    ab_experiment_free(&cal);
-    ab_experiment_free(&e);
-    return rc;
 }

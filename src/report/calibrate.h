@@ -58,7 +58,4 @@ void ab_calibration_print(FILE *out, const ab_calibration *s);
  * 0 and *out filled, 1 when there is none, -1 on a database error. */
 int ab_calibration_for_environment(sqlite3 *db, const char *env_hash, ab_calibration *out);
 
-/* `attnbench calibrate` (commands.h convention). */
-int cmd_calibrate(int argc, char **argv);
-
 #endif

@@ -49,9 +49,4 @@ typedef struct ab_config_pat {
 } ab_config_pat;
 int ab_config_parse(const char *text, ab_config_pat *p);
 
-/* Prints the fields that differ between two fingerprints (ab_env_diff),
- * one per line "indent field: valueA -> valueB", or "identical
- * environments" (cmd_compare.c). */
-void ab_print_env_diff(FILE *out, json_t *fa, json_t *fb, const char *indent);
-
 #endif
