@@ -1,7 +1,8 @@
 /*
  * transfer.h: moving runs between databases without duplicates or lost
- * rows: the JSON export of one run (cmd_export.c) and its import, and the
- * merge of another database (cmd_import.c).
+ * rows: the JSON export of one run and its import, the CSV export, and the
+ * merge of another database (transfer.c; the commands: cli/cmd_export.c,
+ * cli/cmd_import.c).
  *
  * Identity: a run is its uuid (runs.uuid); environments and experiments are
  * their hashes. Importing or merging a run whose uuid is already present
@@ -14,12 +15,18 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stdio.h>
 
 #define AB_EXPORT_VERSION 1
 
 /* The export object of one run (new reference), or NULL after printing an
  * error. */
 json_t *ab_export_run(sqlite3 *db, long long run_id);
+
+/* Writes runs ids[0..n) to out as CSV, one row per sample with its run,
+ * measurement and sample columns. Returns 0, or -1 after printing an
+ * error. */
+int ab_export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out);
 
 /* Imports one run object of an export. *added: 1 when inserted, 0 when a
  * run with its uuid was already there. Returns 0, or -1 after printing an
