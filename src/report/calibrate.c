@@ -16,6 +16,7 @@
 #include "abstats.h"
 #include "clocks.h"
 #include "report_internal.h"
+#include "read.h"
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
@@ -68,25 +69,8 @@ static int partner(const char *v, char *out, size_t n)
     return 1;
 }
 
-static double floor_ms(sqlite3 *db, long long run_id, const char *mode)
-{
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    double f = 0;
-    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
-                      &st, err))
-        return 0;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        f = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return f;
-}
-
 int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
 {
-    sqlite3_stmt *st = NULL;
     char err[AB_ERR], mode[16] = "hot";
     int rc = -1;
     ab_rmeas *r = NULL;
@@ -98,25 +82,23 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
     ab_compare_opts_default(&o);
     memset(out, 0, sizeof *out);
     out->run_id = run_id;
-    if (ab_db_prepare(db,
-                      "SELECT x.definition, r.timing_mode FROM runs r JOIN experiments x ON "
-                      "x.id = r.experiment_id WHERE r.id = ?",
-                      &st, err))
+    char *text = NULL, *tmode = NULL;
+    int found = ab_run_experiment_load(db, run_id, NULL, &text, &tmode, err);
+    if (found < 0)
         return error("%s", err);
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (found == 0 && text && tmode) {
         ab_experiment e;
         char perr[AB_ERR];
-        if (ab_experiment_parse("(stored)", (const char *)sqlite3_column_text(st, 0), 0, &e, perr,
-                                sizeof perr) == 0) {
+        if (ab_experiment_parse("(stored)", text, 0, &e, perr, sizeof perr) == 0) {
             o.alpha = e.alpha;
             o.practical = e.practical;
         }
         ab_experiment_free(&e);
-        snprintf(mode, sizeof mode, "%s", (const char *)sqlite3_column_text(st, 1));
+        snprintf(mode, sizeof mode, "%s", tmode);
     }
-    sqlite3_finalize(st);
-    const double floor = floor_ms(db, run_id, mode);
+    free(text);
+    free(tmode);
+    const double floor = ab_timer_floor_ms(db, run_id, mode);
     out->alpha = o.alpha;
     out->level = o.boot.level;
     if (ab_run_load(db, run_id, &r, &n))
@@ -246,19 +228,10 @@ void ab_calibration_print(FILE *out, const ab_calibration *s)
 
 int ab_calibration_for_environment(sqlite3 *db, const char *env_hash, ab_calibration *out)
 {
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
+    long long run = 0;
     memset(out, 0, sizeof *out);
-    if (ab_db_prepare(db,
-                      "SELECT r.id FROM runs r JOIN experiments x ON x.id = r.experiment_id "
-                      "JOIN environments v ON v.id = r.environment_id WHERE v.hash = ? AND "
-                      "x.name LIKE '%-calibration' AND r.status = 'complete' ORDER BY r.id DESC "
-                      "LIMIT 1",
-                      &st, err))
+    if (ab_calibration_run_for_env(db, env_hash, &run))
         return -1;
-    sqlite3_bind_text(st, 1, env_hash, -1, SQLITE_STATIC);
-    long long run = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
     if (!run)
         return 1;
     return ab_calibration_summary(db, run, out);

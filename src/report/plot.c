@@ -13,6 +13,7 @@
 #include "experiment.h"
 #include "outfile.h"
 #include "proc.h"
+#include "read.h"
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
@@ -158,24 +159,17 @@ static size_t variant_order(sqlite3 *db, long long run_id, const ab_rmeas *m, si
                             char (*names)[64], size_t cap)
 {
     size_t k = 0;
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    if (ab_db_prepare(db,
-                      "SELECT x.path, x.definition FROM runs r JOIN experiments x ON "
-                      "x.id = r.experiment_id WHERE r.id = ?",
-                      &st, err) == 0) {
-        sqlite3_bind_int64(st, 1, run_id);
+    char err[AB_ERR], *path = NULL, *text = NULL;
+    if (ab_run_experiment_load(db, run_id, &path, &text, NULL, err) == 0) {
         ab_experiment e;
         memset(&e, 0, sizeof e);
-        if (sqlite3_step(st) == SQLITE_ROW &&
-            ab_experiment_parse((const char *)sqlite3_column_text(st, 0),
-                                (const char *)sqlite3_column_text(st, 1), 0, &e, err,
-                                sizeof err) == 0) {
+        if (path && text && ab_experiment_parse(path, text, 0, &e, err, sizeof err) == 0) {
             for (size_t v = 0; v < e.nvariants && k < cap; v++)
                 snprintf(names[k++], 64, "%s", e.variants[v].name);
             ab_experiment_free(&e);
         }
-        sqlite3_finalize(st);
+        free(path);
+        free(text);
     }
     for (size_t i = 0; i < n && k < cap; i++) {
         int seen = 0;

@@ -18,6 +18,7 @@
 #include "calibrate.h"
 #include "experiment.h"
 #include "plot.h"
+#include "read.h"
 #include "store.h"
 #include "conclusion.h"
 #include "runenv.h"
@@ -37,12 +38,6 @@ typedef ab_rep_cmp cmp;
  * values (units.h) at the start of ab_report_write. */
 static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
 
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
-}
-
 static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m->r, buf, n); }
 
 /* Loads the run's measurements with their (unthrottled) samples and
@@ -50,8 +45,6 @@ static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m
 static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment *e, meas **out,
                              size_t *nout)
 {
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
     ab_rmeas *r = NULL;
     size_t n = 0;
     *out = NULL;
@@ -68,40 +61,38 @@ static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment 
     free(r);
     *out = m;
     *nout = n;
-    if (ab_db_prepare(db,
-                      "SELECT backend, message, checked, external, warmup, graph_k, "
-                      "max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes, "
-                      "coalesce(peak_bytes, 0), coalesce(nonfinite, 0), "
-                      "coalesce(rows_checked, 0), timing_mode, input_sets "
-                      "FROM measurements WHERE run_id = ? ORDER BY id",
-                      &st, err))
-        return error("%s", err);
-    sqlite3_bind_int64(st, 1, run_id);
-    for (size_t k = 0; k < n && sqlite3_step(st) == SQLITE_ROW; k++) {
+    ab_meas_detail *d = calloc(n ? n : 1, sizeof *d);
+    size_t got = 0;
+    if (!d)
+        return error("out of memory");
+    if (ab_meas_details_load(db, run_id, d, n, &got)) {
+        free(d);
+        return -1;
+    }
+    for (size_t k = 0; k < got; k++) {
         meas *x = &m[k];
-        int i = 0;
-        snprintf(x->backend, sizeof x->backend, "%s", col_text(st, i++));
-        x->message = strdup(col_text(st, i++));
-        x->checked = sqlite3_column_int(st, i++);
-        x->external = sqlite3_column_int(st, i++);
-        x->warmup = sqlite3_column_int(st, i++);
-        x->graph_k = sqlite3_column_int(st, i++);
-        x->max_abs_err = sqlite3_column_double(st, i++);
-        x->mean_abs_err = sqlite3_column_double(st, i++);
-        x->rel_l2_err = sqlite3_column_double(st, i++);
-        x->tolerance = sqlite3_column_double(st, i++);
-        x->bytes = sqlite3_column_double(st, i++);
-        x->peak_bytes = sqlite3_column_double(st, i++);
-        x->nonfinite = (long)sqlite3_column_int64(st, i++);
-        x->rows_checked = (long)sqlite3_column_int64(st, i++);
-        snprintf(x->mode, sizeof x->mode, "%s", col_text(st, i++));
-        x->input_sets = sqlite3_column_int(st, i++);
+        snprintf(x->backend, sizeof x->backend, "%s", d[k].backend);
+        x->message = d[k].message; /* moves to m */
+        x->checked = d[k].checked;
+        x->external = d[k].external;
+        x->warmup = d[k].warmup;
+        x->graph_k = d[k].graph_k;
+        x->max_abs_err = d[k].max_abs_err;
+        x->mean_abs_err = d[k].mean_abs_err;
+        x->rel_l2_err = d[k].rel_l2_err;
+        x->tolerance = d[k].tolerance;
+        x->bytes = d[k].bytes;
+        x->peak_bytes = d[k].peak_bytes;
+        x->nonfinite = d[k].nonfinite;
+        x->rows_checked = d[k].rows_checked;
+        snprintf(x->mode, sizeof x->mode, "%s", d[k].mode);
+        x->input_sets = d[k].input_sets;
         x->order = 1 << 20;
         for (size_t v = 0; v < e->nvariants; v++)
             if (strcmp(e->variants[v].name, x->r.variant) == 0)
                 x->order = (int)v;
     }
-    sqlite3_finalize(st);
+    free(d);
     return 0;
 }
 
@@ -348,64 +339,31 @@ static void print_fingerprint_summary(FILE *out, json_t *fp)
  * (CPU variants, runs before the floor was recorded). */
 static double timer_floor(sqlite3 *db, long long run_id, const char *mode)
 {
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    double f = 0;
-    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
-                      &st, err))
-        return 0;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        f = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return f;
+    return ab_timer_floor_ms(db, run_id, mode);
 }
 
 static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored, FILE *out)
 {
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    if (ab_db_prepare(db,
-                      "SELECT timing_mode, median_ms, n FROM timer_floor WHERE run_id = ? "
-                      "ORDER BY timing_mode",
-                      &st, err) == 0) {
-        sqlite3_bind_int64(st, 1, run_id);
-        int any = 0;
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            fprintf(out, "%s%s %.4f ms", any ? ", " : "| timer floor (empty kernel, median) | ",
-                    col_text(st, 0), sqlite3_column_double(st, 1));
-            any = 1;
-        }
-        if (any)
-            fprintf(out, " |\n");
-        sqlite3_finalize(st);
-    }
+    ab_timer_floor_row fl[16];
+    int nf = ab_timer_floors_load(db, run_id, fl, 16);
+    for (int i = 0; i < nf; i++)
+        fprintf(out, "%s%s %.4f ms", i ? ", " : "| timer floor (empty kernel, median) | ",
+                fl[i].mode, fl[i].median_ms);
+    if (nf > 0)
+        fprintf(out, " |\n");
     if (!monitored) {
         fprintf(out, "| clocks | not monitored (no NVML in this build, or a CPU-only run) |\n");
         return;
     }
-    if (ab_db_prepare(db,
-                      "SELECT count(*), coalesce(sum(throttled),0), coalesce(sum(power_capped),0), "
-                      "min(min(sm_mhz_before, sm_mhz_after)), max(max(sm_mhz_before, sm_mhz_after)), "
-                      "max(temp_c), max(power_w), min(mem_mhz), max(mem_mhz) "
-                      "FROM clock_blocks c JOIN measurements m ON m.id = c.measurement_id "
-                      "WHERE m.run_id = ?",
-                      &st, err) == 0) {
-        sqlite3_bind_int64(st, 1, run_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            fprintf(out,
-                    "| clocks (NVML, around each block of samples) | %lld blocks; SM %d–%d MHz, "
-                    "memory %d–%d MHz, max %d °C, max %.0f W; %lld blocks throttled (thermal or "
-                    "hardware slowdown; their samples are excluded), %lld at the software power "
-                    "cap (kept) |\n",
-                    (long long)sqlite3_column_int64(st, 0), sqlite3_column_int(st, 3),
-                    sqlite3_column_int(st, 4), sqlite3_column_int(st, 7),
-                    sqlite3_column_int(st, 8), sqlite3_column_int(st, 5),
-                    sqlite3_column_double(st, 6), (long long)sqlite3_column_int64(st, 1),
-                    (long long)sqlite3_column_int64(st, 2));
-        sqlite3_finalize(st);
-    }
+    ab_clock_totals t;
+    if (ab_clock_totals_load(db, run_id, &t) == 0)
+        fprintf(out,
+                "| clocks (NVML, around each block of samples) | %lld blocks; SM %d–%d MHz, "
+                "memory %d–%d MHz, max %d °C, max %.0f W; %lld blocks throttled (thermal or "
+                "hardware slowdown; their samples are excluded), %lld at the software power "
+                "cap (kept) |\n",
+                t.blocks, t.sm_mhz_min, t.sm_mhz_max, t.mem_mhz_min, t.mem_mhz_max,
+                t.temp_c_max, t.power_w_max, t.throttled, t.power_capped);
 }
 
 static int cmp_order(const void *x, const void *y)
@@ -416,9 +374,28 @@ static int cmp_order(const void *x, const void *y)
     return a->order - b->order;
 }
 
+/* One external variant's own environment, printed as the report's
+ * fingerprint section lists it (ab_adapter_envs_each callback). */
+typedef struct adapter_env_ctx {
+    FILE *out;
+    int any;
+} adapter_env_ctx;
+
+static void print_adapter_env(void *arg, const char *variant, const char *env)
+{
+    adapter_env_ctx *c = arg;
+    json_t *j = json_loads(env, 0, NULL);
+    char *pretty = j ? json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+    if (!c->any)
+        fprintf(c->out, "\nExternal variants' own environments (from their adapters):\n");
+    c->any = 1;
+    fprintf(c->out, "\n%s:\n\n```json\n%s\n```\n", variant, pretty ? pretty : env);
+    free(pretty);
+    json_decref(j);
+}
+
 int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE *out)
 {
-    sqlite3_stmt *st = NULL;
     char err[AB_ERR];
     int rc = -1;
     ab_experiment e;
@@ -429,34 +406,22 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     json_t *fp = NULL;
     memset(&e, 0, sizeof e);
 
-    if (ab_db_prepare(db,
-                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), "
-                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
-                      "r.command, r.timing_mode, x.name, x.path, x.definition, x.hash, "
-                      "v.fingerprint, v.hash, r.clocks_monitored, coalesce(r.peak_gemm_tflops, 0), "
-                      "coalesce(r.peak_copy_gbs, 0) FROM runs r "
-                      "JOIN experiments x ON x.id = r.experiment_id "
-                      "JOIN environments v ON v.id = r.environment_id WHERE r.id = ?",
-                      &st, err))
-        return error("%s", err);
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return error("no run %lld in the database (attnbench runs lists them)", run_id);
-    }
-    char *uuid = strdup(col_text(st, 0)), *started = strdup(col_text(st, 1)),
-         *finished = strdup(col_text(st, 2)), *status = strdup(col_text(st, 3)),
-         *command = strdup(col_text(st, 4)), *mode = strdup(col_text(st, 5)),
-         *fp_text = strdup(col_text(st, 10)), *env_hash = strdup(col_text(st, 11)),
-         *exp_hash = strdup(col_text(st, 9));
-    int monitored = sqlite3_column_int(st, 12);
-    const double peak_gemm = sqlite3_column_double(st, 13), peak_copy = sqlite3_column_double(st, 14);
-    if (ab_experiment_parse(col_text(st, 7), col_text(st, 8), 0, &e, err, sizeof err)) {
-        sqlite3_finalize(st);
+    ab_run_header h;
+    if (ab_run_header_load(db, run_id, &h))
+        return -1;
+    /* the strings move to these locals, freed at cleanup */
+    char *uuid = h.uuid, *started = h.started, *finished = h.finished, *status = h.status,
+         *command = h.command, *mode = h.mode, *fp_text = h.fingerprint,
+         *env_hash = h.env_hash, *exp_hash = h.exp_hash;
+    int monitored = h.monitored;
+    const double peak_gemm = h.peak_gemm_tflops, peak_copy = h.peak_copy_gbs;
+    int parsed = ab_experiment_parse(h.exp_path, h.definition, 0, &e, err, sizeof err);
+    free(h.exp_path);
+    free(h.definition);
+    if (parsed) {
         error("stored experiment of run %lld: %s", run_id, err);
         goto cleanup;
     }
-    sqlite3_finalize(st);
     fp = json_loads(fp_text, 0, NULL);
 
     const char *baseline = o->baseline ? o->baseline : e.baseline ? e.baseline : e.variants[0].name;
@@ -869,27 +834,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     /* external variants bring their own environment (e.g. PyTorch's
      * version): part of this run's fingerprint, listed per variant */
     {
-        sqlite3_stmt *ae = NULL;
-        if (ab_db_prepare(db,
-                          "SELECT variant, adapter_env FROM measurements WHERE run_id = ? AND "
-                          "external = 1 AND adapter_env IS NOT NULL GROUP BY variant, adapter_env "
-                          "ORDER BY min(id)",
-                          &ae, err) == 0) {
-            sqlite3_bind_int64(ae, 1, run_id);
-            int any = 0;
-            while (sqlite3_step(ae) == SQLITE_ROW) {
-                json_t *j = json_loads(col_text(ae, 1), 0, NULL);
-                char *pretty = j ? json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
-                if (!any)
-                    fprintf(out, "\nExternal variants' own environments (from their adapters):\n");
-                any = 1;
-                fprintf(out, "\n%s:\n\n```json\n%s\n```\n", col_text(ae, 0),
-                        pretty ? pretty : col_text(ae, 1));
-                free(pretty);
-                json_decref(j);
-            }
-            sqlite3_finalize(ae);
-        }
+        adapter_env_ctx ac = {out, 0};
+        ab_adapter_envs_each(db, run_id, print_adapter_env, &ac);
     }
     { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
         ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
