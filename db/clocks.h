@@ -1,7 +1,7 @@
 /*
  * clocks.h: what the GPU's clocks and power did while a measurement was
  * sampled, summarised from its clock_blocks rows (NVML readings before and
- * after each block of samples, src/nvml_monitor.h): the median SM clock, the
+ * after each block of samples, src/run/nvml_monitor.h): the median SM clock, the
  * median board power and the share of blocks at the software power cap.
  * Reports show them per measurement, warn when two compared variants ran at
  * clocks far apart, and can normalise latency to one clock (clocks.c).

@@ -275,3 +275,90 @@ int ab_check_coverage_load(sqlite3 *db, long long run_id, ab_check_coverage *c)
     sqlite3_finalize(st);
     return rc;
 }
+
+int ab_run_experiment_name(sqlite3 *db, long long run_id, char *name, size_t n, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT x.name FROM runs r JOIN experiments x ON x.id = r.experiment_id "
+                      "WHERE r.id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = 1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(name, n, "%s", col_text(st, 0));
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+char *ab_run_fingerprint_text(sqlite3 *db, long long run_id)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    char *fp = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT v.fingerprint FROM runs r JOIN environments v "
+                      "ON v.id = r.environment_id WHERE r.id = ?",
+                      &st, err))
+        return NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        fp = strdup(col_text(st, 0));
+    sqlite3_finalize(st);
+    return fp;
+}
+
+int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
+                    ab_history_point **out, size_t *nout, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    *nout = 0;
+    if (ab_db_prepare(db,
+                      "SELECT r.id, m.id, r.started_at, "
+                      "coalesce(json_extract(v.fingerprint, '$.build.commit'), '?'), "
+                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), v.hash, "
+                      "m.causal, m.dtype, v.fingerprint FROM measurements m "
+                      "JOIN runs r ON r.id = m.run_id JOIN environments v ON v.id = r.environment_id "
+                      "WHERE m.variant = ?1 AND m.B = ?2 AND m.H = ?3 AND m.S = ?4 AND m.D = ?5 "
+                      "AND (?6 < 0 OR m.causal = ?6) AND (?7 = '' OR m.dtype = ?7) "
+                      "AND m.status = 'ok' ORDER BY r.started_at, r.id",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, pat->B);
+    sqlite3_bind_int(st, 3, pat->H);
+    sqlite3_bind_int(st, 4, pat->S);
+    sqlite3_bind_int(st, 5, pat->D);
+    sqlite3_bind_int(st, 6, pat->causal);
+    sqlite3_bind_text(st, 7, pat->dtype, -1, SQLITE_STATIC);
+    size_t n = 0, cap = 16;
+    ab_history_point *p = calloc(cap, sizeof *p);
+    while (p && sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            ab_history_point *np = realloc(p, 2 * cap * sizeof *p);
+            if (!np)
+                break;
+            p = np;
+            cap *= 2;
+        }
+        ab_history_point *x = &p[n++];
+        memset(x, 0, sizeof *x);
+        x->run = sqlite3_column_int64(st, 0);
+        x->mid = sqlite3_column_int64(st, 1);
+        snprintf(x->date, sizeof x->date, "%s", col_text(st, 2));
+        snprintf(x->commit, sizeof x->commit, "%s", col_text(st, 3));
+        snprintf(x->gpu, sizeof x->gpu, "%s", col_text(st, 4));
+        snprintf(x->env, sizeof x->env, "%s", col_text(st, 5));
+        x->causal = sqlite3_column_int(st, 6);
+        snprintf(x->dtype, sizeof x->dtype, "%s", col_text(st, 7));
+        x->fp = strdup(col_text(st, 8));
+    }
+    sqlite3_finalize(st);
+    *out = p;
+    *nout = p ? n : 0;
+    return 0;
+}

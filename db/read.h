@@ -7,6 +7,8 @@
 #ifndef ATTNBENCH_READ_H
 #define ATTNBENCH_READ_H
 
+#include "rundata.h"
+
 #include <sqlite3.h>
 #include <stddef.h>
 
@@ -89,6 +91,34 @@ int ab_adapter_envs_each(sqlite3 *db, long long run_id,
  * bytes). */
 int ab_run_experiment_load(sqlite3 *db, long long run_id, char **path, char **definition,
                            char **timing_mode, char *err);
+
+/* The name of run run_id's experiment into name (n bytes). Returns 0; 1
+ * when there is no such run; -1 on a database error with the message in
+ * err (AB_ERR bytes). */
+int ab_run_experiment_name(sqlite3 *db, long long run_id, char *name, size_t n, char *err);
+
+/* The fingerprint (JSON text, malloc'd) of run run_id's environment, or
+ * NULL when there is no such run or on a database error. */
+char *ab_run_fingerprint_text(sqlite3 *db, long long run_id);
+
+/* One point of a history series: an ok measurement of one variant at one
+ * configuration in one run (`attnbench history`). */
+typedef struct ab_history_point {
+    long long run, mid;  /* run id, measurement id */
+    char date[32], commit[48], gpu[64], env[20]; /* run start; build commit ("?"), GPU
+                                                    name ("CPU only"), environment hash */
+    int causal;
+    char dtype[8];
+    char *fp;            /* the environment's fingerprint, JSON text (malloc'd) */
+} ab_history_point;
+
+/* Every ok measurement of variant at configurations matching pat
+ * (rundata.h; pat->causal < 0 and pat->dtype "" match any), ordered by run
+ * start then run id, into *out (malloc'd, *n of them; free each fp, then
+ * the array). Returns 0 (*out NULL after running out of memory, *n 0); or
+ * -1 on a database error with the message in err (AB_ERR bytes). */
+int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
+                    ab_history_point **out, size_t *n, char *err);
 
 /* The latest complete A/A calibration run (experiment "<name>-calibration")
  * in the environment with hash env_hash: 0 and *run set (0 when there is

@@ -16,6 +16,7 @@
 #include "abstats.h"
 #include "commands.h"
 #include "env_diff.h"
+#include "read.h"
 #include "resolution.h"
 #include "runenv.h"
 #include "rundata.h"
@@ -45,18 +46,9 @@ typedef struct dropped {
 
 static json_t *run_fingerprint(sqlite3 *db, long long run)
 {
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    json_t *fp = NULL;
-    if (ab_db_prepare(db,
-                      "SELECT v.fingerprint FROM runs r JOIN environments v "
-                      "ON v.id = r.environment_id WHERE r.id = ?",
-                      &st, err))
-        return NULL;
-    sqlite3_bind_int64(st, 1, run);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        fp = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
-    sqlite3_finalize(st);
+    char *text = ab_run_fingerprint_text(db, run);
+    json_t *fp = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
     json_t *rs = fp ? ab_runenv_load(db, run) : NULL; /* the run's settings: "run.threads" */
     if (rs) {
         json_object_del(rs, "load_avg"); /* conditions, not settings: differ every run */

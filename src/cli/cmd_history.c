@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "env_diff.h"
 #include "plot.h"
+#include "read.h"
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
@@ -31,12 +32,6 @@ typedef struct point {
     size_t n;
     char *fp;
 } point;
-
-static const char *col(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
-}
 
 int cmd_history(int argc, char **argv)
 {
@@ -69,54 +64,33 @@ int cmd_history(int argc, char **argv)
 
     char err[AB_ERR];
     sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
-    if (ab_db_prepare(db,
-                      "SELECT r.id, m.id, r.started_at, "
-                      "coalesce(json_extract(v.fingerprint, '$.build.commit'), '?'), "
-                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), v.hash, "
-                      "m.causal, m.dtype, v.fingerprint FROM measurements m "
-                      "JOIN runs r ON r.id = m.run_id JOIN environments v ON v.id = r.environment_id "
-                      "WHERE m.variant = ?1 AND m.B = ?2 AND m.H = ?3 AND m.S = ?4 AND m.D = ?5 "
-                      "AND (?6 < 0 OR m.causal = ?6) AND (?7 = '' OR m.dtype = ?7) "
-                      "AND m.status = 'ok' ORDER BY r.started_at, r.id",
-                      &st, err)) {
+    ab_history_point *hp = NULL;
+    size_t n = 0;
+    if (ab_history_load(db, variant, &pat, &hp, &n, err)) {
         ab_db_close(db);
         error("%s", err);
         return 1;
     }
-    sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 2, pat.B);
-    sqlite3_bind_int(st, 3, pat.H);
-    sqlite3_bind_int(st, 4, pat.S);
-    sqlite3_bind_int(st, 5, pat.D);
-    sqlite3_bind_int(st, 6, pat.causal);
-    sqlite3_bind_text(st, 7, pat.dtype, -1, SQLITE_STATIC);
-    size_t n = 0, cap = 16;
-    point *p = calloc(cap, sizeof *p);
+    point *p = hp ? calloc(n ? n : 1, sizeof *p) : NULL;
     int rc = 1;
-    while (p && sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            point *np = realloc(p, 2 * cap * sizeof *p);
-            if (!np)
-                break;
-            p = np;
-            cap *= 2;
-        }
-        point *x = &p[n++];
-        memset(x, 0, sizeof *x);
-        x->run = sqlite3_column_int64(st, 0);
-        x->mid = sqlite3_column_int64(st, 1);
-        snprintf(x->date, sizeof x->date, "%s", col(st, 2));
-        snprintf(x->commit, sizeof x->commit, "%s", col(st, 3));
-        snprintf(x->gpu, sizeof x->gpu, "%s", col(st, 4));
-        snprintf(x->env, sizeof x->env, "%s", col(st, 5));
-        x->causal = sqlite3_column_int(st, 6);
-        snprintf(x->dtype, sizeof x->dtype, "%s", col(st, 7));
-        x->fp = strdup(col(st, 8));
+    for (size_t i = 0; p && i < n; i++) {
+        point *x = &p[i];
+        x->run = hp[i].run;
+        x->mid = hp[i].mid;
+        memcpy(x->date, hp[i].date, sizeof x->date);
+        memcpy(x->commit, hp[i].commit, sizeof x->commit);
+        memcpy(x->gpu, hp[i].gpu, sizeof x->gpu);
+        memcpy(x->env, hp[i].env, sizeof x->env);
+        x->causal = hp[i].causal;
+        memcpy(x->dtype, hp[i].dtype, sizeof x->dtype);
+        x->fp = hp[i].fp; /* moves to p */
     }
-    sqlite3_finalize(st);
+    if (!p)
+        for (size_t i = 0; i < n; i++)
+            free(hp[i].fp);
+    free(hp);
     if (!p) {
         error("out of memory");
         goto done;

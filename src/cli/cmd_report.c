@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 #include "outfile.h"
+#include "read.h"
 #include "report.h"
 #include "store.h"
 #include "util.h"
@@ -17,20 +18,13 @@
 /* reports/<experiment name>-run<RUN>.<ext> */
 static int default_path(sqlite3 *db, long long run, const char *ext, char *buf, size_t n)
 {
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    if (ab_db_prepare(db,
-                      "SELECT x.name FROM runs r JOIN experiments x ON x.id = r.experiment_id "
-                      "WHERE r.id = ?",
-                      &st, err))
+    char err[AB_ERR], name[1024];
+    int found = ab_run_experiment_name(db, run, name, sizeof name, err);
+    if (found < 0)
         return error("%s", err);
-    sqlite3_bind_int64(st, 1, run);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
+    if (found > 0)
         return error("report: no run %lld in the database (attnbench runs lists them)", run);
-    }
-    snprintf(buf, n, "reports/%s-run%lld.%s", (const char *)sqlite3_column_text(st, 0), run, ext);
-    sqlite3_finalize(st);
+    snprintf(buf, n, "reports/%s-run%lld.%s", name, run, ext);
     return 0;
 }
 

@@ -2,7 +2,7 @@
  * external2.c: the protocol-2 conversation with a persistent adapter
  * (external2.h, adapters/PROTOCOL.md "Protocol 2").
  *
- * The child runs as in protocol 1 (src/external.c): /bin/sh -c COMMAND in a
+ * The child runs as in protocol 1 (src/run/external.c): /bin/sh -c COMMAND in a
  * process group of its own, the caller's environment minus ATTNBENCH_*,
  * but with its stdin on a pipe. Requests are single lines written to that
  * pipe; answers are read line by line from stdout with poll(), stderr
