@@ -11,6 +11,7 @@
 #ifndef ATTNBENCH_GPU_H
 #define ATTNBENCH_GPU_H
 
+#include "timing_mode.h"
 #include "variant.h"
 
 #ifdef __cplusplus
@@ -32,15 +33,7 @@ typedef struct ab_gpu_info {
     int ecc;
 } ab_gpu_info;
 
-/* Timing modes (issue "Measurements a GPU engineer trusts"):
- *   COLD:  L2 flushed (a cudaMemsetAsync over 2x the L2 size) before each
- *          sample; one launch between one event pair.
- *   HOT:   back-to-back launches, an event pair around each.
- *   GRAPH: `graph_k` launches captured in one CUDA graph, one event pair
- *          around each replay, sample = elapsed / graph_k. */
-typedef enum ab_timing_mode { AB_TIME_COLD = 0, AB_TIME_HOT = 1, AB_TIME_GRAPH = 2 } ab_timing_mode;
-const char *ab_timing_mode_name(ab_timing_mode m);
-int ab_timing_mode_parse(const char *s, ab_timing_mode *m);
+/* The timing modes (ab_timing_mode) are in core/timing_mode.h. */
 
 typedef struct ab_gpu_bufs ab_gpu_bufs;
 

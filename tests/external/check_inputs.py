@@ -4,7 +4,7 @@
 from kernels/data.c's ab_inputs_fill, for every dtype and a few seeds
 (including 0, which GSL maps to 4357, and one above 2^32, which GSL truncates
 to its low 32 bits). It compiles a tiny C dumper against kernels/data.c and
-kernels/shape.c (needs cc, GSL, numpy; no torch, no GPU). Not part of
+src/core/shape.c (needs cc, GSL, numpy; no torch, no GPU). Not part of
 `meson test` (python and numpy are not build requirements); run by hand:
 
     python3 tests/external/check_inputs.py [BUILD_DIR]
@@ -58,8 +58,9 @@ def main():
     exe = os.path.join(build, "dump_inputs")
     with open(src, "w") as f:
         f.write(DUMPER)
-    subprocess.run(["cc", "-std=c11", "-O2", "-I" + os.path.join(ROOT, "kernels"), src,
-                    os.path.join(ROOT, "kernels", "data.c"), os.path.join(ROOT, "kernels", "shape.c"),
+    subprocess.run(["cc", "-std=c11", "-O2", "-I" + os.path.join(ROOT, "kernels"),
+                    "-I" + os.path.join(ROOT, "src", "core"), src,
+                    os.path.join(ROOT, "kernels", "data.c"), os.path.join(ROOT, "src", "core", "shape.c"),
                     "-o", exe] + gsl_flags() + ["-lm"], check=True)
     B, H, S, D = 2, 3, 17, 8
     bad = 0

@@ -1,5 +1,5 @@
 /*
- * ext_run.c: a manual driver for src/external.c (not part of `meson test`):
+ * ext_run.c: a manual driver for src/run/external.c (not part of `meson test`):
  * runs one external variant for one configuration through ab_ext_measure,
  * exactly as attnbench will, and prints the outcome on one line: median /
  * min / max of the samples, the correctness figures with FlashAttention's

@@ -1,5 +1,5 @@
 /*
- * external_test.c: tests of src/external.c (external variants, protocol 1 of
+ * external_test.c: tests of src/run/external.c (external variants, protocol 1 of
  * adapters/PROTOCOL.md) against fake_adapter.sh, a plain-sh adapter whose
  * first argument picks a behaviour. Table-driven: each case names a mode,
  * whether the measurement must succeed, the exact error message expected

@@ -1,6 +1,6 @@
 /*
  * fuzz_experiment.c: libFuzzer harness for the experiment parser
- * (src/experiment.c, src/exp_schema.c): any bytes, as an experiment file's
+ * (src/run/experiment.c, src/run/exp_schema.c): any bytes, as an experiment file's
  * text, must give 0 or -1 with a message, never a crash, an overflow or a
  * hang. The registry is replaced by a stub that knows three variant names,
  * so the harness needs no kernels.

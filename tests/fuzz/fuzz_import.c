@@ -1,6 +1,6 @@
 /*
- * fuzz_import.c: libFuzzer harness for `attnbench import` (src/cmd_import.c,
- * src/import_check.c): any bytes, parsed as JSON and imported into an
+ * fuzz_import.c: libFuzzer harness for `attnbench import` (db/transfer.c,
+ * db/import_check.c): any bytes, parsed as JSON and imported into an
  * in-memory attnbench database, must be imported whole or refused with a
  * message, never crash; the database must stay consistent (no sample
  * without its measurement, no measurement without its run).

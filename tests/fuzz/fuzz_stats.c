@@ -1,11 +1,11 @@
 /*
  * fuzz_stats.c: libFuzzer harness for the sample reader of `attnbench
- * stats` (read_samples in src/cmd_stats.c, included here to reach the static
+ * stats` (read_samples in src/cli/cmd_stats.c, included here to reach the static
  * function): any bytes, as a file of latencies, must give samples that are
  * all finite and >= 0, or an error, never a crash; when two files were read
  * the comparison runs on them (200 resamples) without crashing.
  */
-#include "../../src/cmd_stats.c"
+#include "../../src/cli/cmd_stats.c"
 
 #include <math.h>
 #include <stdint.h>

@@ -15,11 +15,11 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (v
 for pc in libconfig jansson sqlite3 gsl; do
   pkg-config --exists $pc || { echo "skipped: pkg-config lacks $pc"; exit 77; }
 done
-inc="-I$SRC/src -I$SRC/db -I$SRC/kernels -I$SRC/stats"
+inc="-I$SRC/src/core -I$SRC/src/run -I$SRC/src/cli -I$SRC/db -I$SRC/kernels -I$SRC/stats"
 case $target in
-  experiment) srcs="$SRC/src/experiment.c $SRC/src/exp_schema.c $SRC/src/util.c $SRC/kernels/shape.c $SRC/kernels/gpu_modes.c"
+  experiment) srcs="$SRC/src/run/experiment.c $SRC/src/run/exp_schema.c $SRC/src/core/util.c $SRC/src/core/shape.c $SRC/src/core/timing_modes.c"
               libs="$(pkg-config --cflags --libs libconfig)" ;;
-  import)     srcs="$SRC/src/cmd_import.c $SRC/src/import_check.c $SRC/src/util.c $SRC/src/opt.c $SRC/db/store.c $SRC/db/schema.c $SRC/db/liveness.c $SRC/kernels/shape.c"
+  import)     srcs="$SRC/db/transfer.c $SRC/db/import_check.c $SRC/src/core/util.c $SRC/db/store.c $SRC/db/schema.c $SRC/db/liveness.c $SRC/src/core/shape.c"
               libs="$(pkg-config --cflags --libs jansson sqlite3)" ;;
   stats)      srcs="$(ls "$SRC"/stats/*.c | grep -v bench_stats)"
               libs="$(pkg-config --cflags --libs jansson gsl)" ;;

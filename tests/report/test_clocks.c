@@ -1,5 +1,5 @@
 /*
- * test_clocks.c: the clock and power summaries of src/clocks.h on a
+ * test_clocks.c: the clock and power summaries of db/clocks.h on a
  * clock_blocks table built here, with the expected values worked by hand
  * next to each check: medians of (SM before + after) / 2 and of power over a
  * measurement's blocks, the share of blocks at the power cap, the run's

@@ -1,6 +1,6 @@
 #!/bin/sh
 # walltime_test.sh AB: a CPU run records where its wall time went
-# (run_walltime, src/walltime.h) and its report prints it. Independent side:
+# (run_walltime, db/walltime.h) and its report prints it. Independent side:
 # the samples themselves in the database (timed_s must equal their sum /
 # 1000 up to rounding), and the clock (the phases are parts of the total, so
 # they may not add up to more than it).

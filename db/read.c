@@ -1,0 +1,364 @@
+/*
+ * read.c: the read API of read.h: queries of the measurements, timer_floor
+ * and clock_blocks tables for reports and commands.
+ */
+#include "read.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+int ab_meas_details_load(sqlite3 *db, long long run_id, ab_meas_detail *out, size_t n,
+                         size_t *got)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    *got = 0;
+    if (ab_db_prepare(db,
+                      "SELECT backend, message, checked, external, warmup, graph_k, "
+                      "max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes, "
+                      "coalesce(peak_bytes, 0), coalesce(nonfinite, 0), "
+                      "coalesce(rows_checked, 0), timing_mode, input_sets "
+                      "FROM measurements WHERE run_id = ? ORDER BY id",
+                      &st, err))
+        return error("%s", err);
+    sqlite3_bind_int64(st, 1, run_id);
+    size_t k = 0;
+    for (; k < n && sqlite3_step(st) == SQLITE_ROW; k++) {
+        ab_meas_detail *x = &out[k];
+        int i = 0;
+        snprintf(x->backend, sizeof x->backend, "%s", col_text(st, i++));
+        x->message = strdup(col_text(st, i++));
+        x->checked = sqlite3_column_int(st, i++);
+        x->external = sqlite3_column_int(st, i++);
+        x->warmup = sqlite3_column_int(st, i++);
+        x->graph_k = sqlite3_column_int(st, i++);
+        x->max_abs_err = sqlite3_column_double(st, i++);
+        x->mean_abs_err = sqlite3_column_double(st, i++);
+        x->rel_l2_err = sqlite3_column_double(st, i++);
+        x->tolerance = sqlite3_column_double(st, i++);
+        x->bytes = sqlite3_column_double(st, i++);
+        x->peak_bytes = sqlite3_column_double(st, i++);
+        x->nonfinite = (long)sqlite3_column_int64(st, i++);
+        x->rows_checked = (long)sqlite3_column_int64(st, i++);
+        snprintf(x->mode, sizeof x->mode, "%s", col_text(st, i++));
+        x->input_sets = sqlite3_column_int(st, i++);
+    }
+    sqlite3_finalize(st);
+    *got = k;
+    return 0;
+}
+
+void ab_meas_details_free(ab_meas_detail *d, size_t n)
+{
+    for (size_t i = 0; d && i < n; i++)
+        free(d[i].message);
+}
+
+double ab_timer_floor_ms(sqlite3 *db, long long run_id, const char *mode)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    double f = 0;
+    if (ab_db_prepare(db, "SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
+                      &st, err))
+        return 0;
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_text(st, 2, mode, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        f = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return f;
+}
+
+int ab_timer_floors_load(sqlite3 *db, long long run_id, ab_timer_floor_row *rows, int max)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    if (ab_db_prepare(db,
+                      "SELECT timing_mode, median_ms, n FROM timer_floor WHERE run_id = ? "
+                      "ORDER BY timing_mode",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int k = 0;
+    while (k < max && sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(rows[k].mode, sizeof rows[k].mode, "%s", col_text(st, 0));
+        rows[k].median_ms = sqlite3_column_double(st, 1);
+        rows[k].n = sqlite3_column_int64(st, 2);
+        k++;
+    }
+    sqlite3_finalize(st);
+    return k;
+}
+
+int ab_clock_totals_load(sqlite3 *db, long long run_id, ab_clock_totals *out)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    memset(out, 0, sizeof *out);
+    if (ab_db_prepare(db,
+                      "SELECT count(*), coalesce(sum(throttled),0), coalesce(sum(power_capped),0), "
+                      "min(min(sm_mhz_before, sm_mhz_after)), max(max(sm_mhz_before, sm_mhz_after)), "
+                      "max(temp_c), max(power_w), min(mem_mhz), max(mem_mhz) "
+                      "FROM clock_blocks c JOIN measurements m ON m.id = c.measurement_id "
+                      "WHERE m.run_id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        out->blocks = sqlite3_column_int64(st, 0);
+        out->throttled = sqlite3_column_int64(st, 1);
+        out->power_capped = sqlite3_column_int64(st, 2);
+        out->sm_mhz_min = sqlite3_column_int(st, 3);
+        out->sm_mhz_max = sqlite3_column_int(st, 4);
+        out->temp_c_max = sqlite3_column_int(st, 5);
+        out->power_w_max = sqlite3_column_double(st, 6);
+        out->mem_mhz_min = sqlite3_column_int(st, 7);
+        out->mem_mhz_max = sqlite3_column_int(st, 8);
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ab_run_header_load(sqlite3 *db, long long run_id, ab_run_header *h)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    memset(h, 0, sizeof *h);
+    if (ab_db_prepare(db,
+                      "SELECT r.uuid, r.started_at, coalesce(r.finished_at, '—'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
+                      "r.command, r.timing_mode, x.name, x.path, x.definition, x.hash, "
+                      "v.fingerprint, v.hash, r.clocks_monitored, coalesce(r.peak_gemm_tflops, 0), "
+                      "coalesce(r.peak_copy_gbs, 0) FROM runs r "
+                      "JOIN experiments x ON x.id = r.experiment_id "
+                      "JOIN environments v ON v.id = r.environment_id WHERE r.id = ?",
+                      &st, err))
+        return error("%s", err);
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return error("no run %lld in the database (attnbench runs lists them)", run_id);
+    }
+    h->uuid = strdup(col_text(st, 0));
+    h->started = strdup(col_text(st, 1));
+    h->finished = strdup(col_text(st, 2));
+    h->status = strdup(col_text(st, 3));
+    h->command = strdup(col_text(st, 4));
+    h->mode = strdup(col_text(st, 5));
+    h->exp_path = strdup(col_text(st, 7));
+    h->definition = strdup(col_text(st, 8));
+    h->exp_hash = strdup(col_text(st, 9));
+    h->fingerprint = strdup(col_text(st, 10));
+    h->env_hash = strdup(col_text(st, 11));
+    h->monitored = sqlite3_column_int(st, 12);
+    h->peak_gemm_tflops = sqlite3_column_double(st, 13);
+    h->peak_copy_gbs = sqlite3_column_double(st, 14);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+void ab_run_header_free(ab_run_header *h)
+{
+    free(h->uuid);
+    free(h->started);
+    free(h->finished);
+    free(h->status);
+    free(h->command);
+    free(h->mode);
+    free(h->exp_path);
+    free(h->definition);
+    free(h->exp_hash);
+    free(h->fingerprint);
+    free(h->env_hash);
+    memset(h, 0, sizeof *h);
+}
+
+int ab_adapter_envs_each(sqlite3 *db, long long run_id,
+                         void (*fn)(void *arg, const char *variant, const char *env), void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    if (ab_db_prepare(db,
+                      "SELECT variant, adapter_env FROM measurements WHERE run_id = ? AND "
+                      "external = 1 AND adapter_env IS NOT NULL GROUP BY variant, adapter_env "
+                      "ORDER BY min(id)",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        fn(arg, col_text(st, 0), col_text(st, 1));
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int ab_run_experiment_load(sqlite3 *db, long long run_id, char **path, char **definition,
+                           char **timing_mode, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT x.path, x.definition, r.timing_mode FROM runs r JOIN experiments x "
+                      "ON x.id = r.experiment_id WHERE r.id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = 1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        if (path)
+            *path = strdup(col_text(st, 0));
+        if (definition)
+            *definition = strdup(col_text(st, 1));
+        if (timing_mode)
+            *timing_mode = strdup(col_text(st, 2));
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ab_calibration_run_for_env(sqlite3 *db, const char *env_hash, long long *run)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    *run = 0;
+    if (ab_db_prepare(db,
+                      "SELECT r.id FROM runs r JOIN experiments x ON x.id = r.experiment_id "
+                      "JOIN environments v ON v.id = r.environment_id WHERE v.hash = ? AND "
+                      "x.name LIKE '%-calibration' AND r.status = 'complete' ORDER BY r.id DESC "
+                      "LIMIT 1",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, env_hash, -1, SQLITE_STATIC);
+    *run = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int ab_check_coverage_load(sqlite3 *db, long long run_id, ab_check_coverage *c)
+{
+    sqlite3_stmt *st = NULL;
+    memset(c, 0, sizeof *c);
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*), coalesce(sum(rows_checked), 0), "
+                           "coalesce(sum(rows_total), 0), "
+                           "coalesce(sum(check_seed IS NOT NULL), 0), "
+                           "coalesce(sum(CASE WHEN check_seed IS NOT NULL THEN rows_checked END), 0), "
+                           "coalesce(sum(CASE WHEN check_seed IS NOT NULL THEN rows_total END), 0), "
+                           "max(CASE WHEN check_seed IS NOT NULL THEN 1.0 - 1.0 * rows_checked / rows_total END), "
+                           "group_concat(DISTINCT check_seed) "
+                           "FROM measurements WHERE run_id = ? AND checked = 1 AND rows_total IS NOT NULL",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 1; /* a database without the columns: an older schema */
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = 1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+        c->n = sqlite3_column_int64(st, 0);
+        c->rows_checked = sqlite3_column_int64(st, 1);
+        c->nsampled = sqlite3_column_int64(st, 3);
+        c->sampled_checked = sqlite3_column_int64(st, 4);
+        c->sampled_total = sqlite3_column_int64(st, 5);
+        c->max_escape = sqlite3_column_double(st, 6);
+        c->seeds = strdup(col_text(st, 7));
+        rc = c->seeds ? 0 : 1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ab_run_experiment_name(sqlite3 *db, long long run_id, char *name, size_t n, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT x.name FROM runs r JOIN experiments x ON x.id = r.experiment_id "
+                      "WHERE r.id = ?",
+                      &st, err))
+        return -1;
+    sqlite3_bind_int64(st, 1, run_id);
+    int rc = 1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(name, n, "%s", col_text(st, 0));
+        rc = 0;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+char *ab_run_fingerprint_text(sqlite3 *db, long long run_id)
+{
+    sqlite3_stmt *st = NULL;
+    char err[AB_ERR];
+    char *fp = NULL;
+    if (ab_db_prepare(db,
+                      "SELECT v.fingerprint FROM runs r JOIN environments v "
+                      "ON v.id = r.environment_id WHERE r.id = ?",
+                      &st, err))
+        return NULL;
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        fp = strdup(col_text(st, 0));
+    sqlite3_finalize(st);
+    return fp;
+}
+
+int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
+                    ab_history_point **out, size_t *nout, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    *nout = 0;
+    if (ab_db_prepare(db,
+                      "SELECT r.id, m.id, r.started_at, "
+                      "coalesce(json_extract(v.fingerprint, '$.build.commit'), '?'), "
+                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), v.hash, "
+                      "m.causal, m.dtype, v.fingerprint FROM measurements m "
+                      "JOIN runs r ON r.id = m.run_id JOIN environments v ON v.id = r.environment_id "
+                      "WHERE m.variant = ?1 AND m.B = ?2 AND m.H = ?3 AND m.S = ?4 AND m.D = ?5 "
+                      "AND (?6 < 0 OR m.causal = ?6) AND (?7 = '' OR m.dtype = ?7) "
+                      "AND m.status = 'ok' ORDER BY r.started_at, r.id",
+                      &st, err))
+        return -1;
+    sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, pat->B);
+    sqlite3_bind_int(st, 3, pat->H);
+    sqlite3_bind_int(st, 4, pat->S);
+    sqlite3_bind_int(st, 5, pat->D);
+    sqlite3_bind_int(st, 6, pat->causal);
+    sqlite3_bind_text(st, 7, pat->dtype, -1, SQLITE_STATIC);
+    size_t n = 0, cap = 16;
+    ab_history_point *p = calloc(cap, sizeof *p);
+    while (p && sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            ab_history_point *np = realloc(p, 2 * cap * sizeof *p);
+            if (!np)
+                break;
+            p = np;
+            cap *= 2;
+        }
+        ab_history_point *x = &p[n++];
+        memset(x, 0, sizeof *x);
+        x->run = sqlite3_column_int64(st, 0);
+        x->mid = sqlite3_column_int64(st, 1);
+        snprintf(x->date, sizeof x->date, "%s", col_text(st, 2));
+        snprintf(x->commit, sizeof x->commit, "%s", col_text(st, 3));
+        snprintf(x->gpu, sizeof x->gpu, "%s", col_text(st, 4));
+        snprintf(x->env, sizeof x->env, "%s", col_text(st, 5));
+        x->causal = sqlite3_column_int(st, 6);
+        snprintf(x->dtype, sizeof x->dtype, "%s", col_text(st, 7));
+        x->fp = strdup(col_text(st, 8));
+    }
+    sqlite3_finalize(st);
+    *out = p;
+    *nout = p ? n : 0;
+    return 0;
+}

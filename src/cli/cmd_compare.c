@@ -1,0 +1,249 @@
+/*
+ * cmd_compare.c: `attnbench compare RUN_A RUN_B`: every (variant,
+ * configuration) measured ok in both runs, B against A: medians, speedup of
+ * B over A with its bootstrap CI, Mann-Whitney p adjusted over the family
+ * (Holm), Cliff's delta, and a verdict (improved / regressed / unchanged) by
+ * the one verdict rule (stats/verdict.c, ab_decide_family over the pairs
+ * compared, with each pair's minimum resolvable shift, resolution.h).
+ * Environment fields that differ are listed first, so that a driver or clock
+ * change is not mistaken for a kernel change. Every (variant,
+ * configuration) of A that could not be compared (missing or failed in B,
+ * failed in A, too few samples, a statistics error) is listed with the
+ * reason. Exit status with --fail-on-regression: 3 when anything regressed;
+ * else 4 when any pair of A could not be compared or nothing was compared
+ * (a gate must not pass by dropping data); else 0.
+ */
+#include "abstats.h"
+#include "commands.h"
+#include "env_diff.h"
+#include "read.h"
+#include "resolution.h"
+#include "runenv.h"
+#include "rundata.h"
+#include "store.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pair {
+    ab_rmeas *a, *b;
+    ab_comparison c;
+    double p_adj;
+    ab_verdict v;
+    ab_why why;
+} pair;
+
+/* A (variant, configuration) of A that could not be compared, and why. */
+typedef struct dropped {
+    ab_rmeas *a;
+    char why[160];
+} dropped;
+
+#define AB_COMPARE_MIN_SAMPLES 3 /* ab_compare's minimum (the drift test's) */
+
+static json_t *run_fingerprint(sqlite3 *db, long long run)
+{
+    char *text = ab_run_fingerprint_text(db, run);
+    json_t *fp = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    json_t *rs = fp ? ab_runenv_load(db, run) : NULL; /* the run's settings: "run.threads" */
+    if (rs) {
+        json_object_del(rs, "load_avg"); /* conditions, not settings: differ every run */
+        json_object_del(rs, "load_avg_end");
+        json_object_set_new(fp, "run", rs);
+    }
+    return fp;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    const char *db_flag = NULL, *runs[2] = {NULL, NULL}, *v;
+    int missing, fail_on_regression = 0, nruns = 0;
+    ab_compare_opts co;
+    ab_compare_opts_default(&co);
+    co.boot.method = AB_CI_BCA;
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if ((v = ab_opt(argc, argv, &i, "--practical", &missing))) {
+            co.practical = strtod(v, &end);
+            if (*end || !(co.practical >= 0 && co.practical < 1))
+                return ab_usage("compare: --practical wants a fraction in [0, 1), e.g. 0.01");
+        } else if ((v = ab_opt(argc, argv, &i, "--alpha", &missing))) {
+            co.alpha = strtod(v, &end);
+            if (*end || !(co.alpha > 0 && co.alpha < 1))
+                return ab_usage("compare: --alpha wants a level in (0, 1), e.g. 0.05");
+        } else if (!missing && strcmp(argv[i], "--fail-on-regression") == 0)
+            fail_on_regression = 1;
+        else if (missing || argv[i][0] == '-' || nruns == 2)
+            return ab_usage("compare: %s '%s' (attnbench help compare)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
+        else
+            runs[nruns++] = argv[i];
+    }
+    if (nruns != 2)
+        return ab_usage("compare: needs two runs, RUN_A (before) and RUN_B (after)");
+
+    sqlite3 *db = NULL;
+    long long ra, rb;
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
+        return 1;
+    ab_rmeas *ma = NULL, *mb = NULL;
+    size_t na = 0, nb = 0, np = 0;
+    pair *p = NULL;
+    int rc = 1;
+    if (ab_run_resolve(db, runs[0], &ra) || ab_run_resolve(db, runs[1], &rb) ||
+        ab_run_load(db, ra, &ma, &na) || ab_run_load(db, rb, &mb, &nb))
+        goto done;
+
+    json_t *fa = run_fingerprint(db, ra), *fb = run_fingerprint(db, rb);
+    printf("compare run %lld (A, before) with run %lld (B, after)\n\n", ra, rb);
+    printf("environment differences (A -> B):\n");
+    ab_print_env_diff(stdout, fa, fb, "  ");
+    json_decref(fa);
+    json_decref(fb);
+
+    p = calloc(na ? na : 1, sizeof *p);
+    dropped *dr = calloc(na ? na : 1, sizeof *dr);
+    if (!p || !dr) {
+        free(dr);
+        error("out of memory");
+        goto done;
+    }
+    size_t ndrop = 0, only_b = 0;
+    for (size_t i = 0; i < na; i++) {
+        ab_rmeas *x = &ma[i], *y = NULL;
+        for (size_t j = 0; j < nb && !y; j++)
+            if (strcmp(mb[j].variant, x->variant) == 0 && ab_rmeas_same_config(x, &mb[j]))
+                y = &mb[j];
+        char *why = dr[ndrop].why;
+        size_t wn = sizeof dr[ndrop].why;
+        if (strcmp(x->status, "ok") != 0)
+            snprintf(why, wn, "A: status %s", x->status);
+        else if (!y)
+            snprintf(why, wn, "not measured in B");
+        else if (strcmp(y->status, "ok") != 0)
+            snprintf(why, wn, "B: status %s", y->status);
+        else if (x->n < AB_COMPARE_MIN_SAMPLES || y->n < AB_COMPARE_MIN_SAMPLES)
+            snprintf(why, wn, "too few samples (A %zu, B %zu; %d needed)", x->n, y->n,
+                     AB_COMPARE_MIN_SAMPLES);
+        else {
+            /* candidate B, baseline A: speedup = median(A) / median(B) */
+            int st = ab_compare(y->ms, y->n, x->ms, x->n, &co, &p[np].c);
+            if (st == AB_STATS_OK) {
+                p[np].a = x;
+                p[np].b = y;
+                np++;
+                continue;
+            }
+            snprintf(why, wn, "%s", st == AB_STATS_EZERO
+                                        ? "median of B is 0: speedup undefined (statistics error)"
+                                        : ab_stats_strerror(st));
+        }
+        dr[ndrop++].a = x;
+    }
+    for (size_t j = 0; j < nb; j++) {
+        int found = 0;
+        for (size_t i = 0; i < na && !found; i++)
+            found = strcmp(ma[i].variant, mb[j].variant) == 0 && ab_rmeas_same_config(&ma[i], &mb[j]);
+        only_b += !found;
+    }
+    if (np) {
+        const ab_comparison **fam = malloc(np * sizeof *fam);
+        double *shift = malloc(np * sizeof *shift);
+        ab_decision *dec = malloc(np * sizeof *dec);
+        int st = AB_STATS_ENOMEM;
+        if (fam && shift && dec) {
+            for (size_t k = 0; k < np; k++) {
+                fam[k] = &p[k].c;
+                shift[k] = ab_min_shift_pair_ms(db, p[k].a->id, p[k].b->id);
+            }
+            st = ab_decide_family(fam, np, shift, &co, dec);
+        }
+        for (size_t k = 0; st == AB_STATS_OK && k < np; k++) {
+            p[k].p_adj = dec[k].p_adjusted;
+            p[k].v = dec[k].verdict;
+            p[k].why = dec[k].why;
+        }
+        free(fam);
+        free(shift);
+        free(dec);
+        if (st != AB_STATS_OK) {
+            free(dr);
+            error("compare: %s", ab_stats_strerror(st));
+            goto done;
+        }
+    }
+    printf("\n%zu (variant, configuration) pairs compared", np);
+    if (ndrop || only_b)
+        printf("; %zu of A could not be compared (listed below), %zu new in B", ndrop, only_b);
+    printf(".\nspeedup = median(A) / median(B) (> 1: B is faster), %.0f%% %s bootstrap CI "
+           "(%zu resamples, seed %lu); change = median(B) / median(A) - 1; p: Mann-Whitney, "
+           "Holm-adjusted over the %zu pairs; Cliff's delta of B against A (< 0: B faster); "
+           "verdict: improved / regressed when p (Holm) < %.3g, the speedup CI excludes "
+           "1 +/- %.3g and the Hodges-Lehmann shift is at least the timer floor of its mode, else "
+           "unchanged.\n\n",
+           100 * co.boot.level, ab_ci_method_name(co.boot.method), co.boot.resamples,
+           co.boot.seed, np, co.alpha, co.practical);
+    printf("%-36s %-20s %10s %10s %8s %-27s %9s %7s  %s\n", "configuration", "variant",
+           "A ms", "B ms", "change", "speedup [95% CI]", "p (Holm)", "delta", "verdict");
+    size_t regressed = 0, improved = 0;
+    for (size_t k = 0; k < np; k++) {
+        char title[128], sp[64];
+        ab_rmeas_title(p[k].a, title, sizeof title);
+        snprintf(sp, sizeof sp, "%.3fx [%.3f, %.3f]", p[k].c.speedup, p[k].c.speedup_lo,
+                 p[k].c.speedup_hi);
+        const char *verdict = p[k].v == AB_FASTER   ? "improved"
+                              : p[k].v == AB_SLOWER ? "REGRESSED"
+                              : p[k].why == AB_WHY_RESOLUTION ? "unchanged (shift below the timer floor)"
+                              : p[k].why == AB_WHY_UNATTAINABLE ? "unchanged (samples too small)"
+                                                    : "unchanged";
+        regressed += p[k].v == AB_SLOWER;
+        improved += p[k].v == AB_FASTER;
+        printf("%-36s %-20s %10.5f %10.5f %+7.2f%% %-27s %9.2g %+7.3f  %s\n", title,
+               p[k].a->variant, p[k].c.b.median, p[k].c.a.median,
+               100 * (p[k].c.a.median / p[k].c.b.median - 1), sp, p[k].p_adj, p[k].c.cliff.delta,
+               verdict);
+    }
+    printf("\n%zu improved, %zu regressed, %zu unchanged\n", improved, regressed,
+           np - improved - regressed);
+    if (np) {
+        size_t nm[4] = {0, 0, 0, 0};
+        for (size_t k = 0; k < np; k++)
+            if ((unsigned)p[k].c.mw.method < 4)
+                nm[p[k].c.mw.method]++;
+        printf("Mann-Whitney p: %zu exact, %zu exact permutation, %zu Monte Carlo permutation, %zu "
+               "normal approximation\n",
+               nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
+    }
+    if (ndrop) {
+        printf("\nnot compared (%zu):\n", ndrop);
+        for (size_t k = 0; k < ndrop; k++) {
+            char title[128];
+            ab_rmeas_title(dr[k].a, title, sizeof title);
+            printf("  %-36s %-20s %s\n", title, dr[k].a->variant, dr[k].why);
+        }
+    }
+    free(dr);
+    rc = 0;
+    if (fail_on_regression) {
+        if (regressed)
+            rc = 3;
+        else if (ndrop || np == 0) {
+            rc = 4;
+            fprintf(stderr, "attnbench: compare: --fail-on-regression: %s%zu of A could not be "
+                            "compared (listed above)\n",
+                    np == 0 ? "nothing was compared; " : "", ndrop);
+        }
+    }
+done:
+    free(p);
+    ab_run_free(ma, na);
+    ab_run_free(mb, nb);
+    ab_db_close(db);
+    return rc;
+}

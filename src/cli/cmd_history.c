@@ -1,0 +1,263 @@
+/*
+ * cmd_history.c: `attnbench history VARIANT --config B,H,S,D[,causal][,dtype]`:
+ * one measurement across every run of the database in time order (median
+ * with its 95% BCa CI, run, date, build commit, GPU, environment hash), and
+ * the runs where performance moved, by airspeed velocity's step detection
+ * (stats/changepoint.h: Friedrich et al. 2008's L1 Potts fit, gamma by asv's
+ * information criterion), weighted as asv weights points: by the inverse
+ * width of each median's CI. A step that coincides with an environment
+ * change names the fields that changed. --plot FILE draws the series.
+ */
+#include "abstats.h"
+#include "changepoint.h"
+#include "commands.h"
+#include "env_diff.h"
+#include "plot.h"
+#include "read.h"
+#include "rundata.h"
+#include "store.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct point {
+    long long run, mid;
+    char date[32], commit[48], gpu[64], env[20], config[96];
+    int B, H, S, D, causal;
+    char dtype[8];
+    double median, lo, hi;
+    size_t n;
+    char *fp;
+} point;
+
+int cmd_history(int argc, char **argv)
+{
+    const char *db_flag = NULL, *variant = NULL, *config = NULL, *plot = NULL, *v;
+    double practical = 0.01;
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if ((v = ab_opt(argc, argv, &i, "--config", &missing)))
+            config = v;
+        else if ((v = ab_opt(argc, argv, &i, "--plot", &missing)))
+            plot = v;
+        else if ((v = ab_opt(argc, argv, &i, "--practical", &missing))) {
+            char *end;
+            practical = strtod(v, &end);
+            if (*end || !(practical >= 0 && practical < 1))
+                return ab_usage("history: --practical wants a fraction in [0, 1)");
+        } else if (missing || argv[i][0] == '-' || variant)
+            return ab_usage("history: %s '%s' (attnbench help history)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
+        else
+            variant = argv[i];
+    }
+    if (!variant || !config)
+        return ab_usage("history: needs VARIANT and --config B,H,S,D[,causal][,dtype]");
+    ab_config_pat pat;
+    if (ab_config_parse(config, &pat))
+        return 2;
+
+    char err[AB_ERR];
+    sqlite3 *db = NULL;
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
+        return 1;
+    ab_history_point *hp = NULL;
+    size_t n = 0;
+    if (ab_history_load(db, variant, &pat, &hp, &n, err)) {
+        ab_db_close(db);
+        error("%s", err);
+        return 1;
+    }
+    point *p = hp ? calloc(n ? n : 1, sizeof *p) : NULL;
+    int rc = 1;
+    for (size_t i = 0; p && i < n; i++) {
+        point *x = &p[i];
+        x->run = hp[i].run;
+        x->mid = hp[i].mid;
+        memcpy(x->date, hp[i].date, sizeof x->date);
+        memcpy(x->commit, hp[i].commit, sizeof x->commit);
+        memcpy(x->gpu, hp[i].gpu, sizeof x->gpu);
+        memcpy(x->env, hp[i].env, sizeof x->env);
+        x->causal = hp[i].causal;
+        memcpy(x->dtype, hp[i].dtype, sizeof x->dtype);
+        x->fp = hp[i].fp; /* moves to p */
+    }
+    if (!p)
+        for (size_t i = 0; i < n; i++)
+            free(hp[i].fp);
+    free(hp);
+    if (!p) {
+        error("out of memory");
+        goto done;
+    }
+    if (n == 0) {
+        error("history: no ok measurement of %s at %s in the database", variant, config);
+        goto done;
+    }
+    for (size_t i = 1; i < n; i++)
+        if (p[i].causal != p[0].causal || strcmp(p[i].dtype, p[0].dtype) != 0) {
+            error("history: --config %s matches several configurations (%s %s and %s %s): "
+                  "add causal/noncausal and the dtype",
+                  config, p[0].causal ? "causal" : "noncausal", p[0].dtype,
+                  p[i].causal ? "causal" : "noncausal", p[i].dtype);
+            goto done;
+        }
+    ab_boot_opts bo;
+    ab_boot_opts_default(&bo);
+    bo.method = AB_CI_BCA;
+    double *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+    if (!y || !w) {
+        free(y);
+        free(w);
+        error("out of memory");
+        goto done;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        double *ms = NULL;
+        size_t k = 0;
+        ab_summary s;
+        if (ab_db_samples(db, p[i].mid, 0, &ms, &k, err) == 0 && k >= 2 &&
+            ab_summarize(ms, k, &s) == 0 &&
+            ab_bootstrap_median_ci(ms, k, &bo, &p[i].lo, &p[i].hi) == 0) {
+            p[i].median = s.median;
+            p[i].n = k;
+            p[used++] = p[i];
+        } else {
+            free(p[i].fp);
+        }
+        free(ms);
+    }
+    n = used;
+    if (n == 0) {
+        free(y);
+        free(w);
+        error("history: no measurement with 2+ samples");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        y[i] = p[i].median;
+        w[i] = p[i].hi > p[i].lo ? 1.0 / (p[i].hi - p[i].lo) : NAN; /* NaN: the median weight */
+    }
+    ab_steps steps;
+    int src = ab_detect_steps(y, w, n, &steps);
+    if (src != AB_STATS_OK) {
+        free(y);
+        free(w);
+        error("history: step detection: %s", ab_stats_strerror(src));
+        goto done;
+    }
+
+    /* Steps smaller than the practical threshold are not moves: merge the
+     * adjacent pair with the smallest relative step until every step is at
+     * least `practical` (in the spirit of the threshold of asv's
+     * detect_regressions); a merged level is the median of its points. */
+    while (steps.nseg > 1) {
+        size_t best = 0;
+        double best_rel = INFINITY;
+        for (size_t j = 1; j < steps.nseg; j++) {
+            double rel = fabs(steps.seg[j].value / steps.seg[j - 1].value - 1);
+            if (rel < best_rel) {
+                best_rel = rel;
+                best = j;
+            }
+        }
+        if (best_rel >= practical)
+            break;
+        ab_segment *a = &steps.seg[best - 1], *b = &steps.seg[best];
+        size_t len = b->end - a->begin;
+        double *t = malloc(len * sizeof *t);
+        if (!t)
+            break;
+        memcpy(t, y + a->begin, len * sizeof *t);
+        ab_summary s;
+        if (ab_summarize(t, len, &s) == AB_STATS_OK)
+            a->value = s.median;
+        free(t);
+        a->end = b->end;
+        memmove(b, b + 1, (steps.nseg - best - 1) * sizeof *b);
+        steps.nseg--;
+    }
+
+    char title[160];
+    snprintf(title, sizeof title, "%s B=%d H=%d S=%d D=%d %s %s", variant, pat.B, pat.H, pat.S,
+             pat.D, p[0].causal ? "causal" : "non-causal", p[0].dtype);
+    printf("history of %s: %zu runs, medians with 95%% %s bootstrap CIs (%zu resamples, seed %lu)\n\n",
+           title, n, ab_ci_method_name(bo.method), bo.resamples, bo.seed);
+    printf("%5s  %-20s  %-18s %-22s %-16s %5s %11s  %-25s %s\n", "run", "started (UTC)", "commit",
+           "GPU", "environment", "n", "median ms", "95% CI ms", "level");
+    size_t seg = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (seg + 1 < steps.nseg && steps.seg[seg + 1].begin <= i)
+            seg++;
+        char ci[64];
+        snprintf(ci, sizeof ci, "[%.5f, %.5f]", p[i].lo, p[i].hi);
+        printf("%5lld  %-20s  %-18.18s %-22.22s %-16s %5zu %11.5f  %-25s %.5f%s\n", p[i].run,
+               p[i].date, p[i].commit, p[i].gpu, p[i].env, p[i].n, p[i].median, ci,
+               steps.seg[seg].value,
+               seg > 0 && steps.seg[seg].begin == i ? "  <- change point" : "");
+    }
+    printf("\nchange points (asv step detection: L1 Potts fit, Friedrich et al. 2008; gamma %.3g "
+           "by asv's criterion, beta = 4 ln(n)/n; steps under %.3g%% merged):\n",
+           steps.gamma, 100 * practical);
+    if (steps.nseg == 1)
+        printf("  none: one level, %.5f ms, over all %zu runs\n", steps.seg[0].value, n);
+    for (size_t j = 1; j < steps.nseg; j++) {
+        const ab_segment *a = &steps.seg[j - 1], *b = &steps.seg[j];
+        double rel = b->value / a->value - 1;
+        const point *at = &p[b->begin];
+        printf("  run %lld (%s, commit %s): %.5f -> %.5f ms, %+.2f%% (%s)%s%s\n", at->run,
+               at->date, at->commit, a->value, b->value, 100 * rel,
+               rel > 0 ? "SLOWER" : "faster",
+               b->end - b->begin == 1 && j + 1 < steps.nseg ? "; a single run, then it moved again"
+                                                            : "",
+               "");
+        json_t *fa = json_loads(p[b->begin - 1].fp, 0, NULL), *fb = json_loads(at->fp, 0, NULL);
+        if (strcmp(p[b->begin - 1].env, at->env) != 0) {
+            printf("    the environment changed here too (run %lld -> %lld):\n",
+                   p[b->begin - 1].run, at->run);
+            ab_print_env_diff(stdout, fa, fb, "      ");
+        }
+        json_decref(fa);
+        json_decref(fb);
+    }
+    rc = 0;
+    if (plot) {
+        ab_hist_point *hp = malloc(n * sizeof *hp);
+        size_t *sb = malloc(steps.nseg * sizeof *sb), *se = malloc(steps.nseg * sizeof *se);
+        double *sv = malloc(steps.nseg * sizeof *sv);
+        if (hp && sb && se && sv) {
+            for (size_t i = 0; i < n; i++)
+                hp[i] = (ab_hist_point){p[i].run, p[i].median, p[i].lo, p[i].hi};
+            for (size_t j = 0; j < steps.nseg; j++) {
+                sb[j] = steps.seg[j].begin;
+                se[j] = steps.seg[j].end;
+                sv[j] = steps.seg[j].value;
+            }
+            if (ab_history_plot(plot, title, hp, n, sb, se, sv, steps.nseg))
+                rc = 1;
+            else
+                printf("\nplot: %s\n", plot);
+        } else {
+            rc = error("out of memory");
+        }
+        free(hp);
+        free(sb);
+        free(se);
+        free(sv);
+    }
+    ab_steps_free(&steps);
+    free(y);
+    free(w);
+done:
+    for (size_t i = 0; p && i < n; i++)
+        free(p[i].fp);
+    free(p);
+    ab_db_close(db);
+    return rc ? 1 : 0;
+}

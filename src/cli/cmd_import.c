@@ -1,0 +1,92 @@
+/*
+ * cmd_import.c: `attnbench import FILE` (a JSON export, cmd_export.c) and
+ * `attnbench merge OTHER.db` (SQLite ATTACH): argument parsing and the
+ * summary line around the transfer library (db/transfer.h).
+ */
+#include "commands.h"
+#include "import_check.h"
+#include "store.h"
+#include "transfer.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+int cmd_import(int argc, char **argv)
+{
+    const char *db_flag = NULL, *file = NULL, *v;
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if (missing || (argv[i][0] == '-' && argv[i][1]) || file)
+            return ab_usage("import: %s '%s' (attnbench help import)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
+        else
+            file = argv[i];
+    }
+    if (!file)
+        return ab_usage("import: which file? (a JSON export: attnbench export RUN -o FILE)");
+    json_error_t jerr;
+    json_t *doc = strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(file, 0, &jerr);
+    if (!doc)
+        return error("import: %s:%d: %s", file, jerr.line, jerr.text) ? 1 : 1;
+    json_t *runs = json_object_get(doc, "runs");
+    json_int_t version = json_integer_value(json_object_get(doc, "attnbench_export"));
+    if (version != AB_EXPORT_VERSION || !json_is_array(runs)) {
+        json_decref(doc);
+        return error("import: %s is not an attnbench export (version %d with a \"runs\" array)",
+                     file, AB_EXPORT_VERSION) ? 1 : 1;
+    }
+    char err[AB_ERR];
+    /* every field checked as a run would store it, before the database is
+     * even opened: a bad file imports nothing */
+    if (ab_import_check(doc, err, sizeof err)) {
+        json_decref(doc);
+        return error("import: %s: %s; nothing imported", file, err) ? 1 : 1;
+    }
+    sqlite3 *db = NULL;
+    if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {
+        json_decref(doc);
+        error("%s", err);
+        return 1;
+    }
+    size_t added = 0, present = 0;
+    int rc = ab_import_doc(db, doc, file, &added, &present) ? 1 : 0;
+    if (rc == 0)
+        printf("imported %zu run%s, %zu already present\n", added, added == 1 ? "" : "s",
+               present);
+    ab_db_close(db);
+    json_decref(doc);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    const char *db_flag = NULL, *other = NULL, *v;
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if (missing || argv[i][0] == '-' || other)
+            return ab_usage("merge: %s '%s' (attnbench help merge)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
+        else
+            other = argv[i];
+    }
+    if (!other)
+        return ab_usage("merge: which database? (attnbench merge OTHER.db)");
+    sqlite3 *db = NULL;
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 0)))
+        return 1;
+    ab_merge_counts c;
+    int rc = ab_merge_db(db, other, &c) ? 1 : 0;
+    printf("merged %ld run%s, %ld already present", c.runs_added, c.runs_added == 1 ? "" : "s",
+           c.runs_present);
+    if (c.runs_skipped_running)
+        printf(", %ld still running (skipped)", c.runs_skipped_running);
+    printf("\n");
+    ab_db_close(db);
+    return rc;
+}

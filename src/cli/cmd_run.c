@@ -1,0 +1,77 @@
+/*
+ * cmd_run.c: `attnbench run EXPERIMENT [--db PATH]`: load and validate the
+ * experiment, open the database, run, print the run's id.
+ */
+#include "commands.h"
+#include "conclusion.h"
+#include "experiment.h"
+#include "runner.h"
+#include "scaleout.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_run(int argc, char **argv)
+{
+    const char *path = NULL, *db_flag = NULL, *v;
+    const char *shard_s = NULL, *devices_s = NULL, *worker = NULL; /* issue 20 */
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if (missing)
+            return ab_usage("run: --db needs a path");
+        else if ((v = ab_opt(argc, argv, &i, "--shard", &missing)))
+            shard_s = v;
+        else if (!missing && (v = ab_opt(argc, argv, &i, "--devices", &missing)))
+            devices_s = v;
+        else if (!missing && (v = ab_opt(argc, argv, &i, "--worker", &missing)))
+            worker = v;
+        else if (missing)
+            return ab_usage("run: %s needs a value (attnbench help run)", argv[i]);
+        else if (argv[i][0] == '-')
+            return ab_usage("run: unknown option '%s' (attnbench help run)", argv[i]);
+        else if (!path)
+            path = argv[i];
+        else
+            return ab_usage("run: one experiment file at a time ('%s' is extra)", argv[i]);
+    }
+    if (!path)
+        return ab_usage("run: missing EXPERIMENT (attnbench help run)");
+
+    char err[AB_ERR];
+    ab_experiment e;
+    if (ab_experiment_load(path, &e, err, sizeof err) ||
+        ab_experiment_validate(&e, err, sizeof err) ||
+        ab_expect_check(&e, err, sizeof err)) { /* `expect`: conclusion.h */
+        ab_experiment_free(&e);
+        error("%s", err);
+        return 1;
+    }
+    const char *db_path = ab_db_path(db_flag);
+    char shard_cmd[64] = "";
+    int sr = ab_run_scaleout(&e, path, db_path, shard_s, devices_s, worker, shard_cmd,
+                             sizeof shard_cmd); /* issue 20: scaleout.h */
+    if (sr != -1) {
+        ab_experiment_free(&e);
+        return sr;
+    }
+    sqlite3 *db = NULL;
+    if (ab_db_open(db_path, 0, &db, err)) {
+        ab_experiment_free(&e);
+        error("%s", err);
+        return 1;
+    }
+    char command[1024];
+    snprintf(command, sizeof command, "attnbench run %s%s", path, shard_cmd);
+    sqlite3_int64 run_id = 0;
+    int rc = ab_run_experiment(&e, db, command, &run_id);
+    if (run_id)
+        printf("%lld\n", (long long)run_id);
+    ab_db_close(db);
+    ab_experiment_free(&e);
+    /* the shell's convention: 128 + the signal that stopped the run */
+    return rc == 0 ? 0 : rc == 1 ? 128 + ab_run_signal() : 1;
+}

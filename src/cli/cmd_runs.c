@@ -1,0 +1,259 @@
+/*
+ * cmd_runs.c: finding runs and looking at one: `attnbench runs` (with
+ * filters by experiment, variant, GPU, date and build commit; text or JSON)
+ * and `attnbench show RUN` (configurations, medians with 95% BCa CIs,
+ * statuses, stop reasons, fingerprint).
+ */
+#include "abstats.h"
+#include "commands.h"
+#include "rundata.h"
+#include "runenv.h"
+#include "units.h"
+#include "store.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+static int valid_date(const char *s)
+{
+    return strlen(s) == 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1]) &&
+           isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) && s[4] == '-' &&
+           isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]) && s[7] == '-' &&
+           isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9]);
+}
+
+int cmd_runs(int argc, char **argv)
+{
+    const char *db_flag = NULL, *experiment = NULL, *variant = NULL, *gpu = NULL,
+               *since = NULL, *commit = NULL, *v;
+    int missing, as_json = 0;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if ((v = ab_opt(argc, argv, &i, "--experiment", &missing)))
+            experiment = v;
+        else if ((v = ab_opt(argc, argv, &i, "--variant", &missing)))
+            variant = v;
+        else if ((v = ab_opt(argc, argv, &i, "--gpu", &missing)))
+            gpu = v;
+        else if ((v = ab_opt(argc, argv, &i, "--since", &missing)))
+            since = v;
+        else if ((v = ab_opt(argc, argv, &i, "--commit", &missing)))
+            commit = v;
+        else if (!missing && strcmp(argv[i], "--json") == 0)
+            as_json = 1;
+        else
+            return ab_usage("runs: %s '%s' (attnbench help runs)",
+                         missing ? "missing value for" : "unknown argument", argv[i]);
+    }
+    if (since && !valid_date(since))
+        return ab_usage("runs: --since wants YYYY-MM-DD, not '%s'", since);
+    char err[AB_ERR];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
+        return 1;
+    /* unset filters bind NULL and pass */
+    if (ab_db_prepare(db,
+                      "SELECT r.id, x.name, r.started_at, "
+                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
+                      "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id), "
+                      "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id AND m.status != 'ok'), "
+                      "r.uuid, r.finished_at, json_extract(v.fingerprint, '$.build.commit'), v.hash "
+                      "FROM runs r JOIN experiments x ON x.id = r.experiment_id "
+                      "JOIN environments v ON v.id = r.environment_id "
+                      "WHERE (?1 IS NULL OR x.name = ?1) "
+                      "AND (?2 IS NULL OR EXISTS (SELECT 1 FROM measurements m "
+                      "     WHERE m.run_id = r.id AND m.variant = ?2)) "
+                      "AND (?3 IS NULL OR instr(lower(coalesce(json_extract(v.fingerprint, "
+                      "     '$.gpu.name'), 'CPU only')), lower(?3)) > 0) "
+                      "AND (?4 IS NULL OR r.started_at >= ?4) "
+                      "AND (?5 IS NULL OR substr(coalesce(json_extract(v.fingerprint, "
+                      "     '$.build.commit'), ''), 1, length(?5)) = ?5) "
+                      "ORDER BY r.id",
+                      &st, err)) {
+        ab_db_close(db);
+        error("%s", err);
+        return 1;
+    }
+    const char *filters[5] = {experiment, variant, gpu, since, commit};
+    for (int k = 0; k < 5; k++)
+        if (filters[k])
+            sqlite3_bind_text(st, k + 1, filters[k], -1, SQLITE_STATIC);
+    json_t *arr = as_json ? json_array() : NULL;
+    if (!as_json)
+        printf("%5s  %-28s %-20s  %-26s %-11s %s\n", "id", "experiment", "started (UTC)", "GPU",
+               "status", "measurements");
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        long long bad = sqlite3_column_int64(st, 6);
+        if (as_json) {
+            json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:s, s:s?, s:s, s:I, s:I}",
+                                  "id", (json_int_t)sqlite3_column_int64(st, 0), "uuid",
+                                  col(st, 7), "experiment", col(st, 1), "started_at", col(st, 2),
+                                  "finished_at", (const char *)sqlite3_column_text(st, 8),
+                                  "status", col(st, 4), "gpu", col(st, 3), "commit",
+                                  (const char *)sqlite3_column_text(st, 9), "env_hash",
+                                  col(st, 10), "measurements",
+                                  (json_int_t)sqlite3_column_int64(st, 5), "not_ok",
+                                  (json_int_t)bad);
+            json_array_append_new(arr, o);
+            continue;
+        }
+        printf("%5lld  %-28s %-20s  %-26s %-11s %lld", (long long)sqlite3_column_int64(st, 0),
+               col(st, 1), col(st, 2), col(st, 3), col(st, 4),
+               (long long)sqlite3_column_int64(st, 5));
+        if (bad)
+            printf(" (%lld not ok)", bad);
+        printf("\n");
+    }
+    if (step != SQLITE_DONE) {
+        error("%s: reading the runs: %s", ab_db_path(db_flag), sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        ab_db_close(db);
+        json_decref(arr);
+        return 1;
+    }
+    sqlite3_finalize(st);
+    ab_db_close(db);
+    if (as_json) {
+        char *s = json_dumps(arr, JSON_INDENT(2));
+        printf("%s\n", s ? s : "[]");
+        free(s);
+        json_decref(arr);
+    }
+    return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    const char *db_flag = NULL, *run_s = NULL, *v;
+    int missing;
+    for (int i = 1; i < argc; i++) {
+        if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
+            db_flag = v;
+        else if (missing || argv[i][0] == '-' || run_s)
+            return ab_usage("show: %s '%s' (attnbench help show)",
+                         missing ? "missing value for" : "unexpected argument", argv[i]);
+        else
+            run_s = argv[i];
+    }
+    if (!run_s)
+        return ab_usage("show: which run? (attnbench runs lists them)");
+    char err[AB_ERR];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long run;
+    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
+        return 1;
+    if (ab_run_resolve(db, run_s, &run)) {
+        ab_db_close(db);
+        return 1;
+    }
+    if (ab_db_prepare(db,
+                      "SELECT r.uuid, x.name, x.path, r.started_at, coalesce(r.finished_at, '—'), "
+                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), r.command, "
+                      "r.timing_mode, v.hash, v.fingerprint "
+                      "FROM runs r JOIN experiments x ON x.id = r.experiment_id "
+                      "JOIN environments v ON v.id = r.environment_id WHERE r.id = ?",
+                      &st, err)) {
+        ab_db_close(db);
+        error("%s", err);
+        return 1;
+    }
+    sqlite3_bind_int64(st, 1, run);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        ab_db_close(db);
+        return error("show: run %lld vanished", run) ? 1 : 1;
+    }
+    printf("run %lld  %s\n", run, col(st, 0));
+    printf("experiment   %s (%s)\n", col(st, 1), col(st, 2));
+    printf("started      %s   finished %s   status %s\n", col(st, 3), col(st, 4), col(st, 5));
+    printf("timing       %s\n", col(st, 7));
+    printf("command      %s\n", col(st, 6));
+    printf("environment  %s\n\n", col(st, 8));
+    char *fp_text = strdup(col(st, 9));
+    sqlite3_finalize(st);
+
+    ab_rmeas *m = NULL;
+    size_t n = 0;
+    if (ab_run_load(db, run, &m, &n)) {
+        free(fp_text);
+        ab_db_close(db);
+        return 1;
+    }
+    ab_boot_opts bo;
+    ab_boot_opts_default(&bo);
+    bo.method = AB_CI_BCA;
+    printf("medians with 95%% %s bootstrap CIs (%zu resamples, seed %lu); throttled samples left out\n\n",
+           ab_ci_method_name(bo.method), bo.resamples, bo.seed);
+    int nconf = 0;
+    double max_rate = 0; /* FLOP/s, for the rate column's unit (units.h) */
+    for (size_t i = 0; i < n; i++) {
+        ab_summary s;
+        if (m[i].config + 1 > nconf)
+            nconf = m[i].config + 1;
+        if (strcmp(m[i].status, "ok") == 0 && m[i].n >= 2 && ab_summarize(m[i].ms, m[i].n, &s) == 0)
+            max_rate = fmax(max_rate, m[i].flops / (s.median * 1e-3));
+    }
+    const ab_unit fu = ab_flop_unit(max_rate);
+    for (int c = 0; c < nconf; c++) {
+        char title[128];
+        for (size_t i = 0; i < n; i++)
+            if (m[i].config == c) {
+                ab_rmeas_title(&m[i], title, sizeof title);
+                break;
+            }
+        printf("%s\n  %-22s %-7s %5s %11s  %-25s %9s  %s\n", title, "variant", "status", "n",
+               "median ms", "95% CI ms", fu.name, "stop");
+        for (size_t i = 0; i < n; i++) {
+            if (m[i].config != c)
+                continue;
+            ab_rmeas *x = &m[i];
+            printf("  %-22s %-7s %5zu ", x->variant, x->status, x->n);
+            ab_summary s;
+            double lo, hi;
+            if (strcmp(x->status, "ok") == 0 && x->n >= 2 && ab_summarize(x->ms, x->n, &s) == 0 &&
+                ab_bootstrap_median_ci(x->ms, x->n, &bo, &lo, &hi) == 0) {
+                char ci[64];
+                snprintf(ci, sizeof ci, "[%.5f, %.5f]", lo, hi);
+                printf("%11.5f  %-25s %9.2f  %s", s.median, ci, x->flops / (s.median * fu.per_ms),
+                       x->stop);
+            } else {
+                printf("%11s  %-25s %9s  %s", "—", "", "", x->stop);
+            }
+            if (x->throttled)
+                printf(" (%ld throttled)", x->throttled);
+            printf("\n");
+        }
+        printf("\n");
+    }
+    json_t *fp = json_loads(fp_text, 0, NULL);
+    char *pretty = fp ? json_dumps(fp, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+    printf("fingerprint\n%s\n", pretty ? pretty : fp_text);
+    free(pretty);
+    json_decref(fp);
+    json_t *rs = ab_runenv_load(db, run); /* NULL for runs before run settings */
+    char *rs_text = rs ? json_dumps(rs, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+    if (rs_text)
+        printf("run settings\n%s\n", rs_text);
+    free(rs_text);
+    json_decref(rs);
+    free(fp_text);
+    ab_run_free(m, n);
+    ab_db_close(db);
+    return 0;
+}

@@ -1,0 +1,350 @@
+/*
+ * cmd_stats.c: `attnbench stats A B`: reads two files of latency samples and
+ * prints what a report says about the pair (stats/abstats.h: summaries,
+ * bootstrap CIs of the medians, Mann-Whitney U, Cliff's delta,
+ * Hodges-Lehmann shift, the speedup median(B)/median(A) with its bootstrap
+ * CI, Tukey outlier counts, drift, and the verdict), as text or JSON
+ * (jansson). The verdict is the one rule of stats/verdict.c (ab_decide_family)
+ * that compare, report and calibrate apply: a single comparison is a family
+ * of one (its Holm-adjusted p is its p); --alpha and --practical as in an
+ * experiment file; --min-shift MS the minimum resolvable shift (what report
+ * and compare take from the run's timer floor; default 0).
+ */
+#include "commands.h"
+#include "abstats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define ERR(...)                                                                 \
+    do {                                                                         \
+        fprintf(stderr, "attnbench: stats: ");                                   \
+        fprintf(stderr, __VA_ARGS__);                                            \
+        fputc('\n', stderr);                                                     \
+    } while (0)
+
+/* Reads path into a malloc'd array *x of *n latencies (ms). One number per
+ * line; blank lines and everything after '#' ignored. Returns 0, or 1 after
+ * printing the error (file, line, offending text). */
+static int read_samples(const char *path, double **x, size_t *n)
+{
+    int rc = 1;
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0, len = 0, alloc = 0, lineno = 0;
+    double *v = NULL;
+    if (f == NULL) {
+        ERR("%s: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    while (getline(&line, &cap, f) != -1) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash != NULL)
+            *hash = '\0';
+        char *s = line, *e;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        e = s + strlen(s);
+        while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+            *--e = '\0';
+        if (*s == '\0')
+            continue;
+        char *end;
+        errno = 0;
+        double d = strtod(s, &end);
+        if (end == s || *end != '\0') {
+            ERR("%s:%zu: not a number: '%s'", path, lineno, s);
+            goto cleanup;
+        }
+        if (!isfinite(d) || (errno == ERANGE && fabs(d) > 1)) {
+            ERR("%s:%zu: not a finite number (overflows a double): '%s'", path, lineno, s);
+            goto cleanup;
+        }
+        if (errno == ERANGE || (d != 0 && fabs(d) < AB_STATS_MIN_VALUE)) {
+            ERR("%s:%zu: underflows: '%s' is nonzero but below %g ms (would be read as %g)", path,
+                lineno, s, AB_STATS_MIN_VALUE, d);
+            goto cleanup;
+        }
+        if (fabs(d) > AB_STATS_MAX_VALUE) {
+            ERR("%s:%zu: out of range: '%s' exceeds %g ms (sums and ratios would overflow)", path,
+                lineno, s, AB_STATS_MAX_VALUE);
+            goto cleanup;
+        }
+        if (d < 0) {
+            ERR("%s:%zu: negative latency: '%s'", path, lineno, s);
+            goto cleanup;
+        }
+        if (len == alloc) {
+            size_t na = alloc ? 2 * alloc : 1024;
+            double *nv = realloc(v, na * sizeof *nv);
+            if (nv == NULL) {
+                ERR("%s: out of memory", path);
+                goto cleanup;
+            }
+            v = nv;
+            alloc = na;
+        }
+        v[len++] = d;
+    }
+    if (ferror(f)) {
+        ERR("%s: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    if (len < 3) {
+        ERR("%s: needs at least 3 samples, has %zu", path, len);
+        goto cleanup;
+    }
+    *x = v;
+    *n = len;
+    v = NULL;
+    rc = 0;
+cleanup:
+    free(v);
+    free(line);
+    if (f != NULL)
+        fclose(f);
+    return rc;
+}
+
+/* The value of --name VALUE or --name=VALUE at argv[*i], advancing *i; NULL
+ * when argv[*i] is not that option; *missing set when VALUE is absent. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t l = strlen(name);
+    if (strncmp(argv[*i], name, l) != 0)
+        return NULL;
+    if (argv[*i][l] == '=')
+        return argv[*i] + l + 1;
+    if (argv[*i][l] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    (*i)++;
+    return argv[*i];
+}
+
+static int parse_ulong(const char *s, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || *s == '\0')
+        return -1;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static json_t *jreal(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *sample_json(const char *file, const ab_summary *s, double lo, double hi,
+                           const ab_outliers *o, const ab_drift *d)
+{
+    return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[o,o],"
+                     " s:{s:I, s:I}, s:{s:o, s:o, s:b}}",
+                     "file", file, "n", (json_int_t)s->n, "median", jreal(s->median),
+                     "mean", jreal(s->mean), "stddev", jreal(s->stddev), "cv", jreal(s->cv),
+                     "min", jreal(s->min), "max", jreal(s->max), "q1", jreal(s->q1),
+                     "q3", jreal(s->q3), "median_ci", jreal(lo), jreal(hi),
+                     "outliers", "mild", (json_int_t)o->mild, "severe", (json_int_t)o->severe,
+                     "drift", "rho", jreal(d->rho), "p", jreal(d->p), "drifting", d->drifting);
+}
+
+static void print_text(const char *fa, const char *fb, const ab_comparison *c,
+                       const ab_compare_opts *o, const ab_decision *dec, double min_shift)
+{
+    double pct = 100 * o->boot.level;
+    printf("%-10s %8s %12s %12s %12s %12s %22s %9s %9s\n", "sample", "n", "median ms", "mean ms",
+           "stddev ms", "cv", "median CI", "outliers", "drift p");
+    const char *names[2] = {fa, fb};
+    const ab_summary *s[2] = {&c->a, &c->b};
+    double lo[2] = {c->a_ci_lo, c->b_ci_lo}, hi[2] = {c->a_ci_hi, c->b_ci_hi};
+    const ab_outliers *ot[2] = {&c->a_out, &c->b_out};
+    const ab_drift *dr[2] = {&c->a_drift, &c->b_drift};
+    for (int k = 0; k < 2; k++) {
+        char ci[64], out[32];
+        snprintf(ci, sizeof ci, "[%.6g, %.6g]", lo[k], hi[k]);
+        snprintf(out, sizeof out, "%zu+%zu", ot[k]->mild, ot[k]->severe);
+        printf("%-10s %8zu %12.6g %12.6g %12.6g %12.4f %22s %9s %9.3g%s\n",
+               k ? "B" : "A", s[k]->n, s[k]->median, s[k]->mean, s[k]->stddev, s[k]->cv, ci,
+               out, dr[k]->p, dr[k]->drifting ? " (drifting)" : "");
+    }
+    printf("A = %s, B = %s; median CIs: %.4g%% %s bootstrap, %zu resamples, seed %lu; %s\n",
+           names[0], names[1], pct, ab_ci_method_name(o->boot.method), o->boot.resamples,
+           o->boot.seed, c->cis_overlap ? "CIs overlap" : "CIs do not overlap");
+    printf("speedup median(B)/median(A): %.6g  [%.6g, %.6g]\n", c->speedup, c->speedup_lo,
+           c->speedup_hi);
+    if (c->mw.method == AB_P_MONTE_CARLO)
+        printf("Mann-Whitney U: %.10g  p %.4g +- %.2g (%s, %zu permutations, seed %lu)\n", c->mw.u,
+               c->mw.p, c->mw.p_se, ab_pmethod_name(c->mw.method), o->test.mc_resamples,
+               o->test.seed);
+    else
+        printf("Mann-Whitney U: %.10g  z %.4g  p %.4g (%s)\n", c->mw.u, c->mw.z, c->mw.p,
+               ab_pmethod_name(c->mw.method));
+    printf("Cliff's delta: %.4f  [%.4f, %.4f]  %s\n", c->cliff.delta, c->cliff.lo, c->cliff.hi,
+           ab_cliffs_magnitude(c->cliff.delta));
+    printf("Hodges-Lehmann shift A - B: %.6g ms  [%.6g, %.6g]", c->hl.shift, c->hl.lo, c->hl.hi);
+    if (c->hl.level < o->boot.level)
+        printf("  (attained confidence %.4g%%: %.4g%% is not attainable at these sizes)\n",
+               100 * c->hl.level, pct);
+    else
+        printf("  (attained confidence %.4g%%)\n", 100 * c->hl.level);
+    printf("verdict (p (Holm, family of 1) < %.3g, speedup CI outside 1 +- %.3g, |HL shift| >= %.3g "
+           "ms): %s%s%s%s%s\n",
+           o->alpha, o->practical, min_shift, dec->verdict == AB_NO_DIFFERENCE ? "" : "A is ",
+           ab_verdict_name(dec->verdict), dec->why != AB_WHY_SIGNIFICANT ? " (" : "",
+           ab_why_name(dec->why), dec->why != AB_WHY_SIGNIFICANT ? ")" : "");
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    int rc = 1, json = 0;
+    const char *files[2] = {NULL, NULL};
+    int nfiles = 0;
+    double *x[2] = {NULL, NULL};
+    size_t n[2] = {0, 0};
+    json_t *root = NULL;
+    ab_compare_opts o;
+    ab_compare_opts_default(&o);
+    double min_shift = 0;
+    ab_stats_init();
+
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        unsigned long u;
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing)) != NULL) {
+            char *end;
+            o.alpha = strtod(v, &end);
+            if (*end != '\0' || !(o.alpha > 0 && o.alpha < 1)) {
+                ERR("--alpha: expected a number in (0, 1), got '%s'", v);
+                goto cleanup;
+            }
+        } else if (!missing && (v = opt_value(argc, argv, &i, "--practical", &missing)) != NULL) {
+            char *end;
+            o.practical = strtod(v, &end);
+            if (*end != '\0' || !(o.practical >= 0 && o.practical < 1)) {
+                ERR("--practical: expected a fraction in [0, 1), e.g. 0.01, got '%s'", v);
+                goto cleanup;
+            }
+        } else if (!missing && (v = opt_value(argc, argv, &i, "--min-shift", &missing)) != NULL) {
+            char *end;
+            min_shift = strtod(v, &end);
+            if (*end != '\0' || !(min_shift >= 0 && isfinite(min_shift))) {
+                ERR("--min-shift: expected a shift in ms >= 0 (e.g. the timer floor), got '%s'", v);
+                goto cleanup;
+            }
+        } else if (!missing && (v = opt_value(argc, argv, &i, "--resamples", &missing)) != NULL) {
+            if (parse_ulong(v, &u) != 0 || u < 2) {
+                ERR("--resamples: expected an integer >= 2, got '%s'", v);
+                goto cleanup;
+            }
+            o.boot.resamples = u;
+        } else if (!missing && (v = opt_value(argc, argv, &i, "--seed", &missing)) != NULL) {
+            if (parse_ulong(v, &u) != 0) {
+                ERR("--seed: expected a non-negative integer, got '%s'", v);
+                goto cleanup;
+            }
+            o.boot.seed = u;
+        } else if (!missing && (v = opt_value(argc, argv, &i, "--ci", &missing)) != NULL) {
+            if (strcmp(v, "percentile") == 0) {
+                o.boot.method = AB_CI_PERCENTILE;
+            } else if (strcmp(v, "bca") == 0 || strcmp(v, "BCa") == 0) {
+                o.boot.method = AB_CI_BCA;
+            } else {
+                ERR("--ci: expected 'percentile' or 'bca', got '%s'", v);
+                goto cleanup;
+            }
+        } else if (missing) {
+            ERR("%s: missing value", argv[i]);
+            goto cleanup;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            ERR("unknown option '%s'", argv[i]);
+            goto cleanup;
+        } else if (nfiles < 2) {
+            files[nfiles++] = argv[i];
+        } else {
+            ERR("expected two files, got a third: '%s'", argv[i]);
+            goto cleanup;
+        }
+    }
+    if (nfiles != 2) {
+        ERR("usage: attnbench stats A B [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]"
+            " [--resamples N] [--seed N] [--ci percentile|bca]");
+        goto cleanup;
+    }
+    for (int k = 0; k < 2; k++)
+        if (read_samples(files[k], &x[k], &n[k]) != 0)
+            goto cleanup;
+
+    ab_comparison c;
+    int st = ab_compare(x[0], n[0], x[1], n[1], &o, &c);
+    if (st == AB_STATS_EZERO) { /* only A's median divides */
+        ERR("%s (sample A): %s", files[0], ab_stats_strerror(st));
+        goto cleanup;
+    }
+    if (st != AB_STATS_OK) {
+        ERR("%s vs %s: %s", files[0], files[1], ab_stats_strerror(st));
+        goto cleanup;
+    }
+    const ab_comparison *fam[1] = {&c}; /* a family of one */
+    ab_decision dec;
+    st = ab_decide_family(fam, 1, &min_shift, &o, &dec);
+    if (st != AB_STATS_OK) {
+        ERR("%s", ab_stats_strerror(st));
+        goto cleanup;
+    }
+    double padj = dec.p_adjusted;
+    if (!json) {
+        print_text(files[0], files[1], &c, &o, &dec, min_shift);
+        rc = 0;
+        goto cleanup;
+    }
+    root = json_pack(
+        "{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:o, s:b, s:s, s:o}, s:{s:o, s:o, s:o, s:s},"
+        " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
+        " s:s, s:{s:o, s:o, s:o, s:I, s:I, s:s, s:o, s:s, s:I, s:I}}",
+        "a", sample_json(files[0], &c.a, c.a_ci_lo, c.a_ci_hi, &c.a_out, &c.a_drift),
+        "b", sample_json(files[1], &c.b, c.b_ci_lo, c.b_ci_hi, &c.b_out, &c.b_drift),
+        "cis_overlap", c.cis_overlap,
+        "mann_whitney", "u", jreal(c.mw.u), "z", jreal(c.mw.z), "p", jreal(c.mw.p),
+        "p_adjusted", jreal(padj), "exact", c.mw.exact, "method", ab_pmethod_name(c.mw.method),
+        "p_se", jreal(c.mw.p_se),
+        "cliffs_delta", "delta", jreal(c.cliff.delta), "lo", jreal(c.cliff.lo),
+        "hi", jreal(c.cliff.hi), "magnitude", ab_cliffs_magnitude(c.cliff.delta),
+        "hodges_lehmann", "shift", jreal(c.hl.shift), "lo", jreal(c.hl.lo), "hi", jreal(c.hl.hi),
+        "level", jreal(c.hl.level),
+        "speedup", "ratio", jreal(c.speedup), "lo", jreal(c.speedup_lo), "hi", jreal(c.speedup_hi),
+        "verdict", ab_verdict_name(dec.verdict), "verdict_reason", ab_why_name(dec.why),
+        "options", "alpha", jreal(o.alpha), "practical", jreal(o.practical),
+        "min_shift", jreal(min_shift),
+        "resamples", (json_int_t)o.boot.resamples, "seed", (json_int_t)o.boot.seed,
+        "ci", ab_ci_method_name(o.boot.method), "level", jreal(o.boot.level),
+        "padjust", ab_padjust_name(o.padjust), "permutations", (json_int_t)o.test.mc_resamples,
+        "permutation_seed", (json_int_t)o.test.seed);
+    if (root == NULL || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) != 0) {
+        ERR("cannot write JSON");
+        goto cleanup;
+    }
+    putchar('\n');
+    rc = 0;
+cleanup:
+    json_decref(root);
+    free(x[1]);
+    free(x[0]);
+    return rc;
+}

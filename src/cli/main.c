@@ -1,0 +1,226 @@
+/*
+ * main.c: the attnbench command line. A table of commands {name, handler,
+ * help} (git's style); `attnbench help CMD` prints a command's usage. Only
+ * src/ calls exit, and only here.
+ */
+#include "abstats.h"
+#include "commands.h"
+#include "store.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmd_help(int argc, char **argv);
+
+typedef struct command {
+    const char *name;
+    int (*handler)(int argc, char **argv);
+    const char *help;  /* one line */
+    const char *usage; /* the full usage text of `attnbench help NAME` */
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run, "run an experiment file and store every sample",
+     "attnbench run EXPERIMENT [--shard K/N | --devices all|0,1,...] [--db PATH]\n"
+     "  Runs every (configuration, variant) of EXPERIMENT (a libconfig file, see\n"
+     "  experiments/), checks each against the float64 reference, stores every raw\n"
+     "  latency sample, and prints the new run's id on stdout.\n"
+     "  --shard K/N runs part K of the configurations split into N parts of about equal\n"
+     "  cost (forward FLOPs x variants, longest first to the least-loaded part); in a\n"
+     "  Slurm job array, SLURM_ARRAY_TASK_ID/MIN/MAX (or COUNT) pick the part instead.\n"
+     "  --devices starts one worker per listed CUDA device (all: every visible GPU;\n"
+     "  a repeated index shares a GPU, for testing only), each running one part as its\n"
+     "  own run into the same database; prints the runs' ids, one per line.\n"
+     "  attnbench status EXPERIMENT shows which parts a database holds.\n"},
+    {"status", cmd_status, "which parts of a split experiment the database holds",
+     "attnbench status EXPERIMENT [--plan N] [--db PATH]\n"
+     "  For each split of EXPERIMENT (by the hash of its file) found in the database:\n"
+     "  every part's configurations, measurements stored and expected, and state\n"
+     "  (complete, running, interrupted, abandoned, failed, missing), then the command\n"
+     "  that completes each part that is not complete (run --shard K/N, or resume).\n"
+     "  Exit status 0 when some split (or a whole run) is complete, 3 when none is.\n"
+     "  --plan N prints the split into N parts (configurations, predicted cost) only.\n"},
+    {"resume", cmd_resume, "measure what an unfinished run lacks",
+     "attnbench resume RUN [--force] [--db PATH]\n"
+     "  Completes RUN (abandoned: its process is gone; interrupted; or failed) with the\n"
+     "  experiment stored with it, measuring only the (variant, configuration) pairs it\n"
+     "  lacks, and marks it complete. A run still running on this host is refused; one\n"
+     "  'running' on another host needs --force. Prints the run id.\n"},
+    {"report", cmd_report, "write the markdown ablation report of a run",
+     "attnbench report RUN [--baseline VARIANT] [--chain] [--no-plots] [-o FILE] [--db PATH]\n"
+     "  Writes the report of RUN to FILE (default reports/<experiment>-run<RUN>.md)\n"
+     "  and prints its path. --chain also compares each variant with the one listed\n"
+     "  before it (a ladder of optimisations). -o - writes to stdout. Figures (gnuplot,\n"
+     "  SVG) go beside the report as <report name>-K.svg unless --no-plots.\n"},
+    {"runs", cmd_runs, "list the runs in the database",
+     "attnbench runs [--experiment NAME] [--variant NAME] [--gpu SUBSTRING]\n"
+     "               [--since YYYY-MM-DD] [--commit PREFIX] [--json] [--db PATH]\n"
+     "  One line per run: id, experiment, start (UTC), GPU, status, measurements.\n"
+     "  Filters: the experiment's name; runs that measured VARIANT; GPU name containing\n"
+     "  SUBSTRING (any case; CPU-only runs are 'CPU only'); started on or after the\n"
+     "  date (UTC); build commit (fingerprint build.commit) starting with PREFIX.\n"
+     "  --json prints an array of objects (id, uuid, experiment, started_at,\n"
+     "  finished_at, status, gpu, commit, env_hash, measurements, not_ok).\n"},
+    {"show", cmd_show, "show one run: configurations, medians with CIs, fingerprint",
+     "attnbench show RUN [--db PATH]\n"
+     "  RUN is a run id or a uuid prefix (4+ characters). Per configuration, every\n"
+     "  variant's status, sample count, median with its 95% BCa bootstrap CI\n"
+     "  (10,000 resamples, seed 42; throttled samples left out), TFLOP/s and stop\n"
+     "  reason; then the environment fingerprint.\n"},
+    {"compare", cmd_compare, "compare two runs measurement by measurement",
+     "attnbench compare RUN_A RUN_B [--fail-on-regression] [--practical 0.01]\n"
+     "                  [--alpha 0.05] [--db PATH]\n"
+     "  For every (variant, configuration) measured ok in both runs: median of A\n"
+     "  (before) and B (after), the change, the speedup of B over A = median(A) /\n"
+     "  median(B) with its bootstrap CI, Mann-Whitney p Holm-adjusted over all the\n"
+     "  pairs, Cliff's delta, and the verdict of the one rule `stats` and `report`\n"
+     "  use: improved or regressed when p (Holm) < alpha, the speedup CI excludes\n"
+     "  1 +/- practical and the shift is at least the timer floor, else unchanged.\n"
+     "  The environment fields that differ are listed first; every pair of A that\n"
+     "  could not be compared is listed with the reason.\n"
+     "  Exit status: 0; with --fail-on-regression 3 when anything regressed, else 4\n"
+     "  when a pair of A could not be compared or nothing was; 1 on errors, 2 on\n"
+     "  usage errors.\n"},
+    {"history", cmd_history, "one measurement across all runs, with change points",
+     "attnbench history VARIANT --config B,H,S,D[,causal|noncausal][,dtype]\n"
+     "                  [--plot FILE.svg|FILE.png] [--practical 0.01] [--db PATH]\n"
+     "  Median and 95% CI of VARIANT at that configuration in every run, in time\n"
+     "  order, with run id, date, build commit, GPU and environment hash; then the\n"
+     "  change points found by airspeed velocity's step detection (an L1 piecewise-\n"
+     "  constant fit, Friedrich et al. 2008, penalty chosen by asv's information\n"
+     "  criterion), each with the size of the move and any environment change at\n"
+     "  the same run. --plot draws the series and the fitted steps with gnuplot.\n"},
+    {"export", cmd_export, "write runs with all their samples as JSON or CSV",
+     "attnbench export RUN... [--format json|csv] [-o FILE] [--db PATH]\n"
+     "  JSON (default): {\"attnbench_export\": 1, \"runs\": [...]}, per run its\n"
+     "  columns, experiment (with its text), environment fingerprint, timer floor and\n"
+     "  measurements with every sample and clock block; no database ids (runs are\n"
+     "  their uuids). CSV: one row per sample with run_uuid, experiment, variant,\n"
+     "  B, H, S, D, causal, dtype, status, idx, ms, round, t_s, throttled.\n"
+     "  Default output: stdout.\n"},
+    {"import", cmd_import, "add the runs of a JSON export to the database",
+     "attnbench import FILE [--db PATH]\n"
+     "  Adds each run of FILE (attnbench export --format json; - reads stdin) unless\n"
+     "  a run with its uuid is already there, so importing twice changes nothing.\n"
+     "  Every field is checked as a run would store it first; environments and\n"
+     "  experiments are shared by hash; the file is added in one transaction, whole\n"
+     "  or not at all.\n"},
+    {"merge", cmd_merge, "add the runs of another attnbench database",
+     "attnbench merge OTHER.db [--db PATH]\n"
+     "  Copies every finished run of OTHER.db (SQLite ATTACH) that this database\n"
+     "  lacks (by uuid), with its experiment, environment, measurements, samples,\n"
+     "  clock blocks and timer floor, ids remapped, one transaction per run. Merging\n"
+     "  twice is a no-op; runs still running in OTHER.db are skipped (abandoned ones,\n"
+     "  whose process is gone, are merged).\n"},
+    {"query", cmd_query, "run one read-only SQL query and print a table",
+     "attnbench query \"SQL\" [--db PATH]\n"
+     "  Runs one SQL statement on a read-only connection and prints the rows as\n"
+     "  aligned columns. Statements that could write (INSERT, UPDATE, DELETE, DROP,\n"
+     "  ATTACH, writing PRAGMAs, ...) are refused. Views: measurement_summary (one\n"
+     "  row per measurement: run, variant, B, H, S, D, causal, dtype, status, n,\n"
+     "  median_ms, min_ms, max_ms, tflops) and latest_runs (latest run per\n"
+     "  experiment name).\n"},
+    {"variants", cmd_variants, "list the attention variants of this build",
+     "attnbench variants\n"
+     "  Name, backend, dtypes, head dimensions and idea of every variant; variants\n"
+     "  not in this build say why.\n"},
+    {"env", cmd_env, "print this machine's environment fingerprint as JSON",
+     "attnbench env [--no-gpu] [--measure-peaks]\n"
+     "  The fingerprint stored with each run: GPU, driver, CUDA, cuBLAS, cuDNN, NVML\n"
+     "  state, host, OS, compiler and build. --no-gpu skips the CUDA device.\n"
+     "  --measure-peaks adds the two ceilings (cuBLAS bf16 GEMM TFLOP/s, device copy\n"
+     "  GB/s); every GPU run measures and stores them too, for its roofline.\n"},
+    {"stats", cmd_stats, "compare two files of samples as a report would",
+     "attnbench stats A B [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]\n"
+     "                [--resamples N] [--seed N] [--ci percentile|bca]\n"
+     "  A (candidate) and B (baseline) hold one latency in ms per line; blank lines\n"
+     "  and # comments are ignored. The verdict is report's and compare's rule for a\n"
+     "  family of one; --min-shift is the minimum resolvable shift (their timer floor).\n"},
+    {"calibrate", cmd_calibrate, "A/A test: measure one variant against itself, report false positives",
+     "attnbench calibrate EXPERIMENT [--variant V] [--pairs K] [--db PATH]\n"
+     "  Runs 2K interleaved instances of V (default: the experiment's baseline) on the\n"
+     "  experiment's configurations and compares them in K pairs per configuration.\n"
+     "  Every difference the verdict rule reports is a false positive; prints the run\n"
+     "  id, and on stderr the observed rate against alpha. Reports of runs in the same\n"
+     "  environment show the result and flag a rule that exceeded alpha.\n"},
+    {"help", cmd_help, "show the commands, or one command's usage", "attnbench help [COMMAND]\n"},
+};
+
+static const size_t ncommands = sizeof commands / sizeof commands[0];
+
+static const command *lookup(const char *name)
+{
+    for (size_t i = 0; i < ncommands; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static void list_commands(FILE *f)
+{
+    fprintf(f, "usage: attnbench COMMAND [ARGS]\n\n"
+               "A statistical performance-research harness for attention kernels.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < ncommands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nThe database is --db PATH, else $ATTNBENCH_DB, else ./attnbench.db.\n"
+               "attnbench help COMMAND shows a command's usage.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        list_commands(stdout);
+        return 0;
+    }
+    const command *c = lookup(argv[1]);
+    if (!c)
+        return ab_usage("help: unknown command '%s' (attnbench help lists them)", argv[1]);
+    fputs(c->usage, stdout);
+    return 0;
+}
+
+/* The exit status that tells the truth about the output: a command whose
+ * standard output or error could not be written (a full disk, a closed pipe,
+ * > /dev/full) fails, even if its work succeeded; its printed run id or table
+ * would otherwise be lost silently. */
+static int finish(int rc)
+{
+    char err[AB_ERR];
+    int damage = ab_db_damage(err);
+    if (damage == -1)
+        error("%s", err);
+    if (damage)
+        rc = rc ? rc : 1;
+    int out_bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    out_bad |= fclose(stdout) != 0;
+    if (out_bad) {
+        error("writing standard output failed: %s", strerror(e ? e : errno));
+        rc = rc ? rc : 1;
+    }
+    if (fflush(stderr) != 0 || ferror(stderr))
+        rc = rc ? rc : 1;
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    ab_db_init();
+    ab_stats_init();
+    if (argc < 2) {
+        list_commands(stderr);
+        exit(2);
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        exit(finish(cmd_help(1, argv)));
+    const command *c = lookup(argv[1]);
+    if (!c) {
+        error("unknown command '%s' (attnbench help lists them)", argv[1]);
+        exit(2);
+    }
+    exit(finish(c->handler(argc - 1, argv + 1)));
+}

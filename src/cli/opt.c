@@ -1,0 +1,51 @@
+/*
+ * opt.c: what the command handlers share (commands.h): the one option
+ * parser, the usage error and the opening of the database.
+ */
+#include "commands.h"
+#include "store.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int ab_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("attnbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+sqlite3 *ab_cmd_open_db(const char *path, int readonly)
+{
+    char err[AB_ERR];
+    sqlite3 *db = NULL;
+    if (ab_db_open(path, readonly, &db, err)) {
+        error("%s", err);
+        return NULL;
+    }
+    return db;
+}
+
+const char *ab_opt(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t len = strlen(name);
+    const char *a = argv[*i];
+    *missing = 0;
+    if (strncmp(a, name, len) != 0)
+        return NULL;
+    if (a[len] == '=')
+        return a + len + 1;
+    if (a[len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}

@@ -1,0 +1,901 @@
+/*
+ * report.c: the markdown ablation report (report.h).
+ *
+ * Layout, after seed 004's ablation template: hypothesis; the run (GPU,
+ * timing, timer floor, clocks); the method; per configuration a table of
+ * variants with median, 95% CI, TFLOP/s, bandwidth, speedup over the
+ * baseline with its CI, CI overlap, Cliff's delta, Hodges-Lehmann shift,
+ * Mann-Whitney p raw and adjusted over the report's family (Holm), outliers,
+ * drift and the verdict; a TFLOP/s summary across configurations; the
+ * correctness figures of every measurement; the fingerprint; the command
+ * that reproduces the run.
+ */
+#include "report.h"
+#include "shard.h"
+#include "report_internal.h"
+#include "report_check.h"
+#include "resolution.h"
+#include "rundata.h"
+#include "abstats.h"
+#include "calibrate.h"
+#include "experiment.h"
+#include "plot.h"
+#include "read.h"
+#include "store.h"
+#include "conclusion.h"
+#include "runenv.h"
+#include "units.h"
+#include "util.h"
+#include "walltime.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef ab_rep_meas meas;
+typedef ab_rep_cmp cmp;
+
+/* The rate units of the report being written: chosen from its largest
+ * values (units.h) at the start of ab_report_write. */
+static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
+
+static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m->r, buf, n); }
+
+/* Loads the run's measurements with their (unthrottled) samples and
+ * configuration indices (ab_run_load), and the columns only reports show. */
+static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment *e, meas **out,
+                             size_t *nout)
+{
+    ab_rmeas *r = NULL;
+    size_t n = 0;
+    *out = NULL;
+    *nout = 0;
+    if (ab_run_load(db, run_id, &r, &n))
+        return -1;
+    meas *m = calloc(n ? n : 1, sizeof *m);
+    if (!m) {
+        ab_run_free(r, n);
+        return error("out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        m[i].r = r[i]; /* the samples move to m */
+    free(r);
+    *out = m;
+    *nout = n;
+    ab_meas_detail *d = calloc(n ? n : 1, sizeof *d);
+    size_t got = 0;
+    if (!d)
+        return error("out of memory");
+    if (ab_meas_details_load(db, run_id, d, n, &got)) {
+        free(d);
+        return -1;
+    }
+    for (size_t k = 0; k < got; k++) {
+        meas *x = &m[k];
+        snprintf(x->backend, sizeof x->backend, "%s", d[k].backend);
+        x->message = d[k].message; /* moves to m */
+        x->checked = d[k].checked;
+        x->external = d[k].external;
+        x->warmup = d[k].warmup;
+        x->graph_k = d[k].graph_k;
+        x->max_abs_err = d[k].max_abs_err;
+        x->mean_abs_err = d[k].mean_abs_err;
+        x->rel_l2_err = d[k].rel_l2_err;
+        x->tolerance = d[k].tolerance;
+        x->bytes = d[k].bytes;
+        x->peak_bytes = d[k].peak_bytes;
+        x->nonfinite = d[k].nonfinite;
+        x->rows_checked = d[k].rows_checked;
+        snprintf(x->mode, sizeof x->mode, "%s", d[k].mode);
+        x->input_sets = d[k].input_sets;
+        x->order = 1 << 20;
+        for (size_t v = 0; v < e->nvariants; v++)
+            if (strcmp(e->variants[v].name, x->r.variant) == 0)
+                x->order = (int)v;
+    }
+    free(d);
+    return 0;
+}
+
+static meas *find(meas *m, size_t n, int config, const char *variant)
+{
+    for (size_t i = 0; i < n; i++)
+        if (m[i].r.config == config && strcmp(m[i].r.variant, variant) == 0)
+            return &m[i];
+    return NULL;
+}
+
+static int usable(const meas *x) { return x && strcmp(x->r.status, "ok") == 0 && x->r.n >= 2; }
+
+/* sorted[i..end) is one configuration (sorted by configuration). */
+static size_t config_end(meas *const *sorted, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && sorted[j]->r.config == sorted[i]->r.config)
+        j++;
+    return j;
+}
+
+/* The rows of a summary table: one per configuration, one cell (TFLOP/s) or
+ * two (tokens/s, peak MiB) per variant of the experiment. */
+static void summary_rows(FILE *out, const ab_experiment *e, meas *m, size_t n,
+                         meas *const *sorted, int throughput)
+{
+    for (size_t i = 0; i < n; i = config_end(sorted, n, i)) {
+        char title[128];
+        config_title(sorted[i], title, sizeof title);
+        fprintf(out, "| %s |", title);
+        for (size_t v = 0; v < e->nvariants; v++) {
+            meas *x = find(m, n, sorted[i]->r.config, e->variants[v].name);
+            ab_summary s;
+            if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
+                fprintf(out, throughput ? " %s | |" : " %s |", x ? x->r.status : "—");
+            else if (!throughput)
+                fprintf(out, " %.2f |", x->r.flops / (s.median * flop_unit.per_ms));
+            else if (x->peak_bytes > 0)
+                fprintf(out, " %.3g | %.1f |", (double)x->r.B * x->r.S / (s.median * 1e-3),
+                        x->peak_bytes / 1048576.0);
+            else
+                fprintf(out, " %.3g | — |", (double)x->r.B * x->r.S / (s.median * 1e-3));
+        }
+        fprintf(out, "\n");
+    }
+}
+
+static void fmt_p(double p, char *buf, size_t n)
+{
+    if (p < 1e-4)
+        snprintf(buf, n, "%.1e", p);
+    else
+        snprintf(buf, n, "%.4f", p);
+}
+
+/* Resamples of the cluster bootstrap over rounds (median CIs and paired
+ * speedups): each resample copies whole rounds, so fewer than the i.i.d.
+ * bootstrap's 10,000; 2,000 keeps the percentile ends' Monte Carlo error
+ * well under their sampling error (Davison & Hinkley 1997, sec. 5.2.3). */
+#define ROUND_RESAMPLES 2000
+
+/* The summary of x (median, its CI over rounds, clocks): once, for both
+ * writers. Returns 0 or -1 (database error, printed). */
+static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
+{
+    if (ab_clock_summary_load(db, x->r.id, &x->clk))
+        return -1;
+    if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &x->s) != AB_STATS_OK)
+        return 0;
+    ab_boot_opts rb = *bo;
+    rb.resamples = ROUND_RESAMPLES;
+    x->have_summary = 1;
+    x->ci_rounds = x->r.rounds >= 2 &&
+                   ab_rounds_median_ci(x->r.ms, x->r.round, x->r.n, &rb, &x->lo, &x->hi) == AB_STATS_OK;
+    if (!x->ci_rounds && ab_median_ci(x->r.ms, x->r.n, bo, &x->lo, &x->hi) != AB_STATS_OK)
+        x->lo = x->hi = NAN;
+    return 0;
+}
+
+void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
+{
+    meas *a = c->a, *b = c->b;
+    c->ok = usable(a) && usable(b) &&
+            ab_compare(a->r.ms, a->r.n, b->r.ms, b->r.n, co, &c->c) == AB_STATS_OK;
+    if (!c->ok)
+        return;
+    ab_boot_opts rb = co->boot;
+    rb.resamples = ROUND_RESAMPLES;
+    c->paired = a->r.rounds >= 2 && b->r.rounds >= 2 &&
+                ab_rounds_compare(a->r.ms, a->r.round, a->r.n, b->r.ms, b->r.round, b->r.n, &rb,
+                                  &c->rr) == AB_STATS_OK;
+    if (c->paired) {
+        c->speedup = c->rr.speedup;
+        c->lo = c->rr.lo;
+        c->hi = c->rr.hi;
+        c->p = c->rr.p;
+        c->too_few = !(c->rr.p_min < co->alpha);
+    } else {
+        c->speedup = c->c.speedup;
+        c->lo = c->c.speedup_lo;
+        c->hi = c->c.speedup_hi;
+        c->p = c->c.mw.p;
+    }
+    c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
+}
+
+void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double min_shift_ms)
+{
+    /* the one rule (stats/verdict.c), fed the speedup, CI and p of the
+     * inference used (paired over rounds, or i.i.d.) */
+    ab_comparison v = c->c;
+    v.speedup = c->speedup;
+    v.speedup_lo = c->lo;
+    v.speedup_hi = c->hi;
+    c->why = AB_WHY_SIGNIFICANT;
+    if (c->too_few || c->too_few_family) {
+        c->verdict = AB_NO_DIFFERENCE;
+        c->why = AB_WHY_P;
+    } else {
+        c->verdict = ab_decide_why(&v, p_adj, min_shift_ms, co, &c->why);
+    }
+    c->below_floor = c->why == AB_WHY_RESOLUTION;
+}
+
+void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha)
+{
+    size_t m = 0;
+    double pmin = 1;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].ok) {
+            m++;
+            pmin = fmin(pmin, c[i].paired ? c[i].rr.p_min : 0);
+        }
+    for (size_t i = 0; i < n; i++) {
+        c[i].family = m;
+        c[i].too_few_family = c[i].ok && !((double)m * pmin < alpha);
+    }
+}
+
+const char *ab_rep_verdict(const ab_rep_cmp *c)
+{
+    if (c->too_few)
+        return "no significant difference (too few rounds for the test)";
+    if (c->too_few_family)
+        return "no significant difference (too few rounds for the family's correction)";
+    if (c->below_floor)
+        return "no significant difference (shift below the timer floor)";
+    if (c->why == AB_WHY_UNATTAINABLE)
+        return "no significant difference (samples too small for the nominal confidence)";
+    return ab_verdict_name(c->verdict);
+}
+
+const char *ab_rep_method(const ab_rep_cmp *c)
+{
+    return c->paired ? "paired over rounds: median of per-round log ratios, cluster bootstrap CI, "
+                       "Wilcoxon signed-rank"
+                     : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";
+}
+
+/* One table row for variant x in its configuration, compared (when cp is
+ * non-NULL) with the reference. ref_mhz > 0: also its latency at that SM
+ * clock (--by-clock). */
+static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, double ref_mhz)
+{
+    if (!x->have_summary) {
+        fprintf(out, "| %s | %zu | | %s |%s | | | | | | | | | | | | | |\n", x->r.variant, x->r.n,
+                strcmp(x->r.status, "ok") == 0 ? "too few samples" : x->r.status,
+                ref_mhz > 0 ? " |" : "");
+        return;
+    }
+    ab_outliers ol;
+    ab_tukey_outliers(x->r.ms, x->r.n, &ol);
+    ab_drift dr;
+    int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, 0.05, &dr) == AB_STATS_OK;
+    double tflops = x->r.flops / (x->s.median * flop_unit.per_ms);
+    double gbs = x->bytes / (x->s.median * byte_unit.per_ms);
+    fprintf(out, "| %s%s | %zu | %d | %.4f |", x->r.variant, x->external ? " (ext)" : "", x->r.n,
+            x->r.rounds, x->s.median);
+    if (ref_mhz > 0) {
+        double nm = ab_clock_normalised_ms(x->s.median, x->clk.sm_mhz, ref_mhz);
+        if (isnan(nm))
+            fprintf(out, " — |");
+        else
+            fprintf(out, " %.4f |", nm);
+    }
+    fprintf(out, " [%.4f, %.4f]%s | %.2f | %.0f | ", x->lo, x->hi, x->ci_rounds ? "" : " ‡", tflops,
+            gbs);
+    if (x->clk.blocks > 0)
+        fprintf(out, "%.0f | %.0f | %.0f%% | ", x->clk.sm_mhz, x->clk.power_w,
+                100 * x->clk.capped_share);
+    else
+        fprintf(out, "— | — | — | ");
+    if (!cp) {
+        fprintf(out, "%s | | | | | |", strcmp(x->r.variant, baseline) == 0 ? "baseline" : "—");
+    } else if (!cp->ok) {
+        fprintf(out, "— | | | | | |");
+    } else {
+        const ab_comparison *c = &cp->c;
+        char p1[64], p2[32];
+        if (cp->too_few) {
+            snprintf(p1, sizeof p1, "— (%zu rounds)", cp->rr.rounds);
+            snprintf(p2, sizeof p2, "—");
+        } else if (cp->too_few_family) {
+            fmt_p(cp->p, p1, sizeof p1);
+            snprintf(p2, sizeof p2, "— (family of %zu)", cp->family);
+        } else {
+            fmt_p(cp->p, p1, sizeof p1);
+            fmt_p(cp->p_adj, p2, sizeof p2);
+        }
+        fprintf(out, "%.3f× [%.3f, %.3f]%s%s | %+.3f [%+.2f, %+.2f] %s | %+.4f | %s | %s | **%s** |",
+                cp->speedup, cp->lo, cp->hi, cp->paired ? "" : " ‡", cp->clocks_differ ? " ⚠" : "",
+                c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
+                c->hl.shift, p1, p2, ab_rep_verdict(cp));
+    }
+    fprintf(out, " %zu/%zu | %s |\n", ol.mild, ol.severe,
+            !drift_ok ? "—" : dr.drifting ? "**drift**" : "no");
+}
+
+static void print_fingerprint_summary(FILE *out, json_t *fp)
+{
+    json_t *gpu = json_object_get(fp, "gpu"), *host = json_object_get(fp, "host");
+    if (json_is_object(gpu))
+        fprintf(out, "| GPU | %s (compute capability %s, %lld SMs, %.0f GiB, L2 %.0f MB), driver %s, CUDA runtime %s |\n",
+                json_string_value(json_object_get(gpu, "name")),
+                json_string_value(json_object_get(gpu, "compute_capability")),
+                (long long)json_integer_value(json_object_get(gpu, "sm_count")),
+                json_integer_value(json_object_get(gpu, "memory_bytes")) / 1073741824.0,
+                json_integer_value(json_object_get(gpu, "l2_bytes")) / 1e6,
+                json_string_value(json_object_get(gpu, "driver")),
+                json_string_value(json_object_get(gpu, "cuda_runtime")));
+    else
+        fprintf(out, "| GPU | none (CPU variants only) |\n");
+    if (json_is_object(host))
+        fprintf(out, "| host | %s, %lld CPUs, %s |\n",
+                json_string_value(json_object_get(host, "cpu")),
+                (long long)json_integer_value(json_object_get(host, "cpus")),
+                json_string_value(json_object_get(host, "os")));
+    json_t *build = json_object_get(fp, "build");
+    if (json_is_object(build))
+        fprintf(out, "| build | attnbench %s, commit %s, %s, nvcc %s |\n",
+                json_string_value(json_object_get(build, "attnbench")),
+                json_string_value(json_object_get(build, "commit")),
+                json_string_value(json_object_get(build, "compiler")),
+                json_string_value(json_object_get(build, "nvcc")));
+}
+
+/* The run's timer floor in timing mode `mode` (ms), 0 when not measured
+ * (CPU variants, runs before the floor was recorded). */
+static double timer_floor(sqlite3 *db, long long run_id, const char *mode)
+{
+    return ab_timer_floor_ms(db, run_id, mode);
+}
+
+static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored, FILE *out)
+{
+    ab_timer_floor_row fl[16];
+    int nf = ab_timer_floors_load(db, run_id, fl, 16);
+    for (int i = 0; i < nf; i++)
+        fprintf(out, "%s%s %.4f ms", i ? ", " : "| timer floor (empty kernel, median) | ",
+                fl[i].mode, fl[i].median_ms);
+    if (nf > 0)
+        fprintf(out, " |\n");
+    if (!monitored) {
+        fprintf(out, "| clocks | not monitored (no NVML in this build, or a CPU-only run) |\n");
+        return;
+    }
+    ab_clock_totals t;
+    if (ab_clock_totals_load(db, run_id, &t) == 0)
+        fprintf(out,
+                "| clocks (NVML, around each block of samples) | %lld blocks; SM %d–%d MHz, "
+                "memory %d–%d MHz, max %d °C, max %.0f W; %lld blocks throttled (thermal or "
+                "hardware slowdown; their samples are excluded), %lld at the software power "
+                "cap (kept) |\n",
+                t.blocks, t.sm_mhz_min, t.sm_mhz_max, t.mem_mhz_min, t.mem_mhz_max,
+                t.temp_c_max, t.power_w_max, t.throttled, t.power_capped);
+}
+
+static int cmp_order(const void *x, const void *y)
+{
+    const meas *a = *(meas *const *)x, *b = *(meas *const *)y;
+    if (a->r.config != b->r.config)
+        return a->r.config - b->r.config;
+    return a->order - b->order;
+}
+
+/* One external variant's own environment, printed as the report's
+ * fingerprint section lists it (ab_adapter_envs_each callback). */
+typedef struct adapter_env_ctx {
+    FILE *out;
+    int any;
+} adapter_env_ctx;
+
+static void print_adapter_env(void *arg, const char *variant, const char *env)
+{
+    adapter_env_ctx *c = arg;
+    json_t *j = json_loads(env, 0, NULL);
+    char *pretty = j ? json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+    if (!c->any)
+        fprintf(c->out, "\nExternal variants' own environments (from their adapters):\n");
+    c->any = 1;
+    fprintf(c->out, "\n%s:\n\n```json\n%s\n```\n", variant, pretty ? pretty : env);
+    free(pretty);
+    json_decref(j);
+}
+
+int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE *out)
+{
+    char err[AB_ERR];
+    int rc = -1;
+    ab_experiment e;
+    meas *m = NULL;
+    size_t n = 0, ncmp = 0;
+    cmp *cmps = NULL;
+    meas **sorted = NULL;
+    json_t *fp = NULL;
+    memset(&e, 0, sizeof e);
+
+    ab_run_header h;
+    if (ab_run_header_load(db, run_id, &h))
+        return -1;
+    /* the strings move to these locals, freed at cleanup */
+    char *uuid = h.uuid, *started = h.started, *finished = h.finished, *status = h.status,
+         *command = h.command, *mode = h.mode, *fp_text = h.fingerprint,
+         *env_hash = h.env_hash, *exp_hash = h.exp_hash;
+    int monitored = h.monitored;
+    const double peak_gemm = h.peak_gemm_tflops, peak_copy = h.peak_copy_gbs;
+    int parsed = ab_experiment_parse(h.exp_path, h.definition, 0, &e, err, sizeof err);
+    free(h.exp_path);
+    free(h.definition);
+    if (parsed) {
+        error("stored experiment of run %lld: %s", run_id, err);
+        goto cleanup;
+    }
+    fp = json_loads(fp_text, 0, NULL);
+
+    const char *baseline = o->baseline ? o->baseline : e.baseline ? e.baseline : e.variants[0].name;
+    int found = 0;
+    for (size_t i = 0; i < e.nvariants; i++)
+        found |= strcmp(e.variants[i].name, baseline) == 0;
+    if (!found) {
+        error("baseline '%s' is not a variant of run %lld", baseline, run_id);
+        goto cleanup;
+    }
+    if (load_measurements(db, run_id, &e, &m, &n))
+        goto cleanup;
+    sorted = malloc((n ? n : 1) * sizeof *sorted);
+    cmps = calloc(2 * (n ? n : 1), sizeof *cmps);
+    if (!sorted || !cmps) {
+        error("out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = &m[i];
+    qsort(sorted, n, sizeof *sorted, cmp_order);
+
+    ab_compare_opts co;
+    ab_compare_opts_default(&co);
+    co.alpha = e.alpha;
+    co.practical = e.practical;
+    for (size_t i = 0; i < n; i++)
+        if (summarise(db, &m[i], &co.boot))
+            goto cleanup;
+    double ref_mhz = 0;
+    if (o->by_clock && ab_run_max_sm_mhz(db, run_id, &ref_mhz))
+        goto cleanup;
+
+    /* the family: every variant against the baseline (and, with chain, the
+     * previous variant) in every configuration */
+    for (size_t i = 0; i < n; i++) {
+        meas *x = sorted[i];
+        meas *refs[2] = {NULL, NULL};
+        if (strcmp(x->r.variant, baseline) != 0)
+            refs[0] = find(m, n, x->r.config, baseline);
+        if (o->chain && x->order > 0 && x->order < (int)e.nvariants) {
+            meas *prev = find(m, n, x->r.config, e.variants[x->order - 1].name);
+            if (prev && prev != refs[0])
+                refs[1] = prev;
+        }
+        for (int r = 0; r < 2; r++) {
+            if (!refs[r])
+                continue;
+            cmp *c = &cmps[ncmp++];
+            c->a = x;
+            c->b = refs[r];
+            ab_rep_compare(c, &co);
+        }
+    }
+    ab_rep_family_limit(cmps, ncmp, co.alpha);
+    {
+        /* one family (every comparison of the report), its p-values (the
+         * ones the inference used: over rounds, or i.i.d.) adjusted together
+         * (co.padjust, Holm by default), then the one verdict rule with each
+         * pair's minimum resolvable shift */
+        double *p = malloc((ncmp ? ncmp : 1) * sizeof *p), *adj = malloc((ncmp ? ncmp : 1) * sizeof *adj);
+        size_t k = 0;
+        for (size_t i = 0; p && i < ncmp; i++)
+            if (cmps[i].ok)
+                p[k++] = cmps[i].p;
+        if (p && adj && k && ab_p_adjust(p, k, co.padjust, adj) == AB_STATS_OK) {
+            k = 0;
+            for (size_t i = 0; i < ncmp; i++)
+                if (cmps[i].ok) {
+                    cmp *c = &cmps[i];
+                    c->p_adj = adj[k++];
+                    ab_rep_decide(c, c->p_adj, &co,
+                                  ab_min_shift_pair_ms(db, c->a->r.id, c->b->r.id));
+                }
+        }
+        free(p);
+        free(adj);
+    }
+    size_t family = 0;
+    for (size_t i = 0; i < ncmp; i++)
+        family += cmps[i].ok;
+
+    /* ---- rate units and the memory label, from this report's own values ---- */
+    double max_flop_s = 0, max_byte_s = 0;
+    int cpu_meas = 0, device_meas = 0;
+    for (size_t i = 0; i < n; i++) {
+        ab_summary s;
+        *(strcmp(m[i].backend, "cpu") == 0 ? &cpu_meas : &device_meas) += 1;
+        if (usable(&m[i]) && ab_summarize(m[i].r.ms, m[i].r.n, &s) == AB_STATS_OK) {
+            max_flop_s = fmax(max_flop_s, m[i].r.flops / (s.median * 1e-3));
+            max_byte_s = fmax(max_byte_s, m[i].bytes / (s.median * 1e-3));
+        }
+    }
+    flop_unit = ab_flop_unit(max_flop_s);
+    byte_unit = ab_byte_unit(max_byte_s);
+
+    if (o->json) {
+        rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
+                            co.practical);
+        goto cleanup;
+    }
+
+    /* ---- header ---- */
+    fprintf(out, "# %s: ablation report, run %lld\n\n", e.name, run_id);
+    fprintf(out, "<!-- written by `attnbench report %lld`; every number below is read from the "
+                 "database%s%s and recomputed with fixed seeds -->\n\n",
+            run_id, o->db_label ? " " : "", o->db_label ? o->db_label : "");
+    fprintf(out, "## Hypothesis\n\n%s\n\n", e.hypothesis && *e.hypothesis ? e.hypothesis : "(none stated)");
+    fprintf(out, "## Run\n\n| | |\n|---|---|\n");
+    fprintf(out, "| run | %lld (`%s`), status **%s** |\n", run_id, uuid, status);
+    fprintf(out, "| experiment | `%s` (%s, definition hash %s) |\n", e.path, e.name, exp_hash);
+    fprintf(out, "| started / finished (UTC) | %s / %s |\n", started, finished);
+    if (fp)
+        print_fingerprint_summary(out, fp);
+    fprintf(out, "| environment hash | %s |\n", env_hash);
+    ab_runenv_report_rows(out, db, run_id);
+    int rmin = 0, rmax = 0; /* rounds per measurement, from the samples */
+    for (size_t i = 0; i < n; i++)
+        if (m[i].have_summary) {
+            if (!rmax || m[i].r.rounds < rmin)
+                rmin = m[i].r.rounds;
+            if (m[i].r.rounds > rmax)
+                rmax = m[i].r.rounds;
+        }
+    char rounds_txt[64];
+    if (rmin == rmax)
+        snprintf(rounds_txt, sizeof rounds_txt, "%d rounds per measurement", rmax);
+    else
+        snprintf(rounds_txt, sizeof rounds_txt, "%d to %d rounds per measurement", rmin, rmax);
+    if (e.adaptive)
+        fprintf(out, "| sampling | %s timing, warm-up %d, adaptive: until the median's CI is within "
+                     "±%.2f%%, %d to %d samples, budget %.1f s per measurement; %s, "
+                     "variants interleaved in seeded random order |\n",
+                mode, e.warmup, 100 * e.target_rel_ci, e.min_samples, e.max_samples, e.budget_s,
+                rounds_txt);
+    else
+        fprintf(out, "| sampling | %s timing%s, warm-up %d, %d samples per measurement, %s, "
+                     "variants interleaved in seeded random order |\n",
+                mode, strcmp(mode, "graph") == 0 ? " (per-launch time of graph replays)" : "",
+                e.warmup, e.samples, rounds_txt);
+    fprintf(out, "| inputs | uniform on [-1, 1) from MT19937 seed %lu, rounded to the dtype |\n", e.seed);
+    print_timer_and_clocks(db, run_id, monitored, out);
+    {
+        ab_calibration cal;
+        int c = ab_calibration_for_environment(db, env_hash, &cal);
+        if (c == 0 && cal.pairs > 0)
+            fprintf(out, "| A/A calibration | run %lld, same environment, %d identical pairs: p < %.2f in "
+                         "%d (%.1f%%), speedup CI covering 1 in %d (%.1f%%), called different by the "
+                         "verdict rule in %d without the family correction and %d with Holm%s |\n",
+                    cal.run_id, cal.pairs, cal.alpha, cal.raw_positives,
+                    100.0 * cal.raw_positives / cal.pairs, cal.all.covered,
+                    100.0 * cal.all.covered / cal.pairs, cal.uncorrected_positives,
+                    cal.rule_positives,
+                    cal.flagged ? ": **FLAGGED, a rate is not what the method promises on this "
+                                  "machine** (calibration report)"
+                                : ": ok");
+        else if (c == 1)
+            fprintf(out, "| A/A calibration | none in this environment (attnbench calibrate) |\n");
+    }
+    ab_shard_report_row(out, db, run_id); /* issue 20: a run of one part says so */
+    fprintf(out, "| reproduce | `%s` |\n\n", command);
+
+    fprintf(out, "## Method\n\n"
+                 "Latencies are per forward pass in milliseconds (CUDA events for GPU variants, the "
+                 "monotonic clock for CPU variants). The unit of inference is the round: each round "
+                 "samples every variant of a configuration in a seeded random order, so a run is a "
+                 "randomised complete block design, and samples within a round share the GPU's "
+                 "state (clock, power, temperature) and are not independent. Medians are of all "
+                 "samples, with %.0f%% cluster-bootstrap CIs that resample whole rounds (Davison & "
+                 "Hinkley 1997, sec. 3.8; %d resamples, seed %lu, percentile). Speedup over %s = "
+                 "exp(median over the rounds both ran in of log(median of the baseline's samples in "
+                 "the round / median of the variant's)), with a CI from resampling those rounds; p is "
+                 "the two-sided Wilcoxon signed-rank test of the per-round log ratios (exact, or "
+                 "exact given ties, up to 50 rounds; normal approximation beyond); where the rounds are too few for any p below %.2f the table says so "
+                 "instead of a p. A variant not sampled in the rounds (a protocol-1 external "
+                 "variant) is compared i.i.d. and marked ‡: ratio of medians with a %s bootstrap CI "
+                 "(%zu resamples), Mann-Whitney U. p (Holm) is adjusted over the report's family of "
+                 "%zu comparisons. Verdict: faster or slower only when p (Holm) < %.2f and the "
+                 "speedup CI excludes 1 ± %.0f%%, and never when the Hodges-Lehmann shift is "
+                 "smaller than the timer floor of its timing mode. Cliff's delta δ = P(variant > "
+                 "baseline) − P(variant < baseline) (negative: the variant is faster), labelled "
+                 "negligible / small / medium / large at 0.147 / 0.33 / 0.474, with Cliff's (1993) "
+                 "CI, and HL, the Hodges-Lehmann shift (variant − baseline, ms), describe the pooled "
+                 "samples (i.i.d.). SM MHz and W are the medians over the measurement's blocks of "
+                 "NVML's readings, at cap the share of its blocks at the software power cap; ⚠ marks "
+                 "a comparison whose median SM clocks differ by more than 2%%. Outliers: Tukey's "
+                 "fences, mild (1.5 IQR) / severe (3 IQR), counted, never dropped. Drift: Spearman's "
+                 "ρ of latency against sample order, flagged at p < 0.05. %s = 4·B·H·S²·D "
+                 "(halved when causal) / median; %s = Q, K, V read and O written once / "
+                 "median.%s\n\n",
+            100 * co.boot.level, ROUND_RESAMPLES, co.boot.seed, baseline, co.alpha,
+            ab_ci_method_name(co.boot.method), co.boot.resamples, family, co.alpha,
+            100 * co.practical, flop_unit.name, byte_unit.name,
+            ref_mhz > 0 ? " ms @ clock: the median scaled to the run's highest SM clock "
+                          "(median × SM MHz / highest), as if time scaled with the clock "
+                          "(compute-bound work; memory-bound work scales less)."
+                        : "");
+
+    /* ---- a calibration run: its A/A table ---- */
+    {
+        size_t ln = strlen(e.name);
+        ab_calibration cal;
+        if (ln > 12 && strcmp(e.name + ln - 12, "-calibration") == 0 &&
+            ab_calibration_summary(db, run_id, &cal) == 0 && cal.pairs > 0) {
+            fprintf(out, "## A/A calibration\n\nInstance #(2i−1) against #(2i) of the same variant, "
+                         "disjoint pairs, analysed as below. Every difference called is a false "
+                         "positive. Flagged when a one-sided exact binomial test gives p < %.2f: more "
+                         "raw p < α than α allows, fewer speedup CIs covering 1 than their %.0f%% "
+                         "level, or more verdicts than α. Rates with Clopper-Pearson 95%% CIs.\n\n",
+                    AB_CAL_FLAG_P, 100 * cal.level);
+            ab_calibration_print(out, &cal);
+            fprintf(out, "\n");
+        }
+    }
+
+    /* a baseline with no usable measurement: one line, not a family of 0 */
+    {
+        int base_ok = 0;
+        for (size_t i = 0; i < n; i++)
+            base_ok |= strcmp(sorted[i]->r.variant, baseline) == 0 && usable(sorted[i]);
+        if (!base_ok) {
+            fprintf(out, "**The baseline `%s` has no successful measurement in this run: nothing is "
+                         "compared with it** (choose another with `--baseline`).\n\n",
+                    baseline);
+            fprintf(stderr, "attnbench: report: baseline '%s' has no successful measurement in run "
+                            "%lld; the report has no comparisons with it\n",
+                    baseline, run_id);
+        }
+    }
+
+    { /* which method gave the p values (stats/) */
+        size_t nm[4] = {0, 0, 0, 0};
+        for (size_t i = 0; i < ncmp; i++) {
+            ab_pmethod pm = cmps[i].paired ? cmps[i].rr.test.method : cmps[i].c.mw.method;
+            if (cmps[i].ok && (unsigned)pm < 4)
+                nm[pm]++;
+        }
+        fprintf(out, "p values: %zu exact, %zu exact permutation (given the ties), %zu Monte Carlo "
+                     "permutation, %zu normal approximation (Mann-Whitney: exact when one sample "
+                     "has at most 8 or both at most 50, or ties are heavy). Median CIs of fewer "
+                     "than 30 i.i.d. samples are distribution-free order-statistic intervals.\n\n",
+                nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
+    }
+
+    /* ---- per configuration ---- */
+    fprintf(out, "## Results\n\n");
+    for (size_t i = 0; i < n;) {
+        size_t j = config_end(sorted, n, i);
+        char title[128];
+        config_title(sorted[i], title, sizeof title);
+        fprintf(out, "### %s\n\n", title);
+        {
+            int sets = 1;
+            for (size_t k = i; k < j; k++)
+                if (sorted[k]->input_sets > sets)
+                    sets = sorted[k]->input_sets;
+            if (sets > 1)
+                fprintf(out, "Q, K, V, O take %.2f MiB, under twice the L2: hot and graph timings "
+                             "rotated among %d copies of them so that launches read from memory, "
+                             "not L2.\n\n",
+                        sorted[i]->bytes / 1048576.0, sets);
+        }
+        char clk_col[48] = "";
+        if (ref_mhz > 0)
+            snprintf(clk_col, sizeof clk_col, " ms @ %.0f MHz |", ref_mhz);
+        fprintf(out, "| variant | n | rounds | median ms |%s 95%% CI ms | %s | %s | SM MHz | W "
+                     "| at cap | speedup vs %s [95%% CI] | Cliff's δ [95%% CI] | HL shift ms | p "
+                     "| p (Holm) | verdict | outliers mild/severe | drift |\n",
+                clk_col, flop_unit.name, byte_unit.name, baseline);
+        fprintf(out, "|---|---:|---:|---:|%s---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---|---|---|\n",
+                ref_mhz > 0 ? "---:|" : "");
+        for (size_t k = i; k < j; k++) {
+            const cmp *cp = NULL;
+            for (size_t c = 0; c < ncmp; c++)
+                if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->r.variant, baseline) == 0)
+                    cp = &cmps[c];
+            row(out, sorted[k], cp, baseline, ref_mhz);
+        }
+        if (o->chain) {
+            int any = 0;
+            for (size_t c = 0; c < ncmp; c++) {
+                if (cmps[c].a->r.config != sorted[i]->r.config || strcmp(cmps[c].b->r.variant, baseline) == 0)
+                    continue;
+                if (!any)
+                    fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
+                                 "[95%% CI] | Cliff's δ | p (Holm) | verdict |\n|---|---|---|---|---:|---|\n");
+                any = 1;
+                if (!cmps[c].ok) {
+                    fprintf(out, "| %s | %s | — | | | |\n", cmps[c].a->r.variant, cmps[c].b->r.variant);
+                    continue;
+                }
+                char p2[32];
+                if (cmps[c].too_few)
+                    snprintf(p2, sizeof p2, "— (%zu rounds)", cmps[c].rr.rounds);
+                else if (cmps[c].too_few_family)
+                    snprintf(p2, sizeof p2, "— (family of %zu)", cmps[c].family);
+                else
+                    fmt_p(cmps[c].p_adj, p2, sizeof p2);
+                fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f]%s | %+.3f %s | %s | **%s** |\n",
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].speedup, cmps[c].lo,
+                        cmps[c].hi, cmps[c].paired ? "" : " ‡", cmps[c].c.cliff.delta,
+                        ab_cliffs_magnitude(cmps[c].c.cliff.delta), p2, ab_rep_verdict(&cmps[c]));
+            }
+        }
+        for (size_t c = 0; c < ncmp; c++)
+            if (cmps[c].ok && cmps[c].clocks_differ && cmps[c].a->r.config == sorted[i]->r.config)
+                fprintf(out, "\n⚠ %s ran at a median SM clock of %.0f MHz, %s at %.0f MHz (more "
+                             "than 2%% apart): part of their difference may be the clock's.\n",
+                        cmps[c].a->r.variant, cmps[c].a->clk.sm_mhz, cmps[c].b->r.variant,
+                        cmps[c].b->clk.sm_mhz);
+        for (size_t k = i; k < j; k++)
+            if (sorted[k]->r.throttled)
+                fprintf(out, "\n%s: %ld samples taken while throttled, excluded.\n",
+                        sorted[k]->r.variant, sorted[k]->r.throttled);
+        fprintf(out, "\n");
+        i = j;
+    }
+
+    /* ---- summary across configurations ---- */
+    fprintf(out, "## Summary: median %s\n\n| configuration |", flop_unit.name);
+    for (size_t v = 0; v < e.nvariants; v++)
+        fprintf(out, " %s |", e.variants[v].name);
+    fprintf(out, "\n|---|");
+    for (size_t v = 0; v < e.nvariants; v++)
+        fprintf(out, "---:|");
+    fprintf(out, "\n");
+    summary_rows(out, &e, m, n, sorted, 0);
+
+    /* ---- throughput and memory (seed 001, seed 003) ---- */
+    fprintf(out, "\n## Summary: throughput and memory\n\ntokens/s = B·S / median; peak = "
+                 "%s the variant needed (Q, K, V, O and its own workspace, MiB).\n\n"
+                 "| configuration |",
+            !cpu_meas ? "device memory" : !device_meas ? "host memory"
+                      : "device memory (host memory for CPU variants)");
+    for (size_t v = 0; v < e.nvariants; v++)
+        fprintf(out, " %s tokens/s | peak MiB |", e.variants[v].name);
+    fprintf(out, "\n|---|");
+    for (size_t v = 0; v < e.nvariants; v++)
+        fprintf(out, "---:|---:|");
+    fprintf(out, "\n");
+    summary_rows(out, &e, m, n, sorted, 1);
+
+    /* ---- roofline (seed 004's analysis) ---- */
+    if (peak_gemm > 0 && peak_copy > 0) {
+        const double ridge = peak_gemm * 1e12 / (peak_copy * 1e9);
+        fprintf(out, "\n## Roofline\n\nCeilings measured at the start of this run: %.0f TFLOP/s "
+                     "(cuBLAS bf16 GEMM 8192³) and %.0f GB/s (device-to-device copy, read + "
+                     "written); ridge point %.0f FLOP/byte. Arithmetic intensity counts Q, K, V "
+                     "read and O written once; attainable = min(peak, intensity × bandwidth).\n\n"
+                     "| configuration | intensity FLOP/byte | bound | attainable TFLOP/s | best "
+                     "variant | its TFLOP/s | of attainable |\n|---|---:|---|---:|---|---:|---:|\n",
+                peak_gemm, peak_copy, ridge);
+        for (size_t i = 0; i < n;) {
+            size_t j = config_end(sorted, n, i);
+            char title[128];
+            config_title(sorted[i], title, sizeof title);
+            const double ai = sorted[i]->r.flops / sorted[i]->bytes;
+            const double attain = fmin(peak_gemm, ai * peak_copy * 1e-3);
+            const meas *best = NULL;
+            double best_tf = 0;
+            for (size_t k = i; k < j; k++) {
+                ab_summary s;
+                if (usable(sorted[k]) && ab_summarize(sorted[k]->r.ms, sorted[k]->r.n, &s) == AB_STATS_OK &&
+                    sorted[k]->r.flops / (s.median * 1e9) > best_tf) {
+                    best_tf = sorted[k]->r.flops / (s.median * 1e9);
+                    best = sorted[k];
+                }
+            }
+            fprintf(out, "| %s | %.0f | %s | %.0f | %s | %.1f | %.1f%% |\n", title, ai,
+                    ai < ridge ? "memory" : "compute", attain, best ? best->r.variant : "—", best_tf,
+                    100.0 * best_tf / attain);
+            i = j;
+        }
+    }
+
+    /* ---- wall time (runs that recorded it) ---- */
+    {
+        ab_walltime w;
+        if (ab_walltime_load(db, run_id, &w) == 0)
+            ab_walltime_report(out, &w);
+    }
+
+    /* ---- correctness ---- */
+    fprintf(out, "\n## Correctness\n\nEach measurement was checked before it was timed: output "
+                 "poisoned with NaN, one run, compared with a float64 reference on the same "
+                 "inputs (all rows, or 64 seeded rows per (b, h) slice for larger S). Pass: no "
+                 "NaN/Inf and max abs error ≤ 2 × the error of a plain same-precision "
+                 "implementation + FlashAttention's atol.\n\n");
+    fprintf(out, "| configuration | variant | status | max abs err | tolerance | mean abs err | rel L2 "
+                 "| non-finite | rows checked | peak MiB | stop |\n");
+    fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        meas *x = sorted[i];
+        char title[128];
+        config_title(x, title, sizeof title);
+        if (x->checked)
+            fprintf(out, "| %s | %s | %s | %.3e | %.3e | %.3e | %.3e | %ld | %ld | %.1f | %s |\n",
+                    title, x->r.variant, x->r.status, x->max_abs_err, x->tolerance, x->mean_abs_err,
+                    x->rel_l2_err, x->nonfinite, x->rows_checked, x->peak_bytes / 1048576.0,
+                    x->r.stop);
+        else
+            fprintf(out, "| %s | %s | %s | | | | | | | | %s |\n", title, x->r.variant, x->r.status,
+                    x->message && *x->message ? x->message : "");
+    }
+    int any_msg = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(sorted[i]->r.status, "ok") != 0 && sorted[i]->message && *sorted[i]->message) {
+            if (!any_msg)
+                fprintf(out, "\nFailures:\n\n");
+            any_msg = 1;
+            char title[128];
+            config_title(sorted[i], title, sizeof title);
+            fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
+        }
+    ab_report_check_coverage(db, run_id, out);
+
+    if (o->plots)
+        ab_report_plots(db, run_id, o->path, out); /* prints its own errors */
+
+    /* ---- environment ---- */
+    fprintf(out, "\n## Environment fingerprint\n\n```json\n");
+    if (fp) {
+        char *pretty = json_dumps(fp, JSON_SORT_KEYS | JSON_INDENT(2));
+        fprintf(out, "%s\n", pretty ? pretty : fp_text);
+        free(pretty);
+    } else {
+        fprintf(out, "%s\n", fp_text);
+    }
+    fprintf(out, "```\n");
+    /* external variants bring their own environment (e.g. PyTorch's
+     * version): part of this run's fingerprint, listed per variant */
+    {
+        adapter_env_ctx ac = {out, 0};
+        ab_adapter_envs_each(db, run_id, print_adapter_env, &ac);
+    }
+    { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
+        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
+        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
+        for (size_t i = 0; oc && i < ncmp; i++) /* the verdicts as printed (ab_rep_decide) */
+            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].ok, cmps[i].verdict};
+        for (size_t i = 0; rm && i < n; i++)
+            rm[i] = &sorted[i]->r;
+        if (oc && rm)
+            ab_conclusion_write(out, &e, oc, ncmp, rm, n);
+        free(oc);
+        free(rm);
+    }
+    rc = 0;
+cleanup:
+    for (size_t i = 0; i < n; i++) {
+        free(m[i].r.ms);
+        free(m[i].r.round);
+        free(m[i].message);
+    }
+    free(m);
+    free(sorted);
+    free(cmps);
+    json_decref(fp);
+    ab_experiment_free(&e);
+    free(uuid);
+    free(started);
+    free(finished);
+    free(status);
+    free(command);
+    free(mode);
+    free(fp_text);
+    free(env_hash);
+    free(exp_hash);
+    return rc;
+}

@@ -1,0 +1,82 @@
+/*
+ * experiment.h: experiment files (libconfig syntax, in experiments/): which
+ * variants run on which configurations, how they are sampled and how they
+ * are compared. README.md "Experiment files" documents the format;
+ * the files in experiments/ are examples.
+ */
+#ifndef ATTNBENCH_EXPERIMENT_H
+#define ATTNBENCH_EXPERIMENT_H
+
+#include <stddef.h>
+
+#include "timing_mode.h"
+#include "variant.h"
+
+typedef struct ab_exp_variant {
+    char *name;
+    const ab_variant *native; /* NULL for an external variant */
+    char *command;            /* external: shell command line */
+    double timeout_s;         /* external: per configuration (protocol 1), per request (2) */
+    int protocol;             /* external: adapters/PROTOCOL.md version, 1 (one process per
+                                 configuration) or 2 (one persistent process, samples on
+                                 request, inside the rounds) */
+    ab_timing_mode timing;    /* this variant's timing mode (the experiment's unless
+                                 the entry sets its own) */
+} ab_exp_variant;
+
+typedef struct ab_experiment {
+    char *path;        /* as given */
+    char *text;        /* the file's bytes */
+    char hash[17];     /* FNV-1a 64 of text */
+    char *name, *hypothesis, *baseline;
+    ab_exp_variant *variants;
+    size_t nvariants;
+    ab_shape *configs; /* cross products of the sweep (and of each configs group) */
+    size_t nconfigs;
+    int warmup;        /* launches before sampling, per variant and configuration */
+    int samples;       /* fixed mode: samples per measurement; adaptive: ignored */
+    unsigned long seed;
+    ab_timing_mode timing;
+    int graph_k;       /* launches per graph replay */
+    int round_size;    /* samples per variant per interleaving round */
+    int threads;       /* OpenMP threads of the CPU variants (`threads`, default 1;
+                          0: OpenMP's default, every CPU the process may use) */
+    int threads_set;   /* the file sets `threads` */
+    /* adaptive stopping (on when adaptive != 0) */
+    int adaptive;
+    double target_rel_ci; /* stop when the CI half-width / median <= this */
+    int min_samples, max_samples;
+    double budget_s;      /* per variant and configuration */
+    /* comparison */
+    double alpha, practical;
+    int resolve;          /* variants were resolved against the registry */
+    int skip_unsupported; /* leave out (variant, configuration) pairs the variant
+                             cannot run instead of refusing the experiment */
+    int shard_k, shard_n; /* issue 20: configs holds part shard_k of shard_n (src/shard.h);
+                             0, 0: the whole experiment */
+    const char *worker;   /* --devices worker label stored with the run, or NULL (not owned) */
+} ab_experiment;
+
+/* Loads and checks an experiment file. On error returns -1 with one line in
+ * err naming the file, the line and the field ("experiments/x.cfg:12: S must
+ * be a list of positive integers"). Variants are resolved against the
+ * registry; unknown names are refused here. */
+int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n);
+
+/* Parses experiment text (the file's bytes, e.g. as stored in the database)
+ * as if read from `path`. resolve = 1 (a new run): variants resolved against
+ * the registry and unknown keys refused (exp_schema.h); resolve = 2 (resuming
+ * a stored run): variants resolved, keys read as they were accepted when the
+ * run started; resolve = 0 accepts variant names the registry no longer has
+ * (for reports of old runs; their `native` is then NULL). */
+int ab_experiment_parse(const char *path, const char *text, int resolve, ab_experiment *e,
+                        char *err, size_t n);
+
+/* Refuses (variant, configuration) pairs the variant cannot run (dtype, D,
+ * not built), before anything runs. Returns 0 or -1 with the first refusal
+ * in err. */
+int ab_experiment_validate(const ab_experiment *e, char *err, size_t n);
+
+void ab_experiment_free(ab_experiment *e);
+
+#endif

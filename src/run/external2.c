@@ -1,0 +1,452 @@
+/*
+ * external2.c: the protocol-2 conversation with a persistent adapter
+ * (external2.h, adapters/PROTOCOL.md "Protocol 2").
+ *
+ * The child runs as in protocol 1 (src/run/external.c): /bin/sh -c COMMAND in a
+ * process group of its own, the caller's environment minus ATTNBENCH_*,
+ * but with its stdin on a pipe. Requests are single lines written to that
+ * pipe; answers are read line by line from stdout with poll(), stderr
+ * drained at the same time into a bounded tail so the child never blocks on
+ * it. Every request has a deadline (timeout_s); on a timeout, a protocol
+ * violation or an early exit the whole group is killed (SIGTERM, then
+ * SIGKILL half a second later) and the handle is dead.
+ */
+#include "external2.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct ab_ext2 {
+    char name[128];
+    pid_t pid;
+    int in_w, out_r, err_r; /* -1 when closed */
+    double timeout_s, t_start;
+    int dead;
+    char *line;             /* stdout bytes not yet consumed */
+    char *handed;           /* the last line next_line returned */
+    size_t nline, capline;
+    char errtail[AB_EXT_STDERR_KEEP + 1];
+    size_t nerr;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void err_tail_add(ab_ext2 *p, const char *s, size_t n)
+{
+    if (n >= AB_EXT_STDERR_KEEP) {
+        memcpy(p->errtail, s + n - AB_EXT_STDERR_KEEP, AB_EXT_STDERR_KEEP);
+        p->nerr = AB_EXT_STDERR_KEEP;
+    } else {
+        if (p->nerr + n > AB_EXT_STDERR_KEEP) {
+            size_t drop = p->nerr + n - AB_EXT_STDERR_KEEP;
+            memmove(p->errtail, p->errtail + drop, p->nerr - drop);
+            p->nerr -= drop;
+        }
+        memcpy(p->errtail + p->nerr, s, n);
+        p->nerr += n;
+    }
+    p->errtail[p->nerr] = '\0';
+}
+
+static void kill_group(ab_ext2 *p)
+{
+    if (p->pid <= 0)
+        return;
+    kill(-p->pid, SIGTERM);
+    for (int i = 0; i < 50; i++) {
+        if (waitpid(p->pid, NULL, WNOHANG) == p->pid) {
+            kill(-p->pid, SIGKILL); /* leftovers of the group */
+            p->pid = -1;
+            return;
+        }
+        struct timespec ts = {0, 10000000L};
+        nanosleep(&ts, NULL);
+    }
+    kill(-p->pid, SIGKILL);
+    waitpid(p->pid, NULL, 0);
+    p->pid = -1;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void die(ab_ext2 *p)
+{
+    close_fd(&p->in_w);
+    kill_group(p);
+    close_fd(&p->out_r);
+    close_fd(&p->err_r);
+    p->dead = 1;
+}
+
+/* Sets err to "external variant NAME: WHY[; stderr: 'LAST LINE']" and kills p. */
+static int fail(ab_ext2 *p, char *err, size_t n, const char *why)
+{
+    char last[200] = "";
+    const char *e = p->errtail + p->nerr;
+    while (e > p->errtail && (e[-1] == '\n' || e[-1] == ' '))
+        e--;
+    const char *b = e;
+    while (b > p->errtail && b[-1] != '\n')
+        b--;
+    if (e > b)
+        snprintf(last, sizeof last, "; stderr: '%.*s'", (int)(e - b > 150 ? 150 : e - b), b);
+    snprintf(err, n, "external variant %s: %s%s", p->name, why, last);
+    die(p);
+    return -1;
+}
+
+/* Reads the next stdout line (without its newline) into *line (valid until
+ * the next call), draining stderr meanwhile. Returns 0, or -1 with why (end
+ * of output, timeout). */
+static int next_line(ab_ext2 *p, double deadline, char **line, char *why, size_t wn)
+{
+    for (;;) {
+        char *nl = p->nline ? memchr(p->line, '\n', p->nline) : NULL;
+        if (nl) {
+            /* hand out the line (valid until the next call) */
+            size_t len = (size_t)(nl - p->line);
+            free(p->handed);
+            p->handed = malloc(len + 1);
+            if (!p->handed) {
+                snprintf(why, wn, "out of memory");
+                return -1;
+            }
+            memcpy(p->handed, p->line, len);
+            p->handed[len] = '\0';
+            memmove(p->line, nl + 1, p->nline - len - 1);
+            p->nline -= len + 1;
+            *line = p->handed;
+            return 0;
+        }
+        if (p->out_r < 0) {
+            snprintf(why, wn, "the adapter closed its stdout (exited?)");
+            return -1;
+        }
+        double left = deadline - now_s();
+        if (left <= 0) {
+            snprintf(why, wn, "timed out after %g s; process group killed", p->timeout_s);
+            return -1;
+        }
+        struct pollfd fds[2] = {{p->out_r, POLLIN, 0}, {p->err_r, POLLIN, 0}};
+        int nf = p->err_r >= 0 ? 2 : 1;
+        int r = poll(fds, (nfds_t)nf, (int)(left * 1000) + 1);
+        if (r < 0 && errno != EINTR) {
+            snprintf(why, wn, "poll: %s", strerror(errno));
+            return -1;
+        }
+        char chunk[65536];
+        if (nf == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+            ssize_t k = read(p->err_r, chunk, sizeof chunk);
+            if (k > 0)
+                err_tail_add(p, chunk, (size_t)k);
+            else if (k == 0 || (errno != EINTR && errno != EAGAIN))
+                close_fd(&p->err_r);
+        }
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t k = read(p->out_r, chunk, sizeof chunk);
+            if (k > 0) {
+                if (p->nline + (size_t)k > AB_EXT_STDOUT_MAX) {
+                    snprintf(why, wn, "more than %u bytes on stdout without a newline",
+                             AB_EXT_STDOUT_MAX);
+                    return -1;
+                }
+                if (p->nline + (size_t)k > p->capline) {
+                    size_t cap = p->capline ? p->capline : 4096;
+                    while (cap < p->nline + (size_t)k)
+                        cap *= 2;
+                    char *q = realloc(p->line, cap);
+                    if (!q) {
+                        snprintf(why, wn, "out of memory");
+                        return -1;
+                    }
+                    p->line = q;
+                    p->capline = cap;
+                }
+                memcpy(p->line + p->nline, chunk, (size_t)k);
+                p->nline += (size_t)k;
+            } else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+                close_fd(&p->out_r);
+            }
+        }
+    }
+}
+
+/* Writes a request line. SIGPIPE is blocked around the write (a dead
+ * adapter must fail its measurement with EPIPE, not stop the run the way
+ * a closed terminal does) and a SIGPIPE it raised is consumed. */
+static int send_line(ab_ext2 *p, const char *text, char *why, size_t wn)
+{
+    size_t n = strlen(text), off = 0;
+    int rc = 0;
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    while (off < n && p->in_w >= 0) {
+        ssize_t w = write(p->in_w, text + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            snprintf(why, wn, "cannot write to the adapter's stdin: %s",
+                     w < 0 ? strerror(errno) : "closed");
+            rc = -1;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (p->in_w < 0 && off < n) {
+        snprintf(why, wn, "the adapter's stdin is closed");
+        rc = -1;
+    }
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
+                  ab_ext2 **out, char *err, size_t n)
+{
+    *out = NULL;
+    ab_ext2 *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, n, "external variant %s: out of memory", name);
+        return -1;
+    }
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->timeout_s = timeout_s;
+    p->in_w = p->out_r = p->err_r = -1;
+    /* environment: the caller's minus ATTNBENCH_*, plus the protocol */
+    size_t ne = 0;
+    for (char **e = environ; e && *e; e++)
+        ne++;
+    char **env = calloc(ne + 3, sizeof *env), vbuf[160];
+    size_t k = 0;
+    for (char **e = environ; env && e && *e; e++)
+        if (strncmp(*e, "ATTNBENCH_", 10) != 0)
+            env[k++] = *e;
+    snprintf(vbuf, sizeof vbuf, "ATTNBENCH_VARIANT=%s", name);
+    if (env) {
+        env[k++] = "ATTNBENCH_PROTOCOL=2";
+        env[k++] = vbuf;
+        env[k] = NULL;
+    }
+    int pi[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
+    if (!env || pipe2(pi, O_CLOEXEC) || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
+        snprintf(err, n, "external variant %s: %s", name, env ? strerror(errno) : "out of memory");
+        for (int i = 0; i < 2; i++) {
+            close_fd(&pi[i]);
+            close_fd(&po[i]);
+            close_fd(&pe[i]);
+        }
+        free(env);
+        free(p);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) { /* async-signal-safe calls only */
+        setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        dup2(pi[0], 0);
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        if (workdir && *workdir && chdir(workdir) != 0)
+            _exit(126);
+        char *argv[] = {"sh", "-c", (char *)command, NULL};
+        execve("/bin/sh", argv, env);
+        _exit(127);
+    }
+    int fork_errno = errno;
+    free(env);
+    close(pi[0]);
+    close(po[1]);
+    close(pe[1]);
+    if (pid < 0) {
+        close(pi[1]);
+        close(po[0]);
+        close(pe[0]);
+        snprintf(err, n, "external variant %s: fork: %s", name, strerror(fork_errno));
+        free(p);
+        return -1;
+    }
+    setpgid(pid, pid);
+    p->pid = pid;
+    p->in_w = pi[1];
+    p->out_r = po[0];
+    p->err_r = pe[0];
+    fcntl(p->out_r, F_SETFL, fcntl(p->out_r, F_GETFL) | O_NONBLOCK);
+    fcntl(p->err_r, F_SETFL, fcntl(p->err_r, F_GETFL) | O_NONBLOCK);
+    p->t_start = now_s();
+    *out = p;
+    return 0;
+}
+
+static void set_err(ab_ext_result *out, const char *name, const char *fmt, const char *what)
+{
+    char buf[400];
+    snprintf(buf, sizeof buf, fmt, what);
+    snprintf(out->error, sizeof out->error, "external variant %s: %s", name, buf);
+}
+
+int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
+{
+    char why[400], req[400], *line;
+    memset(out, 0, sizeof *out);
+    out->atol = NAN;
+    out->rows_checked = -1;
+    out->exit_status = -1;
+    if (p->dead) {
+        set_err(out, p->name, "%s", "the adapter process died earlier in this run");
+        return -1;
+    }
+    snprintf(req, sizeof req,
+             "config B=%d H=%d S=%d D=%d causal=%d dtype=%s warmup=%d seed=%lu timing=%s "
+             "graph_k=%d\n",
+             rq->B, rq->H, rq->S, rq->D, rq->causal ? 1 : 0, rq->dtype, rq->warmup, rq->seed,
+             rq->timing_mode, rq->graph_k);
+    if (send_line(p, req, why, sizeof why)) {
+        fail(p, out->error, sizeof out->error, why);
+        return -1;
+    }
+    const double deadline = now_s() + p->timeout_s;
+    int checks = 0, envs = 0;
+    for (int lineno = 1;; lineno++) {
+        if (next_line(p, deadline, &line, why, sizeof why)) {
+            fail(p, out->error, sizeof out->error, why);
+            return -1;
+        }
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        if (strcmp(line, "ready") == 0)
+            break;
+        if (strncmp(line, "error ", 6) == 0) {
+            snprintf(out->error, sizeof out->error, "external variant %s: adapter reported: %.300s",
+                     p->name, line + 6);
+            free(out->env_json);
+            out->env_json = NULL;
+            return 1;
+        }
+        if (strncmp(line, "check ", 6) == 0 && checks++ == 0) {
+            char cw[200];
+            if (ab_ext_parse_check(line + 6, out, cw, sizeof cw)) {
+                snprintf(why, sizeof why, "check line: %s", cw);
+                fail(p, out->error, sizeof out->error, why);
+                return -1;
+            }
+            continue;
+        }
+        if (strncmp(line, "env ", 4) == 0 && envs++ == 0) {
+            out->env_json = strdup(line + 4);
+            continue;
+        }
+        snprintf(why, sizeof why, "answer to config, line %d: unexpected '%.80s'", lineno, line);
+        fail(p, out->error, sizeof out->error, why);
+        return -1;
+    }
+    if (checks != 1) {
+        fail(p, out->error, sizeof out->error, "no check line before ready");
+        return -1;
+    }
+    if (!out->env_json)
+        out->env_json = strdup("{}");
+    out->stderr_text = ab_ext2_stderr(p);
+    return 0;
+}
+
+int ab_ext2_take(ab_ext2 *p, size_t k, double *ms, char *err, size_t n)
+{
+    char why[300], req[64], *line;
+    if (p->dead) {
+        snprintf(err, n, "external variant %s: the adapter process died earlier in this run",
+                 p->name);
+        return -1;
+    }
+    snprintf(req, sizeof req, "take %zu\n", k);
+    if (send_line(p, req, why, sizeof why))
+        return fail(p, err, n, why);
+    const double deadline = now_s() + p->timeout_s;
+    size_t got = 0;
+    for (;;) {
+        if (next_line(p, deadline, &line, why, sizeof why))
+            return fail(p, err, n, why);
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        if (strcmp(line, "done") == 0)
+            break;
+        if (strncmp(line, "sample ", 7) == 0 && got < k) {
+            char *end;
+            double v = strtod(line + 7, &end);
+            if (*end || end == line + 7 || !isfinite(v) || !(v > 0)) {
+                snprintf(why, sizeof why, "sample '%.60s' is not a finite positive number",
+                         line + 7);
+                return fail(p, err, n, why);
+            }
+            ms[got++] = v;
+            continue;
+        }
+        snprintf(why, sizeof why, "answer to take %zu: unexpected '%.80s'", k, line);
+        return fail(p, err, n, why);
+    }
+    if (got != k) {
+        snprintf(why, sizeof why, "%zu sample lines, expected %zu", got, k);
+        return fail(p, err, n, why);
+    }
+    return 0;
+}
+
+char *ab_ext2_stderr(const ab_ext2 *p) { return strdup(p->errtail); }
+
+double ab_ext2_age_s(const ab_ext2 *p) { return now_s() - p->t_start; }
+
+void ab_ext2_stop(ab_ext2 *p)
+{
+    if (!p)
+        return;
+    if (!p->dead) {
+        char why[100];
+        send_line(p, "quit\n", why, sizeof why);
+        close_fd(&p->in_w);
+        for (int i = 0; i < 200 && p->pid > 0; i++) {
+            if (waitpid(p->pid, NULL, WNOHANG) == p->pid) {
+                kill(-p->pid, SIGKILL);
+                p->pid = -1;
+                break;
+            }
+            struct timespec ts = {0, 10000000L};
+            nanosleep(&ts, NULL);
+        }
+        die(p);
+    }
+    free(p->line);
+    free(p->handed);
+    free(p);
+}
