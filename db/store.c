@@ -153,6 +153,18 @@ static int exec(sqlite3 *db, const char *sql, char *err)
     return 0;
 }
 
+/* Whether the last call on db failed because another connection held a
+ * lock that the busy handler was not asked to wait for: SQLite returns
+ * SQLITE_BUSY at once, without the busy handler, where waiting could
+ * deadlock, e.g. while another process creates the file or switches it to
+ * WAL (sqlite.org/c3ref/busy_handler.html). Several first runs started
+ * together on a new database meet exactly that at open. */
+static int busy_now(sqlite3 *db)
+{
+    int e = sqlite3_errcode(db) & 0xff;
+    return e == SQLITE_BUSY || e == SQLITE_LOCKED;
+}
+
 static int user_version(sqlite3 *db, int *v, char *err)
 {
     sqlite3_stmt *st = NULL;
@@ -166,6 +178,28 @@ static int user_version(sqlite3 *db, int *v, char *err)
     *v = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     return 0;
+}
+
+/* user_version and exec retried every 50 ms while busy_now, for at most
+ * AB_DB_BUSY_MS; each returns its last result. */
+static int user_version_retry(sqlite3 *db, int *v, char *err)
+{
+    for (int t = 0;; t++) {
+        int r = user_version(db, v, err);
+        if (r == 0 || !busy_now(db) || t >= AB_DB_BUSY_MS / 50)
+            return r;
+        sqlite3_sleep(50);
+    }
+}
+
+static int exec_retry(sqlite3 *db, const char *sql, char *err)
+{
+    for (int t = 0;; t++) {
+        int r = exec(db, sql, err);
+        if (r == 0 || !busy_now(db) || t >= AB_DB_BUSY_MS / 50)
+            return r;
+        sqlite3_sleep(50);
+    }
 }
 
 int ab_db_begin(sqlite3 *db, char *err)
@@ -339,7 +373,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
                             NULL);
     /* A file that is not a database fails on its first read. */
     int v = 0;
-    if (user_version(db, &v, err)) {
+    if (user_version_retry(db, &v, err)) {
         /* read-only, in a directory we cannot write: see open_immutable */
         if (!readonly || !open_immutable(path, &db) || user_version(db, &v, err)) {
             open_error(db, path, readonly, err);
@@ -376,7 +410,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
             goto fail;
         }
     } else {
-        if (exec(db, "PRAGMA journal_mode = WAL", err)) {
+        if (exec_retry(db, "PRAGMA journal_mode = WAL", err)) {
             open_error(db, path, readonly, err);
             goto fail;
         }
