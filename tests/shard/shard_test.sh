@@ -120,14 +120,16 @@ workers)
 name = "many";
 hypothesis = "three workers into one database lose no row";
 variants = ["cpu_reference", "cpu_flash"];
-sweep = { B = 1; H = 2; S = [16, 24, 32, 40, 48, 56]; D = 8; causal = [false, true]; dtype = "fp32"; };
+sweep = { B = 1; H = 2; S = [128, 192, 256, 320, 384, 448]; D = 64; causal = [false, true]; dtype = "fp32"; };
 warmup = 1;
 samples = 12;
 round_size = 4;
 seed = 7;
 CFG
-  for v in cpu_flash cpu_reference; do for s in 16 24 32 40 48 56; do for c in 0 1; do
-    echo "$v|1|2|$s|8|$c|fp32"; done; done; done | sort >expected.txt
+  # (shapes large enough that each worker runs for seconds: the overlap
+  # check below compares start and end times stored to the second)
+  for v in cpu_flash cpu_reference; do for s in 128 192 256 320 384 448; do for c in 0 1; do
+    echo "$v|1|2|$s|64|$c|fp32"; done; done; done | sort >expected.txt
   "$AB" run many.cfg --devices 0,0,0 --db w.db >ids.txt 2>w.log || { cat w.log; fail "--devices 0,0,0"; }
   [ "$(wc -l <ids.txt)" = 3 ] || fail "expected 3 run ids, got: $(cat ids.txt)"
   meas w.db >got.txt
