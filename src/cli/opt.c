@@ -14,9 +14,7 @@ int ab_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("attnbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    ab_verror(fmt, ap);
     va_end(ap);
     return 2;
 }

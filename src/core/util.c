@@ -10,53 +10,20 @@
 #include <sys/stat.h>
 #include <time.h>
 
+void ab_verror(const char *fmt, va_list ap)
+{
+    fputs("attnbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("attnbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    ab_verror(fmt, ap);
     va_end(ap);
     return -1;
-}
-
-char *ab_read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    if (!f)
-        return NULL;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            size_t nc = cap ? 2 * cap : 8192;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        errno = EIO;
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
 }
 
 char *ab_read_file_limit(const char *path, size_t limit, size_t *len, int *too_big)

@@ -6,18 +6,21 @@
 #ifndef ATTNBENCH_UTIL_H
 #define ATTNBENCH_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Prints "attnbench: <message>" on stderr and returns -1 (git's error()). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Reads a whole file into a NUL-terminated malloc'd buffer; NULL with errno
- * set on failure. *len (if non-NULL) gets the byte count. */
-char *ab_read_file(const char *path, size_t *len);
+/* error()'s printing alone, for callers with their own return value (the
+ * CLI's usage error, ab_usage). */
+void ab_verror(const char *fmt, va_list ap);
 
-/* The same, reading at most `limit` bytes: a longer file (or /dev/zero) is
- * NULL with *too_big = 1; a directory is NULL with errno EISDIR. */
+/* Reads a whole file, at most `limit` bytes, into a NUL-terminated malloc'd
+ * buffer; *len (if non-NULL) gets the byte count. NULL with errno set on
+ * failure: a longer file (or /dev/zero) with *too_big = 1, a directory with
+ * errno EISDIR. */
 char *ab_read_file_limit(const char *path, size_t limit, size_t *len, int *too_big);
 
 /* FNV-1a 64-bit hash of n bytes (Fowler, Noll, Vo; the IETF draft

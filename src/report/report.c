@@ -342,13 +342,6 @@ static void print_fingerprint_summary(FILE *out, json_t *fp)
                 json_string_value(json_object_get(build, "nvcc")));
 }
 
-/* The run's timer floor in timing mode `mode` (ms), 0 when not measured
- * (CPU variants, runs before the floor was recorded). */
-static double timer_floor(sqlite3 *db, long long run_id, const char *mode)
-{
-    return ab_timer_floor_ms(db, run_id, mode);
-}
-
 static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored, FILE *out)
 {
     ab_timer_floor_row fl[16];
