@@ -135,9 +135,10 @@ namespace {
 struct cand {
     int BR, NW, BC, NST;
     int MINB; /* blocks per SM asked of ptxas (its register cap) */
-    int MBAR; /* 1: stages handed over with mbarriers, no __syncthreads in the loop */
+    int MBAR; /* 1: stages handed over with mbarriers, no __syncthreads in the loop: a warp
+               * releases a stage by __syncwarp + lane 0's arrive; 2: every thread arrives */
 };
-constexpr int NCAND = 11;
+constexpr int NCAND = 12;
 constexpr cand kCands[NCAND] = {
     {64, 4, 64, 2, 1, 0},   /* 0: 4 warps x 16 rows, double buffer */
     {128, 8, 64, 2, 1, 0},  /* 1: 8 warps x 16 rows */
@@ -150,6 +151,7 @@ constexpr cand kCands[NCAND] = {
     {128, 8, 64, 4, 1, 1},  /* 8: as 1, mbarrier pipeline, 4 stages (prefetch distance 2) */
     {128, 8, 128, 3, 1, 1}, /* 9: as 5, mbarrier pipeline, 3 stages (distance 1) */
     {128, 4, 64, 4, 1, 1},  /* 10: as 2, mbarrier pipeline, 4 stages */
+    {128, 8, 128, 3, 1, 2}, /* 11: as 9, every thread arrives on the stage's empty barrier */
 };
 
 /* The tuning table: candidate index per (D, causal). See the file header
@@ -422,7 +424,7 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         if (tid == 0)
             for (int st = 0; st < NST; st++) {
                 mbar_init(uFull + st * 8, NT);
-                mbar_init(uEmpty + st * 8, NW);
+                mbar_init(uEmpty + st * 8, MBAR == 2 ? NT : NW);
             }
         __syncthreads();
         load_rows(uQ, Qg, q0, BR); /* lands with tile 0's arrival */
@@ -501,7 +503,9 @@ __global__ void __launch_bounds__(NW * 32, MINB)
                 tile_step<T, D, CAUSAL, false, MT, BC, QREG>(o, m, l, qf, g, uK, uV, k0, S,
                                                              scale_log2);
         }
-        if (MBAR) {
+        if (MBAR == 2) {
+            mbar_arrive(uEmpty + st * 8); /* this thread is done with the stage */
+        } else if (MBAR) {
             __syncwarp();
             if (lane == 0)
                 mbar_arrive(uEmpty + st * 8); /* this warp is done with the stage */
@@ -614,11 +618,12 @@ int dispatch_cand(int op, int cd, const ab_shape *s, const void *q, const void *
         CAND_CASE(8)
         CAND_CASE(9)
         CAND_CASE(10)
+        CAND_CASE(11)
     default:
         return -1;
     }
 #undef CAND_CASE
-    static_assert(NCAND == 11, "update CAND_CASE list");
+    static_assert(NCAND == 12, "update CAND_CASE list");
 }
 
 int dispatch(int op, int cd, const ab_shape *s, const void *q, const void *k, const void *v,
@@ -639,7 +644,7 @@ int dispatch(int op, int cd, const ab_shape *s, const void *q, const void *k, co
 } /* namespace */
 
 /* setup: checks the shape (fp16/bf16, D in {64, 128}, B, H, S >= 1), picks
- * the tile configuration from the tuning table (or AB_TUNE, 0..10, when set;
+ * the tile configuration from the tuning table (or AB_TUNE, 0..11, when set;
  * kFallback when the device's opt-in shared memory per block is too small
  * for the table's) and raises that kernel's dynamic shared-memory limit.
  * No device workspace; ctx holds the chosen candidate. Fails (-1, reason in
