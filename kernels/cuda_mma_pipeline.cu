@@ -68,6 +68,7 @@
  *   8     128 8     64  4 mbarrier    340.4      310.0    199.0               260.8      247.9
  *   9     128 8     128 3 mbarrier    368.3*     332.1*   217.8               295.9      279.7
  *   10    128 4x32  64  4 mbarrier    250.0      215.6    250.8               316.4      290.6
+ *   11    128 8     128 3 mbarrier, per-thread release (added 2026-11-23, below)
  * ("4x32": 4 warps owning 32 rows each.) Rule: the fastest median; within
  * 1% (the same kernel measured in two device runs moved 0.1-1.6%) the one
  * without register spills. D = 128 non-causal: 2 and 9 tie (370.0, 368.3)
@@ -84,6 +85,16 @@
  * (Q fragments of 32 rows fit in registers) the 4 warps x 32 rows layout
  * wins outright.
  *
+ * Candidate 11 (issue 12: racecheck flagged 9's warp-level stage release,
+ * see the MBAR comment in pipe_fwd) timed against 9 and 2 in one device run,
+ * `AB_TUNE=c gpu_check --time` (median of 50 hot-mode samples), fp16, D=128,
+ * NVIDIA H200, 2026-11-23, TFLOP/s for cand 9 / 11 / 2:
+ *   B4 H16 S4096 non-causal 369.8 / 365.7 / 368.7   causal 331.4 / 331.8 / 319.3
+ *   B8 H16 S2048 non-causal 354.1 / 353.7 / 360.0   causal 300.9 / 303.9 / 296.5
+ *   B1 H16 S16384 causal    361.4 / 357.8 / 335.8
+ * 11 is within 1.1% of 9 everywhere (the spread of one kernel between
+ * device runs, above) and racecheck-clean, so D = 128 uses 11; the rows
+ * below were measured with 9.
  * Measured: NVIDIA H200, 2026-11-21, `gpu_check --time` (5 warm-up, median
  * of 50 hot-mode samples) with the table above, fp16 unless noted; PyTorch
  * 2.11 SDPA flash backend (FlashAttention-2) timed the same way in the same
@@ -108,7 +119,7 @@
  * 52.0% of cycles (swizzle 32.5%), 8 warps per SM. mma.sync is Hopper's
  * legacy tensor path: wgmma (FlashAttention-3) is the next step, not more
  * tuning here.
- * ptxas (nvcc 13.0, sm_90a), table entries: D = 128 (candidate 9, 256
+ * ptxas (nvcc 13.0, sm_90a), table entries: D = 128 (candidate 9, now 11, 256
  * threads) 254 registers non-causal / 255 causal, 0 / 4 spill bytes (the 4:
  * one value stored at entry and reloaded in the epilogue, none in the
  * loop), 229,424 bytes dynamic shared memory (Q 32 KiB + 3 x (K, V) 64 KiB
@@ -159,7 +170,7 @@ constexpr cand kCands[NCAND] = {
  * (tuning runs use fp16). */
 constexpr int kTable[2 /* D = 64, 128 */][2 /* causal */] = {
     {2, 2}, /* D = 64: 4 warps x 32 rows, Q in registers, Bc = 64, 2 stages */
-    {9, 9}, /* D = 128: 8 warps x 16 rows, Bc = 128, 3 mbarrier stages */
+    {11, 11}, /* D = 128: 8 warps x 16 rows, Bc = 128, 3 mbarrier stages, per-thread release */
 };
 
 /* Candidate used instead of the table's when the device offers less shared
@@ -393,25 +404,26 @@ __global__ void __launch_bounds__(NW * 32, MINB)
     };
     /* MBAR: tile t into stage t % NST once every warp has released the
      * stage's previous tile (t - NST); completion arrives on full[stage].
-     * Why the refill cannot overwrite data still being read (racecheck
-     * reports it as a WAR hazard, ldsm_x4 read vs cp_async16 write: a false
-     * positive, see below): every ldmatrix read of tile t - NST by warp w
-     * is followed in w by __syncwarp (bar.warp.sync: orders the lanes'
-     * accesses) and lane 0's mbarrier.arrive on empty[stage] (release, CTA
-     * scope, PTX ISA "mbarrier.arrive"); the phase completes after all NW
-     * warps arrived; a refilling thread issues its cp.async only after its
+     * Why the refill cannot overwrite data still being read: every
+     * ldmatrix read of tile t - NST by a thread is followed in that thread
+     * by its own mbarrier.arrive on empty[stage] (MBAR == 2; release, CTA
+     * scope, PTX ISA "mbarrier.arrive"); the phase completes after all NT
+     * threads arrived; a refilling thread issues its cp.async only after its
      * mbarrier.try_wait.parity on that phase returned true (acquire), so
-     * every read of tile t - NST happens before every write of tile t. RAW
+     * every read of tile t - NST happens before every write of tile t.
+     * MBAR == 1 (candidates 8-10) releases per warp instead: __syncwarp,
+     * then lane 0's arrive (init count NW); that ordering of the other
+     * lanes' reads is transitive through bar.warp.sync, and compute-
+     * sanitizer's racecheck (2025.3) does not follow it: it reports every
+     * refill as a WAR hazard (ldsm_x4 read vs cp_async16 write). With
+     * every thread arriving (candidate 11) racecheck reports 0 hazards over
+     * gpu_check --small (S = 17 and 520, stages reused; H200, 2026-11-23)
+     * at the same speed (table above), so the table uses 11. RAW
      * the same way: each thread's copies arrive on full[stage] through
      * cp.async.mbarrier.arrive.noinc (the arrival fires when its copies have
-     * landed; init count NT), and readers wait on full[stage]. compute-
-     * sanitizer's racecheck (2025.3) does not model mbarrier arrive/wait as
-     * synchronisation: it reports this refill, and cuDNN's own
-     * mbarrier-pipelined kernels, as hazards; the same code with the stage
-     * handed over by __syncthreads (AB_TUNE=2 or 5) reports none (H200,
-     * 2026-11-23, racecheck over gpu_check --small at S = 17 and 520,
-     * tests/gpu/device_run.sh). The correctness check compares
-     * every row of every configuration run with this kernel. */
+     * landed; init count NT), and readers wait on full[stage]. The
+     * correctness check compares every row of every configuration run with
+     * this kernel. */
     auto produce = [&](int t) {
         const int st = t % NST;
         if (t >= NST)
