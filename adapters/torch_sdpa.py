@@ -31,6 +31,11 @@ D=64 fp16: flash 0.073/0.071/0.068 ms, cudnn 0.050/0.049/0.047, efficient
 0.148/0.148/0.145, math 1.21/1.21/1.19, default 0.050/0.049/0.048. All pass
 the check; figures agree with kernels/check.c (check_figures.py).
 
+When attnbench offers ATTNBENCH_OUTPUT (it does since 2026-11-23), O is
+written there as float32 [B, H, S, D] and the check line names it
+(`check output=PATH`): attnbench then checks it with its own rule and
+reference, and the figures below are not computed.
+
 Requires torch (CUDA build) and numpy. Debugging: TORCH_SDPA_DUMP_O=PATH
 writes the checked output O as raw float32 [B, H, S, D] to PATH
 (tests/external/check_figures.py compares the figures with kernels/check.c's).
@@ -304,7 +309,12 @@ def prepare(torch, F, backend, cfg):
         raise AdapterError("backend %s rejects B=%d H=%d S=%d D=%d %s causal=%d: %s"
                            % (backend, B, H, S, D, cfg["dtype"], cfg["causal"],
                               str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__))
-    check = correctness(torch, cfg, q32, k32, v32, out, check_rows(B, H, S, cfg["seed"]))
+    opath = os.environ.get("ATTNBENCH_OUTPUT")
+    if opath:  # attnbench checks O itself (PROTOCOL.md, "Correctness"): no figures needed
+        out.float().cpu().numpy().tofile(opath)
+        check = {"output": opath}
+    else:
+        check = correctness(torch, cfg, q32, k32, v32, out, check_rows(B, H, S, cfg["seed"]))
     dump = os.environ.get("TORCH_SDPA_DUMP_O")
     if dump:  # for tests/external/check_figures.py: O as float32 [B,H,S,D]
         out.float().cpu().numpy().tofile(dump)
@@ -331,6 +341,8 @@ def env_of(torch, backend):
 
 
 def check_line(check):
+    if "output" in check:
+        return "check output=" + check["output"]
     return "check " + " ".join(
         "%s=%s" % (key, check[key] if isinstance(check[key], int) else fmt(check[key]))
         for key in ("max_abs_err", "mean_abs_err", "rel_l2_err", "plain_max_abs_err",

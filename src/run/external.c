@@ -198,6 +198,15 @@ static char **build_env(const ab_ext_request *rq)
     snprintf(tmp, sizeof tmp, "ATTNBENCH_TIMEOUT_S=%g", rq->timeout_s);
     if (!(env[k++] = xstrdup(tmp)))
         fail = 1;
+    if (rq->output_path) {
+        size_t len = strlen(rq->output_path) + sizeof "ATTNBENCH_OUTPUT=";
+        char *o = malloc(len);
+        if (o)
+            snprintf(o, len, "ATTNBENCH_OUTPUT=%s", rq->output_path);
+        else
+            fail = 1;
+        env[k++] = o;
+    }
     env[k] = NULL;
     if (fail) {
         for (size_t i = 0; i < k; i++)
@@ -316,10 +325,10 @@ static int parse_long(const char *s, long *v)
 /* Parses the figures after "check ". Returns 0, or -1 with the reason in why. */
 static int parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
 {
-    enum { K_MAX, K_MEAN, K_REL, K_PLAIN, K_NONF, K_ATOL, K_ROWS, K_N };
+    enum { K_MAX, K_MEAN, K_REL, K_PLAIN, K_NONF, K_ATOL, K_ROWS, K_OUT, K_N };
     static const char *const keys[K_N] = {"max_abs_err", "mean_abs_err", "rel_l2_err",
                                           "plain_max_abs_err", "nonfinite", "atol",
-                                          "rows_checked"};
+                                          "rows_checked", "output"};
     int seen[K_N] = {0};
     char *save = NULL;
     for (char *tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -340,6 +349,19 @@ static int parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
         if (seen[k]++) {
             snprintf(why, wn, "key '%s' given twice", keys[k]);
             return -1;
+        }
+        if (k == K_OUT) { /* the adapter's O for attnbench's own check (ext_output.h) */
+            if (val[0] != '/' || strlen(val) >= 4096) {
+                snprintf(why, wn, "output='%.60s' is not an absolute path", val);
+                return -1;
+            }
+            free(out->output_path);
+            out->output_path = strdup(val);
+            if (!out->output_path) {
+                snprintf(why, wn, "out of memory");
+                return -1;
+            }
+            continue;
         }
         if (k == K_NONF || k == K_ROWS) {
             long l;
@@ -372,7 +394,7 @@ static int parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
         default: out->atol = d; break;
         }
     }
-    for (int k = 0; k <= K_NONF; k++)
+    for (int k = 0; k <= K_NONF && !seen[K_OUT]; k++)
         if (!seen[k]) {
             snprintf(why, wn, "missing %s", keys[k]);
             return -1;
@@ -528,6 +550,7 @@ void ab_ext_result_free(ab_ext_result *r)
     free(r->ms);
     free(r->env_json);
     free(r->stderr_text);
+    free(r->output_path);
     memset(r, 0, sizeof *r);
 }
 

@@ -39,6 +39,7 @@ typedef struct ab_ext_request {
     int graph_k;              /* launches per graph replay in graph mode */
     double timeout_s;         /* per configuration, > 0; the process group is killed after it */
     const char *workdir;      /* where to run (the experiment's repository root), may be NULL */
+    const char *output_path;  /* offered as ATTNBENCH_OUTPUT (where the adapter may write O); NULL: none */
 } ab_ext_request;
 
 typedef struct ab_ext_result {
@@ -53,6 +54,7 @@ typedef struct ab_ext_result {
     int exit_status;                   /* exit code; 128 + signal when killed by one; -1 when not reaped */
     int timed_out;                     /* 1 when killed for exceeding timeout_s */
     double wall_s;                     /* seconds from start to exit */
+    char *output_path;                 /* `check output=PATH`: the adapter's O, float32 [B,H,S,D], malloc'd; NULL when not given */
 } ab_ext_result;
 
 /* Runs rq->command once for the configuration in *rq and fills *out (which
@@ -68,8 +70,9 @@ int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out);
 
 /* Parses the figures of a `check` line (the text after "check "; rest is
  * modified) into out's max_abs_err, mean_abs_err, rel_l2_err,
- * plain_max_abs_err, nonfinite, atol, rows_checked, with the rules of
- * adapters/PROTOCOL.md. Returns 0, or -1 with the reason in why (wn bytes).
+ * plain_max_abs_err, nonfinite, atol, rows_checked and output_path, with the
+ * rules of adapters/PROTOCOL.md (with `output=PATH` the figures are
+ * optional: attnbench checks the output itself, ext_output.h). Returns 0, or -1 with the reason in why (wn bytes).
  * Shared with protocol 2 (external2.c). */
 int ab_ext_parse_check(char *rest, ab_ext_result *out, char *why, size_t wn);
 

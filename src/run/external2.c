@@ -229,7 +229,7 @@ static int send_line(ab_ext2 *p, const char *text, char *why, size_t wn)
 }
 
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  ab_ext2 **out, char *err, size_t n)
+                  const char *output_path, ab_ext2 **out, char *err, size_t n)
 {
     *out = NULL;
     ab_ext2 *p = calloc(1, sizeof *p);
@@ -244,7 +244,7 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     size_t ne = 0;
     for (char **e = environ; e && *e; e++)
         ne++;
-    char **env = calloc(ne + 3, sizeof *env), vbuf[160];
+    char **env = calloc(ne + 4, sizeof *env), vbuf[160], *obuf = NULL;
     size_t k = 0;
     for (char **e = environ; env && e && *e; e++)
         if (strncmp(*e, "ATTNBENCH_", 10) != 0)
@@ -253,6 +253,13 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     if (env) {
         env[k++] = "ATTNBENCH_PROTOCOL=2";
         env[k++] = vbuf;
+        if (output_path) {
+            size_t len = strlen(output_path) + sizeof "ATTNBENCH_OUTPUT=";
+            if ((obuf = malloc(len)) != NULL) {
+                snprintf(obuf, len, "ATTNBENCH_OUTPUT=%s", output_path);
+                env[k++] = obuf;
+            }
+        }
         env[k] = NULL;
     }
     int pi[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
@@ -264,6 +271,7 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
             close_fd(&pe[i]);
         }
         free(env);
+        free(obuf);
         free(p);
         return -1;
     }
@@ -287,6 +295,7 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     }
     int fork_errno = errno;
     free(env);
+    free(obuf);
     close(pi[0]);
     close(po[1]);
     close(pe[1]);

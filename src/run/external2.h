@@ -19,11 +19,13 @@ typedef struct ab_ext2 ab_ext2;
 
 /* Starts `/bin/sh -c command` (own process group; stdin, stdout and stderr
  * on pipes; ATTNBENCH_PROTOCOL=2 and ATTNBENCH_VARIANT=name in its
- * environment, inherited ATTNBENCH_* removed) in workdir (NULL: the current
- * directory). timeout_s bounds each later request. Returns 0 and *p, or -1
- * with "external variant NAME: why" in err (n bytes). */
+ * environment, and ATTNBENCH_OUTPUT=output_path when that is not NULL (the
+ * file the adapter may write O to, ext_output.h), inherited ATTNBENCH_*
+ * removed) in workdir (NULL: the current directory). timeout_s bounds each
+ * later request. Returns 0 and *p, or -1 with "external variant NAME: why"
+ * in err (n bytes). */
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  ab_ext2 **p, char *err, size_t n);
+                  const char *output_path, ab_ext2 **p, char *err, size_t n);
 
 /* Tells the adapter a configuration (rq's B, H, S, D, causal, dtype,
  * warmup, seed, timing_mode, graph_k; rq->samples is ignored) and reads its

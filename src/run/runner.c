@@ -33,6 +33,7 @@
 #include "env.h"
 #include "external.h"
 #include "external2.h"
+#include "ext_output.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
 #include "registry.h"
@@ -404,6 +405,90 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     return 1;
 }
 
+/* The folder (mkdtemp, made on first use, removed at the end of the run)
+ * holding the files external variants may write their output O to. */
+static char ext_out_dir[512];
+
+/* The output path offered to external variant vi (ATTNBENCH_OUTPUT), in buf;
+ * NULL when no private folder could be made (the adapter's figures are then
+ * the only check). */
+static const char *ext_output_path(size_t vi, char *buf, size_t n)
+{
+    if (!ext_out_dir[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(ext_out_dir, sizeof ext_out_dir, "%s/attnbench-out-XXXXXX",
+                 tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(ext_out_dir)) {
+            ext_out_dir[0] = '\0';
+            return NULL;
+        }
+    }
+    snprintf(buf, n, "%s/variant-%zu.f32", ext_out_dir, vi);
+    return buf;
+}
+
+/* The correctness rule for external variant st on shape s, from its result
+ * res: when the adapter wrote its output to the offered path (`check
+ * output=PATH`), attnbench checks that output itself like a CPU variant's
+ * (ext_output.h: rule of kernels/check.h on inputs regenerated from the
+ * experiment's seed, every row when the cost allows, else a sample drawn
+ * with check_seed); otherwise FlashAttention's rule on the adapter's
+ * figures with atol maximised over outputs |x| <= 1 (attention outputs are
+ * convex combinations of V, and |V| <= 1). Fills st->m's check fields,
+ * st->check_seed and st->rows_total. Returns 1 (passed), 0 (failed: why in
+ * msg) or -1 (an output that cannot be read or a path not offered: why in
+ * msg). */
+static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
+                     const ab_ext_result *res, const char *offered, unsigned long check_seed,
+                     char *msg, size_t n)
+{
+    st->m.checked = 1;
+    if (res->output_path) {
+        char err[AB_ERR];
+        ab_check c;
+        if (!offered || strcmp(res->output_path, offered) != 0) {
+            snprintf(msg, n, "check output=%.200s is not the path offered in ATTNBENCH_OUTPUT (%.200s)",
+                     res->output_path, offered ? offered : "none");
+            st->m.checked = 0;
+            return -1;
+        }
+        const double t = ab_now_s();
+        int rc = ab_ext_output_check(s, offered, e->seed, check_seed, &c, err, sizeof err);
+        wt.check_s += ab_now_s() - t;
+        if (rc) {
+            snprintf(msg, n, "%s", err);
+            st->m.checked = 0;
+            return -1;
+        }
+        st->m.max_abs_err = c.max_abs_err;
+        st->m.mean_abs_err = c.mean_abs_err;
+        st->m.rel_l2_err = c.rel_l2_err;
+        st->m.tolerance = c.tolerance;
+        st->m.nonfinite = c.nonfinite;
+        st->m.rows_checked = c.rows_checked;
+        st->check_seed = c.seed;
+        st->rows_total = c.rows_total;
+        if (!c.pass) {
+            snprintf(msg, n, "correctness (attnbench's check of the adapter's output): %s", c.why);
+            return 0;
+        }
+        return 1;
+    }
+    const double atol = ab_check_atol_bound(s->dtype, 1.0);
+    st->m.max_abs_err = res->max_abs_err;
+    st->m.mean_abs_err = res->mean_abs_err;
+    st->m.rel_l2_err = res->rel_l2_err;
+    st->m.tolerance = 2.0 * res->plain_max_abs_err + atol;
+    st->m.nonfinite = res->nonfinite;
+    st->m.rows_checked = res->rows_checked;
+    if (res->nonfinite || !(res->max_abs_err <= st->m.tolerance)) {
+        snprintf(msg, n, "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs",
+                 res->max_abs_err, st->m.tolerance, res->nonfinite);
+        return 0;
+    }
+    return 1;
+}
+
 /* Measures one external variant on shape s and stores it. */
 static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_variant *ev,
                         const ab_shape *s, sqlite3_int64 run_id, double run_t0)
@@ -428,6 +513,8 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     rq.graph_k = e->graph_k;
     rq.timeout_s = ev->timeout_s;
     rq.workdir = NULL;
+    char opath[600];
+    rq.output_path = ext_output_path((size_t)(ev - e->variants), opath, sizeof opath);
     double t0 = ab_now_s() - run_t0;
     int rc = ab_ext_measure(&rq, &res);
     {
@@ -460,23 +547,11 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
         status = "error";
         snprintf(msg, sizeof msg, "%s", res.error);
     } else {
-        /* FlashAttention's rule, as for native variants (kernels/check.h);
-         * the adapter's outputs are not here, so atol is FlashAttention's
-         * term maximised over outputs |x| <= 1 (attention outputs are convex
-         * combinations of V, and |V| <= 1). */
-        double atol = ab_check_atol_bound(s->dtype, 1.0);
-        st.m.checked = 1;
-        st.m.max_abs_err = res.max_abs_err;
-        st.m.mean_abs_err = res.mean_abs_err;
-        st.m.rel_l2_err = res.rel_l2_err;
-        st.m.tolerance = 2.0 * res.plain_max_abs_err + atol;
-        st.m.nonfinite = res.nonfinite;
-        st.m.rows_checked = res.rows_checked;
-        if (res.nonfinite || !(res.max_abs_err <= st.m.tolerance)) {
-            status = "failed";
-            snprintf(msg, sizeof msg,
-                     "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs",
-                     res.max_abs_err, st.m.tolerance, res.nonfinite);
+        int pass = ext_check(e, &st, s, &res, rq.output_path,
+                             check_seed_base + 7919UL * (size_t)(ev - e->variants + 1), msg,
+                             sizeof msg);
+        if (pass <= 0) {
+            status = pass < 0 ? "error" : "failed";
         } else {
             for (size_t i = 0; i < res.n; i++)
                 push_sample(&st, (ab_sample){res.ms[i], 0, t0, 0});
@@ -546,8 +621,10 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     st->m.external = 1;
     st->m.input_sets = 1;
     const double t0 = ab_now_s();
-    if (!ext_procs[vi] &&
-        ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, &ext_procs[vi], err, sizeof err)) {
+    char opath[600];
+    const char *offered = ext_output_path(vi, opath, sizeof opath);
+    if (!ext_procs[vi] && ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, offered,
+                                        &ext_procs[vi], err, sizeof err)) {
         wt.adapter_s += ab_now_s() - t0;
         return store(db, st, "error", err) ? -1 : 0;
     }
@@ -574,6 +651,7 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     free(res.stderr_text); /* the tail is read again when the measurement is stored */
     res.stderr_text = NULL;
     if (rc != 0) {
+        free(res.output_path);
         int out = store(db, st, "error", err) ? -1 : 0;
         if (rc < 0)
             ext_procs[vi] = NULL; /* dead: killed; the next configuration starts another */
@@ -582,20 +660,16 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
         st->ext = NULL;
         return out;
     }
-    /* FlashAttention's rule on the adapter's figures, as for protocol 1 */
-    double atol = ab_check_atol_bound(s->dtype, 1.0);
-    st->m.checked = 1;
-    st->m.max_abs_err = res.max_abs_err;
-    st->m.mean_abs_err = res.mean_abs_err;
-    st->m.rel_l2_err = res.rel_l2_err;
-    st->m.tolerance = 2.0 * res.plain_max_abs_err + atol;
-    st->m.nonfinite = res.nonfinite;
-    st->m.rows_checked = res.rows_checked;
-    if (res.nonfinite || !(res.max_abs_err <= st->m.tolerance)) {
-        snprintf(st->message, sizeof st->message,
-                 "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs: not timed",
-                 res.max_abs_err, st->m.tolerance, res.nonfinite);
-        return store(db, st, "failed", st->message) ? -1 : 0;
+    /* the same rule as for protocol 1 (ext_check) */
+    char why[AB_ERR];
+    int pass = ext_check(e, st, s, &res, offered, check_seed_base + 7919UL * (vi + 1),
+                         why, sizeof why);
+    char *opath_res = res.output_path; /* only the path was still held */
+    res.output_path = NULL;
+    free(opath_res);
+    if (pass <= 0) {
+        snprintf(st->message, sizeof st->message, "%.900s: not timed", why);
+        return store(db, st, pass < 0 ? "error" : "failed", st->message) ? -1 : 0;
     }
     return 1;
 }
@@ -921,6 +995,13 @@ finish:
 cleanup:
     for (size_t i = 0; ext_procs && i < e->nvariants; i++)
         ab_ext2_stop(ext_procs[i]);
+    if (ext_out_dir[0]) { /* each output was removed once checked; a leftover too */
+        char f[600];
+        for (size_t i = 0; i < e->nvariants; i++)
+            unlink(ext_output_path(i, f, sizeof f));
+        rmdir(ext_out_dir);
+        ext_out_dir[0] = '\0';
+    }
     free(ext_procs);
     ext_procs = NULL;
     gsl_rng_free(order_rng);

@@ -6,7 +6,9 @@
 # `quit`. It logs every request to stderr and, when $FAKE2_LOG is set,
 # appends "pid request" lines to that file (the test counts processes and
 # requests). $FAKE2_DIE_TAKE=N: exit 3 at the N-th take (a crash inside the
-# rounds). Samples are 0.5 ms plus a few microseconds.
+# rounds). Samples are 0.5 ms plus a few microseconds. $FAKE2_OUTPUT_DIR:
+# for each configuration copy FAKE2_OUTPUT_DIR/S<S>.f32 to $ATTNBENCH_OUTPUT
+# and name it on the check line (attnbench checks that output itself).
 [ "${ATTNBENCH_PROTOCOL:-}" = 2 ] || { echo "error this adapter speaks protocol 2, not ${ATTNBENCH_PROTOCOL:-none}"; exit 1; }
 takes=0
 while read -r cmd rest; do
@@ -24,7 +26,12 @@ while read -r cmd rest; do
     fi
     echo '# a comment line is ignored'
     echo 'env {"fake": 2}'
-    echo "check max_abs_err=0.0001 mean_abs_err=0.00001 rel_l2_err=0.0001 plain_max_abs_err=0.001 nonfinite=0 rows_checked=$S"
+    if [ -n "${FAKE2_OUTPUT_DIR:-}" ]; then
+      cp "$FAKE2_OUTPUT_DIR/S$S.f32" "$ATTNBENCH_OUTPUT" || { echo "error no output file for S=$S"; continue; }
+      echo "check output=$ATTNBENCH_OUTPUT"
+    else
+      echo "check max_abs_err=0.0001 mean_abs_err=0.00001 rel_l2_err=0.0001 plain_max_abs_err=0.001 nonfinite=0 rows_checked=$S"
+    fi
     echo ready
     ;;
   take)

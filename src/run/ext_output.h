@@ -1,0 +1,40 @@
+/*
+ * ext_output.h: attnbench's own correctness check of an external variant.
+ * An adapter that writes its output O to a file and names it on its check
+ * line (`check output=PATH`, adapters/PROTOCOL.md) is checked exactly like a
+ * native CPU variant: FlashAttention's rule with the plain computation's
+ * error measured against its float64 shadow (kernels/check.h), on the
+ * inputs attnbench generates itself from the experiment's seed
+ * (kernels/data.h), so neither the adapter's reference nor its figures can
+ * widen the tolerance (issue 12). Adapters that only print figures keep
+ * the figure-based rule (the runner's fallback).
+ */
+#ifndef ATTNBENCH_EXT_OUTPUT_H
+#define ATTNBENCH_EXT_OUTPUT_H
+
+#include "check.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Checks the output file at path for shape s: it must be a regular file
+ * (not a link) of exactly numel(s) * 4 bytes, float32 little-endian in
+ * [B,H,S,D] layout (the adapter's O converted to float32, which is exact
+ * for fp16 and bf16). The inputs are regenerated from input_seed
+ * (ab_inputs_fill); rows per (b, h) slice as for a host check
+ * (ab_check_rows_for: every row when the cost allows, else a sample drawn
+ * with check_seed). The file is removed once read, whatever the outcome.
+ * Returns 0 with *out filled (out->pass says the verdict); -1 with the
+ * reason in err (n bytes) when the file is missing, not a regular file, of
+ * the wrong size or unreadable, or memory runs out. */
+int ab_ext_output_check(const ab_shape *s, const char *path, unsigned long input_seed,
+                        unsigned long check_seed, ab_check *out, char *err, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
