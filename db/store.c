@@ -3,6 +3,7 @@
  * environments, experiments, runs, measurements and samples.
  */
 #include "store.h"
+#include "resolution.h"
 #include "liveness.h"
 #include "schema.h"
 
@@ -429,6 +430,7 @@ void ab_db_close(sqlite3 *db)
 {
     if (db) {
         forget_file(db);
+        ab_resolution_forget(db);
         sqlite3_close(db);
     }
 }

@@ -4,8 +4,8 @@
  * the family's multiple-comparison adjustment (Holm 1979 by default), the
  * sample sizes can support the nominal confidence, the speedup CI clears the
  * practical threshold, and the Hodges-Lehmann shift is at least the minimum
- * resolvable shift (the timer floor of the timing mode; what feeds it is the
- * caller's). `stats`, `compare`, `report` (every table) and `calibrate` all
+ * resolvable shift (the A/A resolution of the environment and timing mode,
+ * db/resolution.h; what feeds it is the caller's). `stats`, `compare`, `report` (every table) and `calibrate` all
  * decide through ab_decide_family, so the same samples get the same verdict
  * everywhere.
  */
@@ -30,7 +30,7 @@ const char *ab_why_name(ab_why w)
     case AB_WHY_P: return "not significant";
     case AB_WHY_UNATTAINABLE: return "samples too small for the interval's confidence";
     case AB_WHY_PRACTICAL: return "within the practical threshold";
-    case AB_WHY_RESOLUTION: return "shift below the timer floor";
+    case AB_WHY_RESOLUTION: return "shift below the A/A resolution";
     default: return "unknown";
     }
 }

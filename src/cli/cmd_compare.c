@@ -185,7 +185,7 @@ int cmd_compare(int argc, char **argv)
            "(%zu resamples, seed %lu); change = median(B) / median(A) - 1; p: Mann-Whitney, "
            "Holm-adjusted over the %zu pairs; Cliff's delta of B against A (< 0: B faster); "
            "verdict: improved / regressed when p (Holm) < %.3g, the speedup CI excludes "
-           "1 +/- %.3g and the Hodges-Lehmann shift is at least the timer floor of its mode, else "
+           "1 +/- %.3g and the Hodges-Lehmann shift is at least the A/A resolution of its environment and mode, else "
            "unchanged.\n\n",
            100 * co.boot.level, ab_ci_method_name(co.boot.method), co.boot.resamples,
            co.boot.seed, np, co.alpha, co.practical);
@@ -199,7 +199,7 @@ int cmd_compare(int argc, char **argv)
                  p[k].c.speedup_hi);
         const char *verdict = p[k].v == AB_FASTER   ? "improved"
                               : p[k].v == AB_SLOWER ? "REGRESSED"
-                              : p[k].why == AB_WHY_RESOLUTION ? "unchanged (shift below the timer floor)"
+                              : p[k].why == AB_WHY_RESOLUTION ? "unchanged (shift below the A/A resolution)"
                               : p[k].why == AB_WHY_UNATTAINABLE ? "unchanged (samples too small)"
                                                     : "unchanged";
         regressed += p[k].v == AB_SLOWER;

@@ -150,7 +150,9 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
             k = &out->cfg[out->nconfigs++];
             snprintf(k->title, sizeof k->title, "%s", title);
         }
-        const double floor = ab_min_shift_pair_ms(db, c[i].a->r.id, c[i].b->r.id);
+        /* no resolution veto: the A/A pairs are what the resolution is measured
+         * from, and their false-positive rate must be the rule's own */
+        const double floor = 0;
         ab_rep_decide(&c[i], adj[i], &o, floor);
         int rule = c[i].verdict != AB_NO_DIFFERENCE;
         /* the rule without the family correction: the per-comparison error

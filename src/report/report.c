@@ -242,7 +242,7 @@ const char *ab_rep_verdict(const ab_rep_cmp *c)
     if (c->too_few_family)
         return "no significant difference (too few rounds for the family's correction)";
     if (c->below_floor)
-        return "no significant difference (shift below the timer floor)";
+        return "no significant difference (shift below the A/A resolution)";
     if (c->why == AB_WHY_UNATTAINABLE)
         return "no significant difference (samples too small for the nominal confidence)";
     return ab_verdict_name(c->verdict);
@@ -601,7 +601,12 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "(%zu resamples), Mann-Whitney U. p (Holm) is adjusted over the report's family of "
                  "%zu comparisons. Verdict: faster or slower only when p (Holm) < %.2f and the "
                  "speedup CI excludes 1 ± %.0f%%, and never when the Hodges-Lehmann shift is "
-                 "smaller than the timer floor of its timing mode. Cliff's delta δ = P(variant > "
+                 "smaller than the A/A resolution: the largest paired difference found between "
+                 "identical instances in an A/A calibration (attnbench calibrate) of the same "
+                 "environment and timing mode, at the calibrated latency closest to the variant's, "
+                 "times the variant's median (without a calibration there is no such veto: the "
+                 "round-level CI carries the noise; the empty-kernel timer floor is launch overhead "
+                 "both sides pay, shown for information). Cliff's delta δ = P(variant > "
                  "baseline) − P(variant < baseline) (negative: the variant is faster), labelled "
                  "negligible / small / medium / large at 0.147 / 0.33 / 0.474, with Cliff's (1993) "
                  "CI, and HL, the Hodges-Lehmann shift (variant − baseline, ms), describe the pooled "

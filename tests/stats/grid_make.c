@@ -1,8 +1,9 @@
 /*
  * grid_make.c: writes the cases of the verdict-grid test (verdict_grid.sh):
  * for each case a candidate sample A and a baseline sample B (seeded GSL
- * mt19937), a timer floor (the minimum resolvable shift), and an attnbench
- * export (grid.json) holding, per case k, three runs built from
+ * mt19937), a minimum resolvable shift FLOOR (the A/A resolution,
+ * db/resolution.h), and an attnbench export (grid.json) holding, per case
+ * k, in an environment of its own (hash "grid-env-KK"), three runs built from
  * grid_template.json (run 11 of reports/attnbench.db, an H200 hot-mode run,
  * with its samples removed), uuids "a" then the hex (k + 1) * 16 + 1, 2,
  * 3: the first with cuda_mma_pipeline = A and cuda_mma_swizzle (the
@@ -12,8 +13,14 @@
  * so report uses its i.i.d. comparison (the one stats and compare make;
  * with rounds it pairs them, a different inference). Runs "0000a001-0000-4000-8000-000000000000".."0000a004-0000-4000-8000-000000000000" serve
  * compare_gate.sh (see below). Prints one line per case:
- * "KK FLOOR_MS EXPECTED" (EXPECTED: faster, slower, none, or - when the test
- * only demands agreement).
+ * "KK MIN_SHIFT_MS EXPECTED" (EXPECTED: faster, slower, none, or - when the
+ * test only demands agreement). Where FLOOR > 0 the case's environment also
+ * holds an A/A calibration run (experiment "grid-calibration", uuid
+ * b<hex>) of two cuda_mma_pipeline instances sampled in 10 rounds, the
+ * second exactly (1 + rel) times the first in every round, rel = FLOOR /
+ * median(B): its A/A resolution is rel by construction, and the minimum
+ * shift report and compare must apply is rel x max(median(A), median(B)),
+ * the MIN_SHIFT_MS printed (and given to stats --min-shift).
  * Usage: grid_make TEMPLATE OUTDIR
  */
 #include <jansson.h>
@@ -73,6 +80,62 @@ static json_t *samples_json(const double *x, size_t n)
     return a;
 }
 
+/* the case's own environment (hash "grid-env-KK") */
+static void set_env(json_t *run, size_t k)
+{
+    char h[32];
+    snprintf(h, sizeof h, "grid-env-%02zu", k);
+    json_object_set_new(json_object_get(run, "environment"), "hash", json_string(h));
+}
+
+/* the A/A calibration run of case k: two instances of cuda_mma_pipeline,
+ * one sample per round for 10 rounds, the second (1 + rel) x the first */
+static json_t *make_calibration(json_t *tmpl, size_t k, double med, double rel)
+{
+    json_t *run = json_deep_copy(tmpl);
+    char uuid[48];
+    snprintf(uuid, sizeof uuid, "b%07zx-0000-4000-8000-000000000000", (k + 1) * 16);
+    json_object_set_new(run, "uuid", json_string(uuid));
+    set_env(run, k);
+    json_t *x = json_object_get(run, "experiment");
+    json_object_set_new(x, "name", json_string("grid-calibration"));
+    json_object_set_new(x, "hash", json_string("gridcalibration0"));
+    json_object_set_new(x, "path", json_string("grid-calibration.cfg"));
+    json_t *ms = json_object_get(run, "measurements"), *keep = json_array();
+    json_t *proto = NULL;
+    for (size_t i = 0; i < json_array_size(ms); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(ms, i), "variant")),
+                   "cuda_mma_pipeline") == 0)
+            proto = json_array_get(ms, i);
+    for (int inst = 0; inst < 2 && proto; inst++) {
+        json_t *m = json_deep_copy(proto), *a = json_array();
+        for (int r = 0; r < 10; r++)
+            json_array_append_new(a, json_pack("{s:I, s:f, s:I, s:f, s:I}", "idx", (json_int_t)r,
+                                               "ms", inst ? med * (1 + rel) : med, "round",
+                                               (json_int_t)r, "t_s", 0.001 * r, "throttled",
+                                               (json_int_t)0));
+        json_object_set_new(m, "samples", a);
+        json_object_set_new(m, "variant", json_string(inst ? "cuda_mma_pipeline#2" : "cuda_mma_pipeline#1"));
+        json_array_append_new(keep, m);
+    }
+    json_object_set_new(run, "measurements", keep);
+    json_object_set_new(run, "timer_floor", json_array());
+    return run;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the median of x (n values; x is sorted in place) */
+static double median(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmpd);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
 /* a run from the template with the given uuid, floor and samples of the
  * measurements kept (pipeline = x; swizzle = y, or dropped when y NULL) */
 static json_t *make_run(json_t *tmpl, const char *uuid, double floor_ms, const double *x, size_t nx,
@@ -130,19 +193,33 @@ int main(int argc, char **argv)
         double *a = malloc(c->na * sizeof *a), *b = malloc(c->nb * sizeof *b);
         sample(r, c, c->med_a, c->na, a);
         sample(r, c, c->med_b, c->nb, b);
-        snprintf(uuid, sizeof uuid, "a%07zx-0000-4000-8000-000000000000", (k + 1) * 16 + 1);
-        json_array_append_new(runs, make_run(tmpl, uuid, c->floor_ms, a, c->na, b, c->nb));
-        snprintf(uuid, sizeof uuid, "a%07zx-0000-4000-8000-000000000000", (k + 1) * 16 + 2);
-        json_array_append_new(runs, make_run(tmpl, uuid, c->floor_ms, b, c->nb, NULL, 0));
-        snprintf(uuid, sizeof uuid, "a%07zx-0000-4000-8000-000000000000", (k + 1) * 16 + 3);
-        json_array_append_new(runs, make_run(tmpl, uuid, c->floor_ms, a, c->na, NULL, 0));
+        for (int j = 1; j <= 3; j++) {
+            snprintf(uuid, sizeof uuid, "a%07zx-0000-4000-8000-000000000000", (k + 1) * 16 + j);
+            json_t *run = j == 1   ? make_run(tmpl, uuid, 0, a, c->na, b, c->nb)
+                          : j == 2 ? make_run(tmpl, uuid, 0, b, c->nb, NULL, 0)
+                                   : make_run(tmpl, uuid, 0, a, c->na, NULL, 0);
+            set_env(run, k);
+            json_array_append_new(runs, run);
+        }
+        double min_shift = 0;
+        if (c->floor_ms > 0) {
+            double *sa = malloc(c->na * sizeof *sa), *sb = malloc(c->nb * sizeof *sb);
+            memcpy(sa, a, c->na * sizeof *sa);
+            memcpy(sb, b, c->nb * sizeof *sb);
+            const double ma = median(sa, c->na), mb = median(sb, c->nb);
+            const double rel = c->floor_ms / mb;
+            json_array_append_new(runs, make_calibration(tmpl, k, mb, rel));
+            min_shift = rel * (ma > mb ? ma : mb);
+            free(sa);
+            free(sb);
+        }
         snprintf(path, sizeof path, "%s/case%02zu_a.txt", argv[2], k);
         if (write_txt(path, a, c->na))
             return 1;
         snprintf(path, sizeof path, "%s/case%02zu_b.txt", argv[2], k);
         if (write_txt(path, b, c->nb))
             return 1;
-        printf("%02zu %.17g %s\n", k, c->floor_ms, c->expect);
+        printf("%02zu %.17g %s\n", k, min_shift, c->expect);
         free(a);
         free(b);
     }

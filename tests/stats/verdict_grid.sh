@@ -2,8 +2,10 @@
 # verdict_grid.sh: `attnbench stats`, `compare` and `report` (main table and
 # --chain) must give the same verdict, for the same reason, on the same
 # samples: one verdict rule (stats/verdict.c), one family definition (here a
-# family of one in each), the same minimum resolvable shift (the run's timer
-# floor; stats --min-shift). The cases (grid_make.c) include the issue's
+# family of one in each), the same minimum resolvable shift (the A/A
+# resolution of an A/A calibration run in the case's environment, built by
+# grid_make with a known resolution; stats --min-shift gets the value it
+# implies). The cases (grid_make.c) include the issue's
 # hot-mode small shift (4.85 v 5.00 us, n = 200, floor 4 us) and its 20 -> 17
 # us change, where the expected verdict is also checked.
 # Usage: verdict_grid.sh ATTNBENCH GRID_MAKE TEMPLATE
@@ -16,7 +18,7 @@ rverdict() { # a report table row -> faster, slower, none or none/floor
   case "$v" in
     faster) echo faster ;;
     slower) echo slower ;;
-    "no significant difference (shift below the timer floor)") echo none/floor ;;
+    "no significant difference (shift below the A/A resolution)") echo none/floor ;;
     "no significant difference"*) echo none ;;
     *) echo "unreadable:$v" ;;
   esac
@@ -34,7 +36,7 @@ while read -r k floor expect; do
     slower) want=slower ;;
     *) want=none ;;
   esac
-  [ "$sr" = "shift below the timer floor" ] && want="$want/floor"
+  [ "$sr" = "shift below the A/A resolution" ] && want="$want/floor"
   base=$(( (${k#0} + 1) * 16 ))
   ur=$(printf 'a%07x' $((base + 1))) up=$(printf 'a%07x' $((base + 2))) uq=$(printf 'a%07x' $((base + 3)))
   rid=$("$AB" query "SELECT id FROM runs WHERE uuid LIKE '$ur%'" --db "$T/g.db" | sed -n 3p | tr -d ' ')
@@ -54,7 +56,7 @@ while read -r k floor expect; do
   case "$cv" in
     improved) got=faster ;;
     REGRESSED) got=slower ;;
-    "unchanged (shift below the timer floor)") got=none/floor ;;
+    "unchanged (shift below the A/A resolution)") got=none/floor ;;
     unchanged*) got=none ;;
     *) fail "case $k: compare verdict '$cv'" ;;
   esac
