@@ -3,6 +3,7 @@
  * floor of its run and timing mode (resolution.h).
  */
 #include "resolution.h"
+#include "db_internal.h"
 #include "store.h"
 
 double ab_min_shift_ms(sqlite3 *db, long long measurement_id)

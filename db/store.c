@@ -3,6 +3,8 @@
  * environments, experiments, runs, measurements and samples.
  */
 #include "store.h"
+
+#include "db_internal.h"
 #include "liveness.h"
 #include "schema.h"
 

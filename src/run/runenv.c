@@ -4,6 +4,7 @@
  * JSON in runs.run_settings.
  */
 #include "runenv.h"
+#include "runmeta.h"
 #include "store.h"
 #include "util.h"
 
@@ -88,72 +89,35 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
 
 int ab_runenv_store(sqlite3 *db, long long run_id, const json_t *settings, char *err)
 {
-    sqlite3_stmt *st = NULL;
     char *text = json_dumps(settings, JSON_SORT_KEYS | JSON_COMPACT);
-    int rc = -1;
     if (!text) {
         snprintf(err, AB_ERR, "out of memory storing the run settings");
         return -1;
     }
-    if (ab_db_prepare(db, "UPDATE runs SET run_settings = ? WHERE id = ?", &st, err))
-        goto cleanup;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, run_id);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        snprintf(err, AB_ERR, "storing the run settings of run %lld: %s", run_id, sqlite3_errmsg(db));
-        goto cleanup;
-    }
-    rc = 0;
-cleanup:
-    sqlite3_finalize(st);
+    int rc = ab_run_settings_store(db, run_id, text, err);
     free(text);
     return rc;
 }
 
 int ab_runenv_finish(sqlite3 *db, long long run_id, char *err)
 {
-    sqlite3_stmt *st = NULL;
     json_t *l = load_json();
     char *text = json_dumps(l, JSON_ENCODE_ANY | JSON_COMPACT);
-    int rc = -1;
     json_decref(l);
     if (!text) {
         snprintf(err, AB_ERR, "out of memory storing the run settings");
         return -1;
     }
-    if (ab_db_prepare(db,
-                      "UPDATE runs SET run_settings = json_set(run_settings, '$.load_avg_end', "
-                      "json(?)) WHERE id = ? AND run_settings IS NOT NULL",
-                      &st, err))
-        goto cleanup;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, run_id);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        snprintf(err, AB_ERR, "storing the load average of run %lld: %s", run_id, sqlite3_errmsg(db));
-        goto cleanup;
-    }
-    rc = 0;
-cleanup:
-    sqlite3_finalize(st);
+    int rc = ab_run_settings_set(db, run_id, "$.load_avg_end", text, err);
     free(text);
     return rc;
 }
 
 json_t *ab_runenv_load(sqlite3 *db, long long run_id)
 {
-    sqlite3_stmt *st = NULL;
-    json_t *s = NULL;
-    /* prepared without ab_db_prepare: an older schema has no such column,
-     * which is not an error here */
-    if (sqlite3_prepare_v2(db, "SELECT run_settings FROM runs WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK) {
-        sqlite3_finalize(st);
-        return NULL;
-    }
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
-        s = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
-    sqlite3_finalize(st);
+    char *text = ab_run_settings_text(db, run_id);
+    json_t *s = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
     return s;
 }
 
