@@ -47,6 +47,16 @@ static json_t *load_json(void)
                      round(l[2] * 100) / 100);
 }
 
+void ab_runenv_tuning_add(json_t *obj)
+{
+    static const char *const tuning[] = {"AB_TUNE"};
+    for (size_t i = 0; obj && i < sizeof tuning / sizeof tuning[0]; i++) {
+        const char *v = getenv(tuning[i]);
+        if (v && *v)
+            json_object_set_new(obj, tuning[i], json_string(v));
+    }
+}
+
 json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
 {
     int threads = 1, openmp = 0;
@@ -80,6 +90,7 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
     for (size_t i = 0; env && i < sizeof vars / sizeof vars[0]; i++)
         if (getenv(vars[i]))
             json_object_set_new(env, vars[i], json_string(getenv(vars[i])));
+    ab_runenv_tuning_add(env);
     if (env && json_object_size(env))
         json_object_set_new(s, "environment", env);
     else
@@ -156,6 +167,12 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
         fprintf(out, "; **busy host: the load average plus this run's threads exceeded its "
                      "CPUs, so samples include waiting for a core**");
     fprintf(out, " |\n");
+    const char *tune = json_string_value(json_object_get(json_object_get(s, "environment"),
+                                                         "AB_TUNE"));
+    if (tune)
+        fprintf(out, "| tuning | AB_TUNE=%s: cuda_mma_pipeline ran tile candidate %s instead of "
+                     "its tuning table's (recorded in the fingerprint too) |\n",
+                tune, tune);
     json_decref(s);
 }
 
