@@ -3,6 +3,7 @@
  * table (clocks.h). Medians by GSL (type 7, as every median in attnbench).
  */
 #include "clocks.h"
+#include "db_internal.h"
 #include "store.h"
 #include "util.h"
 

@@ -3,6 +3,7 @@
  * and clock_blocks tables for reports and commands.
  */
 #include "read.h"
+#include "db_internal.h"
 #include "store.h"
 #include "util.h"
 
@@ -10,10 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *col_text(sqlite3_stmt *st, int i)
+const char *ab_db_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? (const char *)t : "";
+}
+
+const char *ab_db_text_or_null(sqlite3_stmt *st, int i)
+{
+    return (const char *)sqlite3_column_text(st, i);
+}
+
+int ab_db_each_row(sqlite3 *db, sqlite3_stmt *st, int (*row)(void *arg, sqlite3_stmt *st),
+                   void *arg, const char *what, char *err)
+{
+    int step, rc = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = row(arg, st)) != 0)
+            break;
+    if (rc == 0 && step != SQLITE_DONE) {
+        snprintf(err, AB_ERR, "%.500s: %s: %s", ab_db_name(db), what, sqlite3_errmsg(db));
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int ab_meas_details_load(sqlite3 *db, long long run_id, ab_meas_detail *out, size_t n,
@@ -35,8 +56,8 @@ int ab_meas_details_load(sqlite3 *db, long long run_id, ab_meas_detail *out, siz
     for (; k < n && sqlite3_step(st) == SQLITE_ROW; k++) {
         ab_meas_detail *x = &out[k];
         int i = 0;
-        snprintf(x->backend, sizeof x->backend, "%s", col_text(st, i++));
-        x->message = strdup(col_text(st, i++));
+        snprintf(x->backend, sizeof x->backend, "%s", ab_db_text(st, i++));
+        x->message = strdup(ab_db_text(st, i++));
         x->checked = sqlite3_column_int(st, i++);
         x->external = sqlite3_column_int(st, i++);
         x->warmup = sqlite3_column_int(st, i++);
@@ -49,7 +70,7 @@ int ab_meas_details_load(sqlite3 *db, long long run_id, ab_meas_detail *out, siz
         x->peak_bytes = sqlite3_column_double(st, i++);
         x->nonfinite = (long)sqlite3_column_int64(st, i++);
         x->rows_checked = (long)sqlite3_column_int64(st, i++);
-        snprintf(x->mode, sizeof x->mode, "%s", col_text(st, i++));
+        snprintf(x->mode, sizeof x->mode, "%s", ab_db_text(st, i++));
         x->input_sets = sqlite3_column_int(st, i++);
     }
     sqlite3_finalize(st);
@@ -91,7 +112,7 @@ int ab_timer_floors_load(sqlite3 *db, long long run_id, ab_timer_floor_row *rows
     sqlite3_bind_int64(st, 1, run_id);
     int k = 0;
     while (k < max && sqlite3_step(st) == SQLITE_ROW) {
-        snprintf(rows[k].mode, sizeof rows[k].mode, "%s", col_text(st, 0));
+        snprintf(rows[k].mode, sizeof rows[k].mode, "%s", ab_db_text(st, 0));
         rows[k].median_ms = sqlite3_column_double(st, 1);
         rows[k].n = sqlite3_column_int64(st, 2);
         k++;
@@ -151,20 +172,21 @@ int ab_run_header_load(sqlite3 *db, long long run_id, ab_run_header *h)
         sqlite3_finalize(st);
         return error("no run %lld in the database (attnbench runs lists them)", run_id);
     }
-    h->uuid = strdup(col_text(st, 0));
-    h->started = strdup(col_text(st, 1));
-    h->finished = strdup(col_text(st, 2));
-    h->status = strdup(col_text(st, 3));
-    h->command = strdup(col_text(st, 4));
-    h->mode = strdup(col_text(st, 5));
-    h->exp_path = strdup(col_text(st, 7));
-    h->definition = strdup(col_text(st, 8));
-    h->exp_hash = strdup(col_text(st, 9));
-    h->fingerprint = strdup(col_text(st, 10));
-    h->env_hash = strdup(col_text(st, 11));
+    h->uuid = strdup(ab_db_text(st, 0));
+    h->started = strdup(ab_db_text(st, 1));
+    h->finished = strdup(ab_db_text(st, 2));
+    h->status = strdup(ab_db_text(st, 3));
+    h->command = strdup(ab_db_text(st, 4));
+    h->mode = strdup(ab_db_text(st, 5));
+    h->exp_path = strdup(ab_db_text(st, 7));
+    h->definition = strdup(ab_db_text(st, 8));
+    h->exp_hash = strdup(ab_db_text(st, 9));
+    h->fingerprint = strdup(ab_db_text(st, 10));
+    h->env_hash = strdup(ab_db_text(st, 11));
     h->monitored = sqlite3_column_int(st, 12);
     h->peak_gemm_tflops = sqlite3_column_double(st, 13);
     h->peak_copy_gbs = sqlite3_column_double(st, 14);
+    h->exp_name = strdup(ab_db_text(st, 6));
     sqlite3_finalize(st);
     return 0;
 }
@@ -182,6 +204,7 @@ void ab_run_header_free(ab_run_header *h)
     free(h->exp_hash);
     free(h->fingerprint);
     free(h->env_hash);
+    free(h->exp_name);
     memset(h, 0, sizeof *h);
 }
 
@@ -198,7 +221,7 @@ int ab_adapter_envs_each(sqlite3 *db, long long run_id,
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
     while (sqlite3_step(st) == SQLITE_ROW)
-        fn(arg, col_text(st, 0), col_text(st, 1));
+        fn(arg, ab_db_text(st, 0), ab_db_text(st, 1));
     sqlite3_finalize(st);
     return 0;
 }
@@ -216,11 +239,11 @@ int ab_run_experiment_load(sqlite3 *db, long long run_id, char **path, char **de
     int rc = 1;
     if (sqlite3_step(st) == SQLITE_ROW) {
         if (path)
-            *path = strdup(col_text(st, 0));
+            *path = strdup(ab_db_text(st, 0));
         if (definition)
-            *definition = strdup(col_text(st, 1));
+            *definition = strdup(ab_db_text(st, 1));
         if (timing_mode)
-            *timing_mode = strdup(col_text(st, 2));
+            *timing_mode = strdup(ab_db_text(st, 2));
         rc = 0;
     }
     sqlite3_finalize(st);
@@ -269,7 +292,7 @@ int ab_check_coverage_load(sqlite3 *db, long long run_id, ab_check_coverage *c)
         c->sampled_checked = sqlite3_column_int64(st, 4);
         c->sampled_total = sqlite3_column_int64(st, 5);
         c->max_escape = sqlite3_column_double(st, 6);
-        c->seeds = strdup(col_text(st, 7));
+        c->seeds = strdup(ab_db_text(st, 7));
         rc = c->seeds ? 0 : 1;
     }
     sqlite3_finalize(st);
@@ -287,7 +310,7 @@ int ab_run_experiment_name(sqlite3 *db, long long run_id, char *name, size_t n, 
     sqlite3_bind_int64(st, 1, run_id);
     int rc = 1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        snprintf(name, n, "%s", col_text(st, 0));
+        snprintf(name, n, "%s", ab_db_text(st, 0));
         rc = 0;
     }
     sqlite3_finalize(st);
@@ -306,7 +329,7 @@ char *ab_run_fingerprint_text(sqlite3 *db, long long run_id)
         return NULL;
     sqlite3_bind_int64(st, 1, run_id);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        fp = strdup(col_text(st, 0));
+        fp = strdup(ab_db_text(st, 0));
     sqlite3_finalize(st);
     return fp;
 }
@@ -349,13 +372,13 @@ int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
         memset(x, 0, sizeof *x);
         x->run = sqlite3_column_int64(st, 0);
         x->mid = sqlite3_column_int64(st, 1);
-        snprintf(x->date, sizeof x->date, "%s", col_text(st, 2));
-        snprintf(x->commit, sizeof x->commit, "%s", col_text(st, 3));
-        snprintf(x->gpu, sizeof x->gpu, "%s", col_text(st, 4));
-        snprintf(x->env, sizeof x->env, "%s", col_text(st, 5));
+        snprintf(x->date, sizeof x->date, "%s", ab_db_text(st, 2));
+        snprintf(x->commit, sizeof x->commit, "%s", ab_db_text(st, 3));
+        snprintf(x->gpu, sizeof x->gpu, "%s", ab_db_text(st, 4));
+        snprintf(x->env, sizeof x->env, "%s", ab_db_text(st, 5));
         x->causal = sqlite3_column_int(st, 6);
-        snprintf(x->dtype, sizeof x->dtype, "%s", col_text(st, 7));
-        x->fp = strdup(col_text(st, 8));
+        snprintf(x->dtype, sizeof x->dtype, "%s", ab_db_text(st, 7));
+        x->fp = strdup(ab_db_text(st, 8));
     }
     sqlite3_finalize(st);
     *out = p;

@@ -68,6 +68,7 @@ typedef struct ab_run_header {
     char *fingerprint, *env_hash; /* the environment's fingerprint (JSON text) and hash */
     int monitored;    /* clocks monitored (NVML) */
     double peak_gemm_tflops, peak_copy_gbs; /* 0 when not measured */
+    char *exp_name;   /* the experiment's name */
 } ab_run_header;
 
 /* Loads run run_id's header into *h. Returns 0; or -1 after printing an

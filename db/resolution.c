@@ -4,6 +4,7 @@
  * calibration of its environment and timing mode.
  */
 #include "resolution.h"
+#include "db_internal.h"
 #include "store.h"
 
 #include <gsl/gsl_sort.h>

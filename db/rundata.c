@@ -3,6 +3,7 @@
  * arguments, parsing configuration patterns (rundata.h).
  */
 #include "rundata.h"
+#include "db_internal.h"
 #include "store.h"
 #include "util.h"
 

@@ -4,6 +4,8 @@
  */
 #include "store.h"
 #include "resolution.h"
+
+#include "db_internal.h"
 #include "liveness.h"
 #include "schema.h"
 

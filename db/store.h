@@ -155,7 +155,4 @@ int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttl
  * "database" (in-memory): what error messages name. */
 const char *ab_db_name(sqlite3 *db);
 
-/* Prepares sql or reports sqlite's message with the statement's purpose. */
-int ab_db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err);
-
 #endif

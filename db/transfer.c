@@ -9,6 +9,7 @@
  */
 #include "transfer.h"
 #include "import_check.h"
+#include "db_internal.h"
 #include "store.h"
 #include "util.h"
 

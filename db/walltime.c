@@ -3,6 +3,7 @@
  * (walltime.h) in the run_walltime table.
  */
 #include "walltime.h"
+#include "db_internal.h"
 #include "store.h"
 #include "util.h"
 

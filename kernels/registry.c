@@ -1,7 +1,8 @@
 /*
- * registry.c: the table of attention variants. Adding a variant means adding
- * its file to kernels/ (and kernels/meson.build) and one row here; the CLI,
- * the experiment validator and the runner learn about it from this table.
+ * registry.c: the table of attention variants, one row per entry of
+ * kernels/variants.def (adding a variant: its file plus one entry there);
+ * the CLI, the experiment validator and the runner learn about it from this
+ * table.
  *
  * Rows for CUDA, cuBLAS and cuDNN variants stay in the table when those are
  * not built, with `unavailable` saying why, so `attnbench variants` and the
@@ -49,58 +50,14 @@
 #define ROW_SM90A(x) SM90A_FN(x##_setup), SM90A_FN(x##_run), SM90A_FN(x##_teardown), ab_attention_flops, NO_SM90A
 #define ROW_CUDNN(x) CUDNN_FN(x##_setup), CUDNN_FN(x##_run), CUDNN_FN(x##_teardown), ab_attention_flops, NO_CUDNN
 
+#define ROW_CUDA_TOOL ROW_CUDA
+
+/* one row per entry of variants.def, in its order */
 static const ab_variant registry[] = {
-    /* name, backend, device, dtypes, head dims, idea, entry points... */
-    {"cpu_reference", "cpu", AB_DEV_CPU, AB_DT_ALL, {0},
-     "exact attention in float64 on the CPU; the correctness oracle", ROW_CPU(cpu_reference)},
-    {"cpu_flash", "cpu", AB_DEV_CPU, AB_DT(AB_FP32), {0},
-     "FlashAttention's tiled online softmax in float on the CPU", ROW_CPU(cpu_flash)},
-    {"cuda_naive", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0},
-     "standard attention in 3 plain kernels; fp32 score matrix in global memory",
-     ROW_CUDA(cuda_naive)},
-    {"cuda_fa1_rowwise", "cuda", AB_DEV_CUDA, AB_DT_ALL, {64, 128},
-     "FlashAttention-1 loop, one thread per query row, K/V tiles in smem (the seeds' kernel)",
-     ROW_CUDA(cuda_fa1_rowwise)},
-    {"cublas_standard", "cublas", AB_DEV_CUDA, AB_DT_ALL, {0},
-     "standard attention: cuBLAS strided-batched GEMMs (fp32 scores, no TF32) + softmax kernel",
-     ROW_CUDA(cublas_standard)},
-    {"cuda_fa2_warps", "cuda", AB_DEV_CUDA, AB_DT_ALL, {64, 128},
-     "FlashAttention-2 partition on CUDA cores: 4 warps x 16 query rows, lanes split keys/D",
-     ROW_CUDA(cuda_fa2_warps)},
-    {"cuda_split_kv", "cuda", AB_DEV_CUDA, AB_DT_ALL, {64, 128},
-     "cuda_fa2_warps + key range split across blocks (flash-decoding) and an exact combine",
-     ROW_CUDA(cuda_split_kv)},
-    {"cuda_mma", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "FlashAttention-2 on mma.sync m16n8k16 + ldmatrix, softmax on the accumulators, P in registers; plain smem (bank conflicts)",
-     ROW_CUDA(cuda_mma)},
-    {"cuda_mma_swizzle", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "cuda_mma with XOR-swizzled shared memory (Swizzle<3,3,3>): conflict-free ldmatrix",
-     ROW_CUDA(cuda_mma_swizzle)},
-    {"cuda_mma_pipeline", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "cuda_mma_swizzle + cp.async multi-stage K/V prefetch, exp2 folding, Q in registers, tuned tiles per (D, causal)",
-     ROW_CUDA(cuda_mma_pipeline)},
-    {"cuda_wgmma", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "FlashAttention on Hopper wgmma m64nNk16 (smem descriptors, P from registers), 2 warpgroups, cp.async 2-stage",
-     ROW_SM90A(cuda_wgmma)},
-    {"cuda_wgmma_tma", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "cuda_wgmma with Q/K/V by TMA (cp.async.bulk.tensor, 128B swizzle) on mbarriers, multi-stage",
-     ROW_SM90A(cuda_wgmma_tma)},
-    {"cuda_wgmma_ws", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "cuda_wgmma_tma + warp specialisation: TMA producer warpgroup, 2 consumers, full/empty mbarriers, setmaxnreg",
-     ROW_SM90A(cuda_wgmma_ws)},
-    {"cuda_wgmma_pingpong", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "cuda_wgmma_ws + FlashAttention-3's overlaps: softmax of tile j during P V of tile j-1, two consumers ping-pong",
-     ROW_SM90A(cuda_wgmma_pingpong)},
-    {"cuda_wgmma_persistent", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "cuda_wgmma_pingpong on a persistent grid (producer prefetches the next tile); D=64: 3 consumers x 64 rows",
-     ROW_SM90A(cuda_wgmma_persistent)},
-    {"cudnn_sdpa", "cudnn", AB_DEV_CUDA, AB_DT_HALF, {0},
-     "cuDNN 9 fused flash attention (SDPA fprop graph, C backend API); the vendor ceiling",
-     ROW_CUDNN(cudnn_sdpa)},
-    /* @@CUDA_ROWS@@ (kept sorted by ladder rung; see README "Adding a variant") */
-    {"cuda_mma_pipeline_slowed", "cuda", AB_DEV_CUDA, AB_DT_HALF, {64, 128},
-     "test instrument, not a rung: cuda_mma_pipeline plus an extra launch sized to add ~2.5% at compute-bound shapes (power study)",
-     ROW_CUDA(cuda_mma_pipeline_slowed)},
+#define AB_VARIANT(name, kind, backend, device, dtypes, idea, ...) \
+    {#name, backend, device, dtypes, {__VA_ARGS__}, idea, ROW_##kind(name)},
+#include "variants.def"
+#undef AB_VARIANT
 };
 
 size_t ab_variant_count(void) { return sizeof registry / sizeof registry[0]; }

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "experiment.h"
 #include "liveness.h"
+#include "runmeta.h"
 #include "runner.h"
 #include "shard.h"
 #include "store.h"
@@ -16,12 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *dup_col(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return strdup(t ? (const char *)t : "");
-}
 
 int cmd_resume(int argc, char **argv)
 {
@@ -48,46 +43,21 @@ int cmd_resume(int argc, char **argv)
     char err[AB_ERR];
     const char *db_path = ab_db_path(db_flag);
     sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     ab_experiment e;
     memset(&e, 0, sizeof e);
-    char *status = NULL, *host = NULL, *start = NULL, *boot = NULL, *path = NULL, *text = NULL,
-         *command = NULL;
-    long pid = 0;
+    ab_run_resume_row row = {0};
     int rc = 1;
     if (!(db = ab_cmd_open_db(db_path, 0)))
         return 1;
-    if (ab_db_prepare(db,
-                      "SELECT r.status, r.host, r.pid, r.proc_start, r.boot_id, x.path, "
-                      "x.definition, r.command FROM runs r JOIN experiments x ON "
-                      "x.id = r.experiment_id WHERE r.id = ?",
-                      &st, err)) {
-        error("%s: %s", db_path, err);
+    int got = ab_run_resume_row_load(db, run, &row, err);
+    if (got == 1)
+        error("resume: no run %lld in %s (attnbench runs lists them)", run, db_path);
+    else if (got < 0)
+        error("%s", err);
+    if (got)
         goto done;
-    }
-    sqlite3_bind_int64(st, 1, run);
-    int step = sqlite3_step(st);
-    if (step != SQLITE_ROW) {
-        if (step == SQLITE_DONE)
-            error("resume: no run %lld in %s (attnbench runs lists them)", run, db_path);
-        else
-            error("%s: reading run %lld: %s", db_path, run, sqlite3_errmsg(db));
-        goto done;
-    }
-    status = dup_col(st, 0);
-    host = dup_col(st, 1);
-    pid = (long)sqlite3_column_int64(st, 2);
-    start = dup_col(st, 3);
-    boot = dup_col(st, 4);
-    path = dup_col(st, 5);
-    text = dup_col(st, 6);
-    command = dup_col(st, 7);
-    sqlite3_finalize(st);
-    st = NULL;
-    if (!status || !host || !start || !boot || !path || !text || !command) {
-        error("out of memory");
-        goto done;
-    }
+    const char *status = row.status, *host = row.host;
+    long pid = row.pid;
     if (strcmp(status, "complete") == 0) {
         fprintf(stderr, "attnbench: run %lld is complete; nothing to resume\n", run);
         printf("%lld\n", run);
@@ -95,7 +65,7 @@ int cmd_resume(int argc, char **argv)
         goto done;
     }
     if (strcmp(status, "running") == 0 && !force) {
-        ab_liveness l = ab_process_liveness(host, pid, start, boot);
+        ab_liveness l = ab_process_liveness(host, pid, row.proc_start, row.boot_id);
         if (l == AB_LIVE_ALIVE) {
             error("resume: run %lld is still running (process %ld on this host)", run, pid);
             goto done;
@@ -107,7 +77,7 @@ int cmd_resume(int argc, char **argv)
             goto done;
         }
     }
-    if (ab_experiment_parse(path, text, 2, &e, err, sizeof err) ||
+    if (ab_experiment_parse(row.exp_path, row.definition, 2, &e, err, sizeof err) ||
         ab_experiment_validate(&e, err, sizeof err)) {
         error("resume: run %lld: %s", run, err);
         goto done;
@@ -120,19 +90,12 @@ int cmd_resume(int argc, char **argv)
         }
     }
     sqlite3_int64 run_id = run;
-    int r = ab_run_experiment(&e, db, command, &run_id);
+    int r = ab_run_experiment(&e, db, row.command, &run_id);
     printf("%lld\n", run);
     rc = r == 0 ? 0 : r == 1 ? 128 + ab_run_signal() : 1;
 done:
-    sqlite3_finalize(st);
     ab_experiment_free(&e);
     ab_db_close(db);
-    free(status);
-    free(host);
-    free(start);
-    free(boot);
-    free(path);
-    free(text);
-    free(command);
+    ab_run_resume_row_free(&row);
     return rc;
 }

@@ -6,7 +6,9 @@
  */
 #include "abstats.h"
 #include "commands.h"
+#include "read.h"
 #include "rundata.h"
+#include "runlist.h"
 #include "runenv.h"
 #include "units.h"
 #include "store.h"
@@ -19,10 +21,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *col(sqlite3_stmt *st, int i)
+typedef struct list_ctx {
+    json_t *arr; /* --json: the array the rows go to; NULL: text */
+} list_ctx;
+
+static int print_run(void *arg, const ab_run_row *r)
 {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? (const char *)t : "";
+    list_ctx *c = arg;
+    if (c->arr) {
+        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:s, s:s?, s:s, s:I, s:I}", "id",
+                              (json_int_t)r->id, "uuid", r->uuid, "experiment", r->experiment,
+                              "started_at", r->started, "finished_at", r->finished, "status",
+                              r->status, "gpu", r->gpu, "commit", r->commit, "env_hash",
+                              r->env_hash, "measurements", (json_int_t)r->measurements, "not_ok",
+                              (json_int_t)r->not_ok);
+        json_array_append_new(c->arr, o);
+        return 0;
+    }
+    printf("%5lld  %-28s %-20s  %-26s %-11s %lld", r->id, r->experiment, r->started, r->gpu,
+           r->status, r->measurements);
+    if (r->not_ok)
+        printf(" (%lld not ok)", r->not_ok);
+    printf("\n");
+    return 0;
 }
 
 static int valid_date(const char *s)
@@ -61,73 +82,21 @@ int cmd_runs(int argc, char **argv)
         return ab_usage("runs: --since wants YYYY-MM-DD, not '%s'", since);
     char err[AB_ERR];
     sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
-    /* unset filters bind NULL and pass */
-    if (ab_db_prepare(db,
-                      "SELECT r.id, x.name, r.started_at, "
-                      "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), "
-                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), "
-                      "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id), "
-                      "(SELECT count(*) FROM measurements m WHERE m.run_id = r.id AND m.status != 'ok'), "
-                      "r.uuid, r.finished_at, json_extract(v.fingerprint, '$.build.commit'), v.hash "
-                      "FROM runs r JOIN experiments x ON x.id = r.experiment_id "
-                      "JOIN environments v ON v.id = r.environment_id "
-                      "WHERE (?1 IS NULL OR x.name = ?1) "
-                      "AND (?2 IS NULL OR EXISTS (SELECT 1 FROM measurements m "
-                      "     WHERE m.run_id = r.id AND m.variant = ?2)) "
-                      "AND (?3 IS NULL OR instr(lower(coalesce(json_extract(v.fingerprint, "
-                      "     '$.gpu.name'), 'CPU only')), lower(?3)) > 0) "
-                      "AND (?4 IS NULL OR r.started_at >= ?4) "
-                      "AND (?5 IS NULL OR substr(coalesce(json_extract(v.fingerprint, "
-                      "     '$.build.commit'), ''), 1, length(?5)) = ?5) "
-                      "ORDER BY r.id",
-                      &st, err)) {
-        ab_db_close(db);
-        error("%s", err);
-        return 1;
-    }
-    const char *filters[5] = {experiment, variant, gpu, since, commit};
-    for (int k = 0; k < 5; k++)
-        if (filters[k])
-            sqlite3_bind_text(st, k + 1, filters[k], -1, SQLITE_STATIC);
-    json_t *arr = as_json ? json_array() : NULL;
+    ab_run_filter f = {experiment, variant, gpu, since, commit};
+    list_ctx c = {as_json ? json_array() : NULL};
     if (!as_json)
         printf("%5s  %-28s %-20s  %-26s %-11s %s\n", "id", "experiment", "started (UTC)", "GPU",
                "status", "measurements");
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        long long bad = sqlite3_column_int64(st, 6);
-        if (as_json) {
-            json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:s, s:s?, s:s, s:I, s:I}",
-                                  "id", (json_int_t)sqlite3_column_int64(st, 0), "uuid",
-                                  col(st, 7), "experiment", col(st, 1), "started_at", col(st, 2),
-                                  "finished_at", (const char *)sqlite3_column_text(st, 8),
-                                  "status", col(st, 4), "gpu", col(st, 3), "commit",
-                                  (const char *)sqlite3_column_text(st, 9), "env_hash",
-                                  col(st, 10), "measurements",
-                                  (json_int_t)sqlite3_column_int64(st, 5), "not_ok",
-                                  (json_int_t)bad);
-            json_array_append_new(arr, o);
-            continue;
-        }
-        printf("%5lld  %-28s %-20s  %-26s %-11s %lld", (long long)sqlite3_column_int64(st, 0),
-               col(st, 1), col(st, 2), col(st, 3), col(st, 4),
-               (long long)sqlite3_column_int64(st, 5));
-        if (bad)
-            printf(" (%lld not ok)", bad);
-        printf("\n");
-    }
-    if (step != SQLITE_DONE) {
-        error("%s: reading the runs: %s", ab_db_path(db_flag), sqlite3_errmsg(db));
-        sqlite3_finalize(st);
+    if (ab_runs_each(db, &f, print_run, &c, err)) {
+        error("%s", err);
         ab_db_close(db);
-        json_decref(arr);
+        json_decref(c.arr);
         return 1;
     }
-    sqlite3_finalize(st);
     ab_db_close(db);
+    json_t *arr = c.arr;
     if (as_json) {
         char *s = json_dumps(arr, JSON_INDENT(2));
         printf("%s\n", s ? s : "[]");
@@ -152,9 +121,7 @@ int cmd_show(int argc, char **argv)
     }
     if (!run_s)
         return ab_usage("show: which run? (attnbench runs lists them)");
-    char err[AB_ERR];
     sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     long long run;
     if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
@@ -162,31 +129,19 @@ int cmd_show(int argc, char **argv)
         ab_db_close(db);
         return 1;
     }
-    if (ab_db_prepare(db,
-                      "SELECT r.uuid, x.name, x.path, r.started_at, coalesce(r.finished_at, '—'), "
-                      "ab_run_status(r.status, r.host, r.pid, r.proc_start, r.boot_id), r.command, "
-                      "r.timing_mode, v.hash, v.fingerprint "
-                      "FROM runs r JOIN experiments x ON x.id = r.experiment_id "
-                      "JOIN environments v ON v.id = r.environment_id WHERE r.id = ?",
-                      &st, err)) {
+    ab_run_header h;
+    if (ab_run_header_load(db, run, &h)) {
         ab_db_close(db);
-        error("%s", err);
         return 1;
     }
-    sqlite3_bind_int64(st, 1, run);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        ab_db_close(db);
-        return error("show: run %lld vanished", run) ? 1 : 1;
-    }
-    printf("run %lld  %s\n", run, col(st, 0));
-    printf("experiment   %s (%s)\n", col(st, 1), col(st, 2));
-    printf("started      %s   finished %s   status %s\n", col(st, 3), col(st, 4), col(st, 5));
-    printf("timing       %s\n", col(st, 7));
-    printf("command      %s\n", col(st, 6));
-    printf("environment  %s\n\n", col(st, 8));
-    char *fp_text = strdup(col(st, 9));
-    sqlite3_finalize(st);
+    printf("run %lld  %s\n", run, h.uuid);
+    printf("experiment   %s (%s)\n", h.exp_name, h.exp_path);
+    printf("started      %s   finished %s   status %s\n", h.started, h.finished, h.status);
+    printf("timing       %s\n", h.mode);
+    printf("command      %s\n", h.command);
+    printf("environment  %s\n\n", h.env_hash);
+    char *fp_text = strdup(h.fingerprint);
+    ab_run_header_free(&h);
 
     ab_rmeas *m = NULL;
     size_t n = 0;

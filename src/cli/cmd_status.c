@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "experiment.h"
 #include "liveness.h"
+#include "runlist.h"
 #include "shard.h"
 #include "store.h"
 #include "util.h"
@@ -56,7 +57,7 @@ static int print_plan(const ab_experiment *e, int n)
 
 typedef struct part_state {
     int nruns;
-    sqlite3_int64 best_run; /* the run that completes it, or the one to resume */
+    long long best_run; /* the run that completes it, or the one to resume */
     char state[32];         /* complete / interrupted / failed / abandoned / running / missing */
     char worker[128];
     long measurements;
@@ -70,6 +71,29 @@ static int rank(const char *s)
         if (strcmp(s, order[i]) == 0)
             return i;
     return 5;
+}
+
+/* The parts of one split as its runs fill them in (ab_experiment_part_runs_each). */
+typedef struct parts_ctx {
+    part_state *parts;
+    int n;
+} parts_ctx;
+
+static int add_part_run(void *arg, const ab_part_run *r)
+{
+    parts_ctx *c = arg;
+    if (r->shard_k < 1 || r->shard_k > c->n)
+        return 0;
+    part_state *p = &c->parts[r->shard_k - 1];
+    const char *shown = ab_run_status_shown(r->status, r->host, r->pid, r->proc_start, r->boot_id);
+    p->nruns++;
+    if (p->nruns == 1 || rank(shown) < rank(p->state)) {
+        p->best_run = r->id;
+        snprintf(p->state, sizeof p->state, "%s", shown);
+        snprintf(p->worker, sizeof p->worker, "%s", r->worker ? r->worker : "");
+        p->measurements = r->measurements;
+    }
+    return 0;
 }
 
 int cmd_status(int argc, char **argv)
@@ -113,27 +137,18 @@ int cmd_status(int argc, char **argv)
     }
     const char *db_path = ab_db_path(db_flag);
     sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     part_state *parts = NULL;
     int rc = 1, nsplits = 0, done_any = 0;
     if (ab_db_open(db_path, 1, &db, err)) {
         error("%s", err);
         goto cleanup;
     }
-    /* every split of this experiment the database holds (NULL: whole runs) */
-    if (ab_db_prepare(db,
-                      "SELECT DISTINCT coalesce(r.shard_n, 0) FROM runs r JOIN experiments x ON "
-                      "x.id = r.experiment_id WHERE x.hash = ?1 OR r.shard_hash = ?1 ORDER BY 1",
-                      &st, err)) {
-        error("%s: %s", db_path, err);
+    /* every split of this experiment the database holds (0: whole runs) */
+    int splits[64];
+    if (ab_experiment_splits(db, e.hash, splits, 64, &nsplits, err)) {
+        error("%s", err);
         goto cleanup;
     }
-    sqlite3_bind_text(st, 1, e.hash, -1, SQLITE_STATIC);
-    int splits[64];
-    while (sqlite3_step(st) == SQLITE_ROW && nsplits < 64)
-        splits[nsplits++] = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    st = NULL;
     printf("experiment %s (%s, hash %s): %zu configurations x %zu variants, database %s\n",
            e.name, path, e.hash, e.nconfigs, e.nvariants, db_path);
     if (nsplits == 0) {
@@ -141,16 +156,6 @@ int cmd_status(int argc, char **argv)
                "  attnbench run %s --db %s\n",
                path, db_path);
         rc = 3;
-        goto cleanup;
-    }
-    if (ab_db_prepare(db,
-                      "SELECT r.id, r.status, coalesce(r.shard_k, 1), r.worker, r.host, r.pid, "
-                      "r.proc_start, r.boot_id, (SELECT count(*) FROM measurements m WHERE "
-                      "m.run_id = r.id) FROM runs r JOIN experiments x ON x.id = r.experiment_id "
-                      "WHERE (x.hash = ?1 OR r.shard_hash = ?1) AND coalesce(r.shard_n, 0) = ?2 "
-                      "ORDER BY r.id",
-                      &st, err)) {
-        error("%s: %s", db_path, err);
         goto cleanup;
     }
     for (int s = 0; s < nsplits; s++) {
@@ -165,26 +170,11 @@ int cmd_status(int argc, char **argv)
         }
         for (int k = 0; k < n; k++)
             strcpy(parts[k].state, "missing");
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, e.hash, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 2, splits[s]);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int k = sqlite3_column_int(st, 2);
-            if (k < 1 || k > n)
-                continue;
-            part_state *p = &parts[k - 1];
-            const char *shown = ab_run_status_shown(
-                (const char *)sqlite3_column_text(st, 1), (const char *)sqlite3_column_text(st, 4),
-                (long)sqlite3_column_int64(st, 5), (const char *)sqlite3_column_text(st, 6),
-                (const char *)sqlite3_column_text(st, 7));
-            p->nruns++;
-            if (p->nruns == 1 || rank(shown) < rank(p->state)) {
-                p->best_run = sqlite3_column_int64(st, 0);
-                snprintf(p->state, sizeof p->state, "%s", shown);
-                const unsigned char *w = sqlite3_column_text(st, 3);
-                snprintf(p->worker, sizeof p->worker, "%s", w ? (const char *)w : "");
-                p->measurements = (long)sqlite3_column_int64(st, 8);
-            }
+        parts_ctx pc = {parts, n};
+        if (ab_experiment_part_runs_each(db, e.hash, splits[s], add_part_run, &pc, err)) {
+            free(part_of);
+            error("%s", err);
+            goto cleanup;
         }
         if (splits[s])
             printf("\nsplit into %d parts:\n", n);
@@ -234,7 +224,6 @@ int cmd_status(int argc, char **argv)
     }
     rc = done_any ? 0 : 3;
 cleanup:
-    sqlite3_finalize(st);
     free(parts);
     ab_db_close(db);
     ab_experiment_free(&e);

@@ -2,8 +2,8 @@
  * proc.c: running a child program under supervision (proc.h): its own
  * process group, its standard input fed from a buffer, its standard error
  * kept (the first KiB), a wall-clock limit after which the whole group is
- * killed. Used for gnuplot; a program that hangs can no longer hang
- * attnbench.
+ * killed (gnuplot: a program that hangs can no longer hang attnbench); and
+ * the one fork/exec and group kill of external variants' adapters.
  */
 #include "proc.h"
 
@@ -25,42 +25,153 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static void close_pair(int p[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (p[i] >= 0)
+            close(p[i]);
+    p[0] = p[1] = -1;
+}
+
+/* In the child, after fork: moves fd onto target (0, 1, 2); dup2 onto the
+ * same descriptor keeps FD_CLOEXEC, so clear it then. */
+static void child_fd(int fd, int target)
+{
+    if (fd == target)
+        fcntl(fd, F_SETFD, 0);
+    else
+        dup2(fd, target);
+}
+
+static void child_msg(const char *m, size_t n)
+{
+    ssize_t w = write(2, m, n);
+    (void)w;
+}
+
+int ab_proc_spawn(const ab_proc_spec *s, ab_child *c, char *err, size_t n)
+{
+    int p[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+    const ab_proc_fd mode[3] = {s->in, s->out, s->err};
+    c->pid = -1;
+    c->in = c->out = c->err = -1;
+    for (int i = 0; i < 3; i++)
+        if (mode[i] == AB_PROC_PIPE && pipe2(p[i], O_CLOEXEC) != 0) {
+            snprintf(err, n, "pipe: %s", strerror(errno));
+            for (int j = 0; j < 3; j++)
+                close_pair(p[j]);
+            return -1;
+        }
+    /* the descriptors the child gets: pipe ends, or -1 for /dev/null */
+    const int child_end[3] = {p[0][0], p[1][1], p[2][1]};
+    const int has_slash = strchr(s->argv[0], '/') != NULL;
+    pid_t pid = fork();
+    if (pid == 0) { /* async-signal-safe calls only */
+        static const char msg_cd[] = "attnbench: cannot chdir to the child's directory\n";
+        static const char msg_exec[] = "attnbench: cannot execute the program\n";
+        setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        for (int i = 0; i < 3; i++) {
+            if (child_end[i] >= 0) {
+                child_fd(child_end[i], i);
+                continue;
+            }
+            int dn = open("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
+            if (dn >= 0 && dn != i) {
+                dup2(dn, i);
+                close(dn);
+            }
+        }
+        if (s->workdir && *s->workdir && chdir(s->workdir) != 0) {
+            child_msg(msg_cd, sizeof msg_cd - 1);
+            _exit(126);
+        }
+        if (s->env && has_slash)
+            execve(s->argv[0], (char *const *)s->argv, s->env);
+        else if (s->env)
+            execvpe(s->argv[0], (char *const *)s->argv, s->env);
+        else
+            execvp(s->argv[0], (char *const *)s->argv);
+        child_msg(msg_exec, sizeof msg_exec - 1);
+        _exit(127);
+    }
+    int fork_errno = errno;
+    for (int i = 0; i < 3; i++)
+        if (child_end[i] >= 0)
+            close(child_end[i]);
+    if (pid < 0) {
+        close_pair(p[0]), close_pair(p[1]), close_pair(p[2]);
+        snprintf(err, n, "fork: %s", strerror(fork_errno));
+        return -1;
+    }
+    setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
+    c->pid = pid;
+    c->in = p[0][1];
+    c->out = p[1][0];
+    c->err = p[2][0];
+    if (c->out >= 0)
+        fcntl(c->out, F_SETFL, fcntl(c->out, F_GETFL) | O_NONBLOCK);
+    if (c->err >= 0)
+        fcntl(c->err, F_SETFL, fcntl(c->err, F_GETFL) | O_NONBLOCK);
+    return 0;
+}
+
+int ab_proc_exited(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD; /* already gone: nothing to wait for */
+    return si.si_pid == pid;
+}
+
+int ab_proc_end(pid_t pid, double term_grace_s, double reap_s, int *status)
+{
+    int st = 0;
+    if (pid <= 0)
+        return 0;
+    if (!ab_proc_exited(pid)) {
+        kill(-pid, SIGTERM);
+        const double t_term = now_s();
+        while (!ab_proc_exited(pid) && now_s() - t_term < term_grace_s)
+            usleep(10000);
+    }
+    /* no member of the group outlives the child; the child is a zombie or
+     * still alive, so its pid (the group id) has not been reused */
+    kill(-pid, SIGKILL);
+    pid_t w;
+    if (reap_s < 0) {
+        while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+            ;
+    } else {
+        const double t_kill = now_s();
+        while ((w = waitpid(pid, &st, WNOHANG)) == 0 && now_s() - t_kill < reap_s)
+            usleep(5000);
+    }
+    if (w != pid)
+        return 0;
+    if (status)
+        *status = st;
+    return 1;
+}
+
 int ab_proc_run(const char *const argv[], const char *input, size_t len, double timeout_s,
                 ab_proc_result *res)
 {
-    int in[2] = {-1, -1}, er[2] = {-1, -1};
     memset(res, 0, sizeof *res);
     res->exit_status = -1;
-    if (pipe2(in, O_CLOEXEC) || pipe2(er, O_CLOEXEC)) {
-        snprintf(res->error, sizeof res->error, "pipe: %s", strerror(errno));
-        goto fail_pipes;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(res->error, sizeof res->error, "fork: %s", strerror(errno));
-        goto fail_pipes;
-    }
-    if (pid == 0) {
-        /* child: async-signal-safe calls only */
-        setpgid(0, 0);
-        signal(SIGPIPE, SIG_DFL);
-        dup2(in[0], 0);
-        dup2(er[1], 2);
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0)
-            dup2(null, 1);
-        execvp(argv[0], (char *const *)argv);
-        static const char msg[] = "cannot execute the program\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
-        _exit(127);
-    }
-    setpgid(pid, pid); /* also here: no race with the child's own call */
-    close(in[0]);
-    close(er[1]);
-    in[0] = er[1] = -1;
+    ab_proc_spec spec = {argv, NULL, NULL, AB_PROC_PIPE, AB_PROC_NULL, AB_PROC_PIPE};
+    ab_child ch;
+    if (ab_proc_spawn(&spec, &ch, res->error, sizeof res->error))
+        return -1;
+    const pid_t pid = ch.pid;
+    int in[2] = {-1, ch.in}, er[2] = {ch.err, -1};
     fcntl(in[1], F_SETFL, O_NONBLOCK);
-    fcntl(er[0], F_SETFL, O_NONBLOCK);
     /* SIGPIPE if the child exits before reading everything: ignored here,
      * write() then fails with EPIPE */
     struct sigaction ign, old;
@@ -80,8 +191,7 @@ int ab_proc_run(const char *const argv[], const char *input, size_t len, double 
             p[np++] = (struct pollfd){in[1], POLLOUT, 0};
         double left = deadline - now_s();
         if (left <= 0) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &status, 0);
+            ab_proc_end(pid, 0, -1, &status);
             res->timed_out = 1;
             snprintf(res->error, sizeof res->error, "%s did not finish within %.0f s (killed)",
                      argv[0], timeout_s);
@@ -133,8 +243,7 @@ int ab_proc_run(const char *const argv[], const char *input, size_t len, double 
     if (res->timed_out)
         return -1;
     if (!done) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &status, 0);
+        ab_proc_end(pid, 0, -1, &status);
         snprintf(res->error, sizeof res->error, "waiting for %s: %s", argv[0], strerror(errno));
         return -1;
     }
@@ -147,14 +256,6 @@ int ab_proc_run(const char *const argv[], const char *input, size_t len, double 
     } else {
         snprintf(res->error, sizeof res->error, "%s was killed by signal %d", argv[0],
                  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    }
-    return -1;
-fail_pipes:
-    for (int i = 0; i < 2; i++) {
-        if (in[i] >= 0)
-            close(in[i]);
-        if (er[i] >= 0)
-            close(er[i]);
     }
     return -1;
 }

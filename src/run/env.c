@@ -10,6 +10,7 @@
 #include "ab_commit.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
+#include "runenv.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -112,6 +113,7 @@ json_t *ab_env_fingerprint(int with_gpu)
     /* attnbench never enables TF32: cublas_standard runs fp32 GEMMs with
      * CUBLAS_COMPUTE_32F, and no variant uses tf32 mma. */
     json_object_set_new(settings, "tf32", json_false());
+    ab_runenv_tuning_add(settings); /* AB_TUNE when set: the tiles are part of the environment */
     json_object_set_new(fp, "settings", settings);
 
     ab_gpu_info g;

@@ -8,12 +8,14 @@
  * with poll() until both reach end-of-file and the child has exited, or the
  * timeout passes (then SIGTERM to the group, SIGKILL half a second later).
  * Leftover members of the group are killed once the child has exited, so no
- * adapter outlives its measurement. Between fork and exec only
- * async-signal-safe calls are made (the caller may be multithreaded): the
- * environment and argv are built beforehand. Parsing is strict: every stdout
+ * adapter outlives its measurement. The child is started and killed by
+ * src/core/proc.c (ab_proc_spawn, ab_proc_end); this file builds its
+ * environment and speaks the protocol. Parsing is strict: every stdout
  * line must be a protocol line, a comment (#...) or blank.
  */
 #include "external.h"
+
+#include "proc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -226,44 +228,6 @@ static void free_env(char **env)
     free(env);
 }
 
-/* In the child, after fork: async-signal-safe calls only. */
-static void child_exec(const ab_ext_request *rq, char **env, int out_w, int err_w)
-{
-    static const char msg_cd[] = "attnbench: cannot chdir to the external variant's workdir\n";
-    static const char msg_exec[] = "attnbench: cannot exec /bin/sh\n";
-    setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    int dn = open("/dev/null", O_RDONLY);
-    if (dn >= 0 && dn != 0) {
-        dup2(dn, 0);
-        close(dn);
-    }
-    /* dup2 onto the same fd keeps FD_CLOEXEC: clear it explicitly then */
-    if (out_w == 1)
-        fcntl(1, F_SETFD, 0);
-    else
-        dup2(out_w, 1);
-    if (err_w == 2)
-        fcntl(2, F_SETFD, 0);
-    else
-        dup2(err_w, 2);
-    if (rq->workdir && *rq->workdir && chdir(rq->workdir) != 0) {
-        ssize_t w = write(2, msg_cd, sizeof msg_cd - 1);
-        (void)w;
-        _exit(126);
-    }
-    char *argv[] = {"sh", "-c", (char *)rq->command, NULL};
-    execve("/bin/sh", argv, env);
-    ssize_t w = write(2, msg_exec, sizeof msg_exec - 1);
-    (void)w;
-    _exit(127);
-}
-
 /* Reads what is available on fd into b (stdout) or the stderr tail.
  * Returns 1 at end-of-file or a hard error, 0 otherwise. */
 static int drain(int fd, gbuf *b, int is_err, int *overflow)
@@ -286,17 +250,6 @@ static int drain(int fd, gbuf *b, int is_err, int *overflow)
             return 0;
         return 1;
     }
-}
-
-/* Has the child exited? Leaves it a zombie (WNOWAIT) so its pid, hence its
- * process group id, cannot be reused before the group is killed. */
-static int child_exited(pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
-        return errno == ECHILD; /* already gone: nothing to wait for */
-    return si.si_pid == pid;
 }
 
 /* ---- parsing the protocol ------------------------------------------------------- */
@@ -591,41 +544,25 @@ int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out)
         return -1;
     }
 
-    int po[2] = {-1, -1}, pe[2] = {-1, -1};
-    if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
-        set_error(out, rq, "pipe: %s", strerror(errno));
-        free_env(env);
-        for (int i = 0; i < 2; i++) {
-            if (po[i] >= 0)
-                close(po[i]);
-            if (pe[i] >= 0)
-                close(pe[i]);
-        }
-        return -1;
-    }
     const double t0 = now_s(), deadline = t0 + rq->timeout_s;
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(rq, env, po[1], pe[1]); /* never returns */
-    int fork_errno = errno;
+    const char *const argv[] = {"/bin/sh", "-c", rq->command, NULL};
+    ab_proc_spec spec = {argv, env, rq->workdir, AB_PROC_NULL, AB_PROC_PIPE, AB_PROC_PIPE};
+    ab_child ch;
+    char why[200];
+    int spawned = ab_proc_spawn(&spec, &ch, why, sizeof why);
     free_env(env);
-    close(po[1]);
-    close(pe[1]);
-    if (pid < 0) {
-        close(po[0]);
-        close(pe[0]);
-        set_error(out, rq, "cannot start /bin/sh: fork: %s", strerror(fork_errno));
+    if (spawned) {
+        set_error(out, rq, "cannot start /bin/sh: %s", why);
         return -1;
     }
-    setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
-    fcntl(po[0], F_SETFL, fcntl(po[0], F_GETFL) | O_NONBLOCK);
-    fcntl(pe[0], F_SETFL, fcntl(pe[0], F_GETFL) | O_NONBLOCK);
+    const pid_t pid = ch.pid;
+    int po[2] = {ch.out, -1}, pe[2] = {ch.err, -1};
 
     gbuf sout = {0}, serr = {0};
     int out_open = 1, err_open = 1, overflow = 0, exited = 0;
     double exited_at = 0;
     for (;;) {
-        if (!exited && child_exited(pid)) {
+        if (!exited && ab_proc_exited(pid)) {
             exited = 1;
             exited_at = now_s();
         }
@@ -666,21 +603,10 @@ int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out)
             err_open = 0;
     }
 
-    if (!exited) {
-        /* timed out (or poll failed): SIGTERM the group, SIGKILL after 0.5 s */
-        kill(-pid, SIGTERM);
-        double t_term = now_s();
-        while (!(exited = child_exited(pid)) && now_s() - t_term < 0.5)
-            sleep_ms(10);
-    }
-    /* no member of the group outlives the measurement; the child is a zombie
-     * or dead, so its pid (the group id) has not been reused */
-    kill(-pid, SIGKILL);
+    /* timed out (or poll failed): SIGTERM the group, SIGKILL after 0.5 s; in
+     * any case no member of the group outlives the measurement */
     int status = 0;
-    double t_kill = now_s();
-    pid_t w;
-    while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now_s() - t_kill < 2.0)
-        sleep_ms(5);
+    const int reaped = ab_proc_end(pid, 0.5, 2.0, &status);
     out->wall_s = now_s() - t0;
     if (out_open)
         drain(po[0], &sout, 0, &overflow);
@@ -711,7 +637,7 @@ int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out)
     }
     free(serr.p);
 
-    if (w == pid) {
+    if (reaped) {
         if (WIFEXITED(status))
             out->exit_status = WEXITSTATUS(status);
         else if (WIFSIGNALED(status))
@@ -725,7 +651,7 @@ int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out)
     } else if (out->timed_out) {
         set_error(out, rq, "timed out after %.1f s; process group killed", rq->timeout_s);
         append_stderr_hint(out);
-    } else if (w != pid) {
+    } else if (!reaped) {
         set_error(out, rq, "could not reap the adapter process %ld", (long)pid);
     } else if (overflow) {
         set_error(out, rq, "more than %u MiB on stdout", AB_EXT_STDOUT_MAX >> 20);

@@ -2,8 +2,8 @@
  * external2.c: the protocol-2 conversation with a persistent adapter
  * (external2.h, adapters/PROTOCOL.md "Protocol 2").
  *
- * The child runs as in protocol 1 (src/run/external.c): /bin/sh -c COMMAND in a
- * process group of its own, the caller's environment minus ATTNBENCH_*,
+ * The child runs as in protocol 1 (src/run/external.c), started and killed
+ * by src/core/proc.c: /bin/sh -c COMMAND in a process group of its own, the caller's environment minus ATTNBENCH_*,
  * but with its stdin on a pipe. Requests are single lines written to that
  * pipe; answers are read line by line from stdout with poll(), stderr
  * drained at the same time into a bounded tail so the child never blocks on
@@ -12,6 +12,8 @@
  * SIGKILL half a second later) and the handle is dead.
  */
 #include "external2.h"
+
+#include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,22 +68,12 @@ static void err_tail_add(ab_ext2 *p, const char *s, size_t n)
     p->errtail[p->nerr] = '\0';
 }
 
+/* SIGTERM to the group, SIGKILL half a second later (proc.h) */
 static void kill_group(ab_ext2 *p)
 {
     if (p->pid <= 0)
         return;
-    kill(-p->pid, SIGTERM);
-    for (int i = 0; i < 50; i++) {
-        if (waitpid(p->pid, NULL, WNOHANG) == p->pid) {
-            kill(-p->pid, SIGKILL); /* leftovers of the group */
-            p->pid = -1;
-            return;
-        }
-        struct timespec ts = {0, 10000000L};
-        nanosleep(&ts, NULL);
-    }
-    kill(-p->pid, SIGKILL);
-    waitpid(p->pid, NULL, 0);
+    ab_proc_end(p->pid, 0.5, -1, NULL);
     p->pid = -1;
 }
 
@@ -262,58 +254,28 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
         }
         env[k] = NULL;
     }
-    int pi[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
-    if (!env || pipe2(pi, O_CLOEXEC) || pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
-        snprintf(err, n, "external variant %s: %s", name, env ? strerror(errno) : "out of memory");
-        for (int i = 0; i < 2; i++) {
-            close_fd(&pi[i]);
-            close_fd(&po[i]);
-            close_fd(&pe[i]);
-        }
-        free(env);
+    if (!env) {
+        snprintf(err, n, "external variant %s: out of memory", name);
         free(obuf);
         free(p);
         return -1;
     }
-    pid_t pid = fork();
-    if (pid == 0) { /* async-signal-safe calls only */
-        setpgid(0, 0);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        dup2(pi[0], 0);
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        if (workdir && *workdir && chdir(workdir) != 0)
-            _exit(126);
-        char *argv[] = {"sh", "-c", (char *)command, NULL};
-        execve("/bin/sh", argv, env);
-        _exit(127);
-    }
-    int fork_errno = errno;
+    const char *const argv[] = {"/bin/sh", "-c", command, NULL};
+    ab_proc_spec spec = {argv, env, workdir, AB_PROC_PIPE, AB_PROC_PIPE, AB_PROC_PIPE};
+    ab_child ch;
+    char why[200];
+    int spawned = ab_proc_spawn(&spec, &ch, why, sizeof why);
     free(env);
     free(obuf);
-    close(pi[0]);
-    close(po[1]);
-    close(pe[1]);
-    if (pid < 0) {
-        close(pi[1]);
-        close(po[0]);
-        close(pe[0]);
-        snprintf(err, n, "external variant %s: fork: %s", name, strerror(fork_errno));
+    if (spawned) {
+        snprintf(err, n, "external variant %s: %s", name, why);
         free(p);
         return -1;
     }
-    setpgid(pid, pid);
-    p->pid = pid;
-    p->in_w = pi[1];
-    p->out_r = po[0];
-    p->err_r = pe[0];
-    fcntl(p->out_r, F_SETFL, fcntl(p->out_r, F_GETFL) | O_NONBLOCK);
-    fcntl(p->err_r, F_SETFL, fcntl(p->err_r, F_GETFL) | O_NONBLOCK);
+    p->pid = ch.pid;
+    p->in_w = ch.in;
+    p->out_r = ch.out;
+    p->err_r = ch.err;
     p->t_start = now_s();
     *out = p;
     return 0;
@@ -444,12 +406,8 @@ void ab_ext2_stop(ab_ext2 *p)
         char why[100];
         send_line(p, "quit\n", why, sizeof why);
         close_fd(&p->in_w);
-        for (int i = 0; i < 200 && p->pid > 0; i++) {
-            if (waitpid(p->pid, NULL, WNOHANG) == p->pid) {
-                kill(-p->pid, SIGKILL);
-                p->pid = -1;
-                break;
-            }
+        /* up to 2 s to leave on its own; then (or at once) the group ends */
+        for (int i = 0; i < 200 && p->pid > 0 && !ab_proc_exited(p->pid); i++) {
             struct timespec ts = {0, 10000000L};
             nanosleep(&ts, NULL);
         }

@@ -4,6 +4,7 @@
  * JSON in runs.run_settings.
  */
 #include "runenv.h"
+#include "runmeta.h"
 #include "store.h"
 #include "util.h"
 
@@ -46,6 +47,16 @@ static json_t *load_json(void)
                      round(l[2] * 100) / 100);
 }
 
+void ab_runenv_tuning_add(json_t *obj)
+{
+    static const char *const tuning[] = {"AB_TUNE"};
+    for (size_t i = 0; obj && i < sizeof tuning / sizeof tuning[0]; i++) {
+        const char *v = getenv(tuning[i]);
+        if (v && *v)
+            json_object_set_new(obj, tuning[i], json_string(v));
+    }
+}
+
 json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
 {
     int threads = 1, openmp = 0;
@@ -79,6 +90,7 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
     for (size_t i = 0; env && i < sizeof vars / sizeof vars[0]; i++)
         if (getenv(vars[i]))
             json_object_set_new(env, vars[i], json_string(getenv(vars[i])));
+    ab_runenv_tuning_add(env);
     if (env && json_object_size(env))
         json_object_set_new(s, "environment", env);
     else
@@ -88,72 +100,35 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
 
 int ab_runenv_store(sqlite3 *db, long long run_id, const json_t *settings, char *err)
 {
-    sqlite3_stmt *st = NULL;
     char *text = json_dumps(settings, JSON_SORT_KEYS | JSON_COMPACT);
-    int rc = -1;
     if (!text) {
         snprintf(err, AB_ERR, "out of memory storing the run settings");
         return -1;
     }
-    if (ab_db_prepare(db, "UPDATE runs SET run_settings = ? WHERE id = ?", &st, err))
-        goto cleanup;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, run_id);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        snprintf(err, AB_ERR, "storing the run settings of run %lld: %s", run_id, sqlite3_errmsg(db));
-        goto cleanup;
-    }
-    rc = 0;
-cleanup:
-    sqlite3_finalize(st);
+    int rc = ab_run_settings_store(db, run_id, text, err);
     free(text);
     return rc;
 }
 
 int ab_runenv_finish(sqlite3 *db, long long run_id, char *err)
 {
-    sqlite3_stmt *st = NULL;
     json_t *l = load_json();
     char *text = json_dumps(l, JSON_ENCODE_ANY | JSON_COMPACT);
-    int rc = -1;
     json_decref(l);
     if (!text) {
         snprintf(err, AB_ERR, "out of memory storing the run settings");
         return -1;
     }
-    if (ab_db_prepare(db,
-                      "UPDATE runs SET run_settings = json_set(run_settings, '$.load_avg_end', "
-                      "json(?)) WHERE id = ? AND run_settings IS NOT NULL",
-                      &st, err))
-        goto cleanup;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, run_id);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        snprintf(err, AB_ERR, "storing the load average of run %lld: %s", run_id, sqlite3_errmsg(db));
-        goto cleanup;
-    }
-    rc = 0;
-cleanup:
-    sqlite3_finalize(st);
+    int rc = ab_run_settings_set(db, run_id, "$.load_avg_end", text, err);
     free(text);
     return rc;
 }
 
 json_t *ab_runenv_load(sqlite3 *db, long long run_id)
 {
-    sqlite3_stmt *st = NULL;
-    json_t *s = NULL;
-    /* prepared without ab_db_prepare: an older schema has no such column,
-     * which is not an error here */
-    if (sqlite3_prepare_v2(db, "SELECT run_settings FROM runs WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK) {
-        sqlite3_finalize(st);
-        return NULL;
-    }
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
-        s = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
-    sqlite3_finalize(st);
+    char *text = ab_run_settings_text(db, run_id);
+    json_t *s = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
     return s;
 }
 
@@ -192,6 +167,12 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
         fprintf(out, "; **busy host: the load average plus this run's threads exceeded its "
                      "CPUs, so samples include waiting for a core**");
     fprintf(out, " |\n");
+    const char *tune = json_string_value(json_object_get(json_object_get(s, "environment"),
+                                                         "AB_TUNE"));
+    if (tune)
+        fprintf(out, "| tuning | AB_TUNE=%s: cuda_mma_pipeline ran tile candidate %s instead of "
+                     "its tuning table's (recorded in the fingerprint too) |\n",
+                tune, tune);
     json_decref(s);
 }
 

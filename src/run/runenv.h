@@ -31,9 +31,18 @@
  * timing_mode, threads (the count in effect), threads_from ("experiment" or
  * "default"), openmp (built with OpenMP), affinity (CPU list, e.g. "0-3"),
  * affinity_cpus, load_avg ([1, 5, 15] minutes, from /proc/loadavg), the
- * OMP_* environment variables that are set. NULL only when out of memory.
+ * OMP_* environment variables and tuning variables (ab_runenv_tuning_add)
+ * that are set. NULL only when out of memory.
  * timing_mode: the run's ("host" when only CPU variants run). */
 json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode);
+
+/* Adds to obj, as strings, the tuning variables of this process's
+ * environment that are set: AB_TUNE (cuda_mma_pipeline's tile candidate
+ * instead of its tuning table, kernels/cuda_mma_pipeline.cu). Nothing when
+ * none is set, so fingerprints of untuned runs keep their hash. Called for
+ * the fingerprint's settings (env.c) and the run settings' environment, so
+ * two runs with different tiles have different environments. */
+void ab_runenv_tuning_add(json_t *obj);
 
 /* Stores settings as run_id's run_settings; on error returns -1 with a
  * message in err (AB_ERR bytes). */

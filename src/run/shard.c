@@ -5,8 +5,8 @@
  */
 #include "shard.h"
 
+#include "runmeta.h"
 #include "shard_plan.h"
-#include "store.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -58,69 +58,22 @@ int ab_shard_record(sqlite3 *db, sqlite3_int64 run_id, const ab_experiment *e, c
 {
     if (!e->shard_n && !e->worker)
         return 0;
-    sqlite3_stmt *st = NULL;
-    if (ab_db_prepare(db,
-                      "UPDATE runs SET shard_k = ?, shard_n = ?, shard_hash = ?, worker = ? "
-                      "WHERE id = ?",
-                      &st, err))
-        return -1;
-    if (e->shard_n) {
-        sqlite3_bind_int(st, 1, e->shard_k);
-        sqlite3_bind_int(st, 2, e->shard_n);
-        sqlite3_bind_text(st, 3, e->hash, -1, SQLITE_STATIC);
-    }
-    if (e->worker)
-        sqlite3_bind_text(st, 4, e->worker, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, run_id);
-    int rc = 0;
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        snprintf(err, AB_ERR, "recording the shard of run %lld: %s", (long long)run_id,
-                 sqlite3_errmsg(db));
-        rc = -1;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return ab_run_shard_store(db, run_id, e->shard_k, e->shard_n, e->hash, e->worker, err);
 }
 
 int ab_shard_of_run(sqlite3 *db, sqlite3_int64 run_id, int *k, int *n, char *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (ab_db_prepare(db, "SELECT shard_k, shard_n FROM runs WHERE id = ?", &st, err))
-        return -1;
-    sqlite3_bind_int64(st, 1, run_id);
-    int rc = 0;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) != SQLITE_NULL) {
-        *k = sqlite3_column_int(st, 0);
-        *n = sqlite3_column_int(st, 1);
-        rc = 1;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return ab_run_shard_load(db, run_id, k, n, err);
 }
 
 void ab_shard_report_row(FILE *out, sqlite3 *db, sqlite3_int64 run_id)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT r.shard_k, r.shard_n, r.shard_hash, r.worker, x.path, "
-                           "(SELECT count(*) FROM runs o WHERE o.shard_hash = r.shard_hash "
-                           " AND o.shard_n = r.shard_n AND o.id <> r.id) "
-                           "FROM runs r JOIN experiments x ON x.id = r.experiment_id "
-                           "WHERE r.id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return; /* a database older than the shard columns: no row */
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        const char *worker = (const char *)sqlite3_column_text(st, 3);
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            fprintf(out,
-                    "| shard | part %d of %d of experiment %s: this report covers only this "
-                    "part's configurations; the other parts are separate runs (%d in this "
-                    "database), `attnbench status %s` lists them%s%s |\n",
-                    sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
-                    (const char *)sqlite3_column_text(st, 2), sqlite3_column_int(st, 5),
-                    (const char *)sqlite3_column_text(st, 4), worker ? "; worker " : "",
-                    worker ? worker : "");
-    }
-    sqlite3_finalize(st);
+    ab_run_shard_info s;
+    if (ab_run_shard_info_load(db, run_id, &s) != 1)
+        return;
+    fprintf(out,
+            "| shard | part %d of %d of experiment %s: this report covers only this "
+            "part's configurations; the other parts are separate runs (%d in this "
+            "database), `attnbench status %s` lists them%s%s |\n",
+            s.k, s.n, s.hash, s.others, s.exp_path, s.has_worker ? "; worker " : "", s.worker);
 }

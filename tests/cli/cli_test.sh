@@ -281,6 +281,29 @@ env-run-hash)
   "$AB" show 1 --db h.db | grep -q '"threads": 1' || fail "show does not print the run settings"
   echo "ok: env and run share hash $env_hash; settings stored with the run"
   ;;
+tuning)
+  # issue 15: AB_TUNE changes cuda_mma_pipeline's tiles; it was recorded
+  # nowhere, so runs with different tiles looked like one environment. Set,
+  # it is in the fingerprint (another environment hash), the run settings
+  # and the report; unset, the fingerprint has no such key (old hashes hold).
+  small_cfg t.cfg ""
+  "$AB" run t.cfg --db t.db >/dev/null 2>&1 || fail "untuned run failed"
+  AB_TUNE=3 "$AB" run t.cfg --db t.db >/dev/null 2>&1 || fail "tuned run failed"
+  [ "$(count t.db "SELECT count(DISTINCT environment_id) FROM runs")" = 2 ] ||
+    fail "AB_TUNE=3 and unset share one environment"
+  [ "$(count t.db "SELECT group_concat(coalesce(json_extract(v.fingerprint, '\$.settings.AB_TUNE'), '-'), ' ') FROM runs r JOIN environments v ON v.id = r.environment_id ORDER BY r.id")" = "- 3" ] ||
+    fail "fingerprints: $(count t.db "SELECT fingerprint FROM environments")"
+  [ "$(count t.db "SELECT json_extract(run_settings, '\$.environment.AB_TUNE') FROM runs WHERE id = 2")" = 3 ] ||
+    fail "run settings: $(count t.db "SELECT run_settings FROM runs WHERE id = 2")"
+  env_plain=$("$AB" env | sed -n 's/^ *"hash": "\([0-9a-f]*\)".*/\1/p')
+  env_tuned=$(AB_TUNE=3 "$AB" env | sed -n 's/^ *"hash": "\([0-9a-f]*\)".*/\1/p')
+  [ -n "$env_plain" ] && [ "$env_plain" != "$env_tuned" ] || fail "attnbench env: '$env_plain' '$env_tuned'"
+  "$AB" report 2 --db t.db -o t2.md >/dev/null 2>&1 || fail "report 2 failed"
+  grep -q '^| tuning | AB_TUNE=3: ' t2.md || fail "report 2 has no tuning row"
+  "$AB" report 1 --db t.db -o t1.md >/dev/null 2>&1 || fail "report 1 failed"
+  ! grep -q '^| tuning |' t1.md || fail "the untuned run's report has a tuning row"
+  echo "ok: AB_TUNE=3 recorded in the fingerprint, the run settings and the report"
+  ;;
 threads)
   # issue 16: OMP_NUM_THREADS changed the numbers 2-15x, yet compare said
   # "identical environments". threads is a run setting, recorded and diffed.
