@@ -64,6 +64,11 @@ int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m
 /* Copies O back as floats (numel of the shape). */
 int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n);
 
+/* Uploads o (numel floats [B,H,S,D], values of the dtype: an external
+ * variant's output) into b's O, converted to the dtype (exact for dtype
+ * values), for the device check (gpu_check.h). 0 or -1 with err. */
+int ab_gpu_set_output(ab_gpu_bufs *b, const float *o, char *err, size_t n);
+
 /* An empty kernel as a variant: timed with ab_gpu_time it gives the floor
  * of the timer in each mode (launch overhead plus event resolution). */
 extern const ab_variant ab_gpu_empty_variant;

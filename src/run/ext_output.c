@@ -5,6 +5,7 @@
 #include "ext_output.h"
 
 #include "data.h"
+#include "gpu_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,19 +58,41 @@ cleanup:
     return rc;
 }
 
-int ab_ext_output_check(const ab_shape *s, const char *path, unsigned long input_seed,
-                        unsigned long check_seed, ab_check *out, char *err, size_t n)
+int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
+                        unsigned long input_seed, unsigned long check_seed, ab_check *out,
+                        char *err, size_t n)
 {
     int rc = -1;
     const size_t numel = ab_shape_numel(s);
-    float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
-    float *v = malloc(numel * sizeof *v), *o = malloc(numel * sizeof *o);
-    if (!q || !k || !v || !o) {
+    float *q = NULL, *k = NULL, *v = NULL, *o = malloc(numel * sizeof *o);
+    if (!o) {
         snprintf(err, n, "out of host memory for the output check (%zu-element tensors)", numel);
         goto cleanup;
     }
     if (read_output(path, numel, o, err, n))
         goto cleanup;
+    if (bufs) { /* on the device, every row */
+        char why[256] = "";
+        if (ab_gpu_set_output(bufs, o, err, n))
+            goto cleanup;
+        int g = ab_gpu_check(bufs, out, why, sizeof why);
+        if (g < 0) {
+            snprintf(err, n, "%s", why);
+            goto cleanup;
+        }
+        if (g == 0) {
+            rc = 0;
+            goto cleanup;
+        }
+        /* the device cannot hold or handle the reference: on the host */
+    }
+    q = malloc(numel * sizeof *q);
+    k = malloc(numel * sizeof *k);
+    v = malloc(numel * sizeof *v);
+    if (!q || !k || !v) {
+        snprintf(err, n, "out of host memory for the output check (%zu-element tensors)", numel);
+        goto cleanup;
+    }
     if (ab_inputs_fill(s, input_seed, q, k, v)) {
         snprintf(err, n, "out of memory for the RNG");
         goto cleanup;

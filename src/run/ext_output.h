@@ -13,6 +13,7 @@
 #define ATTNBENCH_EXT_OUTPUT_H
 
 #include "check.h"
+#include "gpu.h"
 
 #include <stddef.h>
 
@@ -23,15 +24,19 @@ extern "C" {
 /* Checks the output file at path for shape s: it must be a regular file
  * (not a link) of exactly numel(s) * 4 bytes, float32 little-endian in
  * [B,H,S,D] layout (the adapter's O converted to float32, which is exact
- * for fp16 and bf16). The inputs are regenerated from input_seed
- * (ab_inputs_fill); rows per (b, h) slice as for a host check
+ * for fp16 and bf16). With bufs (the configuration's GPU buffers, holding
+ * the same inputs) O is uploaded and checked on the device over every row,
+ * as GPU variants are (gpu_check.h); otherwise, or where the device cannot
+ * (ab_gpu_check returning 1), on the host: inputs regenerated from
+ * input_seed (ab_inputs_fill), rows per (b, h) slice as for a CPU variant
  * (ab_check_rows_for: every row when the cost allows, else a sample drawn
  * with check_seed). The file is removed once read, whatever the outcome.
  * Returns 0 with *out filled (out->pass says the verdict); -1 with the
  * reason in err (n bytes) when the file is missing, not a regular file, of
  * the wrong size or unreadable, or memory runs out. */
-int ab_ext_output_check(const ab_shape *s, const char *path, unsigned long input_seed,
-                        unsigned long check_seed, ab_check *out, char *err, size_t n);
+int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
+                        unsigned long input_seed, unsigned long check_seed, ab_check *out,
+                        char *err, size_t n);
 
 #ifdef __cplusplus
 }

@@ -429,18 +429,17 @@ static const char *ext_output_path(size_t vi, char *buf, size_t n)
 
 /* The correctness rule for external variant st on shape s, from its result
  * res: when the adapter wrote its output to the offered path (`check
- * output=PATH`), attnbench checks that output itself like a CPU variant's
- * (ext_output.h: rule of kernels/check.h on inputs regenerated from the
- * experiment's seed, every row when the cost allows, else a sample drawn
- * with check_seed); otherwise FlashAttention's rule on the adapter's
+ * output=PATH`), attnbench checks that output itself (ext_output.h: the
+ * rule of kernels/check.h, on the device over every row when bufs holds
+ * the configuration's inputs, else on the host like a CPU variant's); otherwise FlashAttention's rule on the adapter's
  * figures with atol maximised over outputs |x| <= 1 (attention outputs are
  * convex combinations of V, and |V| <= 1). Fills st->m's check fields,
  * st->check_seed and st->rows_total. Returns 1 (passed), 0 (failed: why in
  * msg) or -1 (an output that cannot be read or a path not offered: why in
  * msg). */
 static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
-                     const ab_ext_result *res, const char *offered, unsigned long check_seed,
-                     char *msg, size_t n)
+                     const ab_ext_result *res, const char *offered, ab_gpu_bufs *bufs,
+                     unsigned long check_seed, char *msg, size_t n)
 {
     st->m.checked = 1;
     if (res->output_path) {
@@ -453,7 +452,7 @@ static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
             return -1;
         }
         const double t = ab_now_s();
-        int rc = ab_ext_output_check(s, offered, e->seed, check_seed, &c, err, sizeof err);
+        int rc = ab_ext_output_check(s, offered, bufs, e->seed, check_seed, &c, err, sizeof err);
         wt.check_s += ab_now_s() - t;
         if (rc) {
             snprintf(msg, n, "%s", err);
@@ -491,7 +490,8 @@ static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
 
 /* Measures one external variant on shape s and stores it. */
 static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_variant *ev,
-                        const ab_shape *s, sqlite3_int64 run_id, double run_t0)
+                        const ab_shape *s, sqlite3_int64 run_id, double run_t0,
+                        ab_gpu_bufs *bufs)
 {
     ab_ext_request rq = {0};
     ab_ext_result res;
@@ -547,7 +547,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
         status = "error";
         snprintf(msg, sizeof msg, "%s", res.error);
     } else {
-        int pass = ext_check(e, &st, s, &res, rq.output_path,
+        int pass = ext_check(e, &st, s, &res, rq.output_path, bufs,
                              check_seed_base + 7919UL * (size_t)(ev - e->variants + 1), msg,
                              sizeof msg);
         if (pass <= 0) {
@@ -601,7 +601,8 @@ static int resuming = 0;
  * Returns 1 when it is ready to sample in the rounds, 0 when it was stored
  * as failed or errored, -1 on a database error. */
 static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
-                        const ab_exp_variant *ev, const ab_shape *s, sqlite3_int64 run_id)
+                        const ab_exp_variant *ev, const ab_shape *s, sqlite3_int64 run_id,
+                        ab_gpu_bufs *bufs)
 {
     char err[AB_ERR];
     st->ev = ev;
@@ -662,7 +663,7 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     }
     /* the same rule as for protocol 1 (ext_check) */
     char why[AB_ERR];
-    int pass = ext_check(e, st, s, &res, offered, check_seed_base + 7919UL * (vi + 1),
+    int pass = ext_check(e, st, s, &res, offered, bufs, check_seed_base + 7919UL * (vi + 1),
                          why, sizeof why);
     char *opath_res = res.output_path; /* only the path was still held */
     res.output_path = NULL;
@@ -702,6 +703,15 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         any_gpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA;
     if (any_gpu && ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err))
         fprintf(stderr, "  %s\n", err); /* each GPU variant is stored as an error below */
+    if (!any_gpu) { /* external variants alone: their outputs are checked on a GPU if there is one */
+        int any_ext = 0;
+        ab_gpu_info gi;
+        for (size_t i = 0; i < e->nvariants; i++)
+            any_ext |= !e->variants[i].native;
+        if (any_ext && ab_gpu_query(&gi, err, sizeof err) == 0 &&
+            ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err))
+            bufs = NULL; /* no room: checked on the host */
+    }
     wt.inputs_s += ab_now_s() - t_inputs;
 
     /* setup, warm-up, check */
@@ -720,7 +730,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
             }
             if (have)
                 continue;
-            int p = prepare_ext2(db, e, &st[i], i, ev, s, run_id);
+            int p = prepare_ext2(db, e, &st[i], i, ev, s, run_id, bufs);
             if (p < 0)
                 goto cleanup;
             if (p == 0)
@@ -820,7 +830,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         }
         if (have)
             continue;
-        if (run_external(db, e, &e->variants[i], s, run_id, run_t0))
+        if (run_external(db, e, &e->variants[i], s, run_id, run_t0, bufs))
             goto cleanup;
     }
     rc = 0;
