@@ -21,6 +21,10 @@
 #     TMA and mbarrier pipelines); racecheck reports their mbarrier hand-over
 #     as hazards, synccheck overflows its table of tracked barriers (its own
 #     warning). Nothing here can change them.
+#   initcheck, cublas_standard: a timeout only (no error shown): initcheck
+#     instruments cuBLAS's closed GEMM kernels and did not finish the small
+#     shapes in 180 or 240 s on an H200 (2026-11-23) while the other 14
+#     variants took seconds; an error it does report still fails.
 # Exit 0 when everything else is clean, 1 otherwise, 77 without a CUDA
 # device or without compute-sanitizer.
 tool=$1
@@ -82,6 +86,8 @@ for v in ${only:-$("$gpu_check" --list)}; do
         if [ $rc -eq 0 ]; then report ok "$v"
         elif [ "$v" = cudnn_sdpa ] && [ "$tool" = synccheck ]; then
             report "KNOWN (tool limitation: synccheck's barrier table, cuDNN kernels)" "$v"
+        elif [ "$v" = cublas_standard ] && [ "$tool" = initcheck ] && [ $rc -eq 124 ]; then
+            report "KNOWN (tool cost: initcheck over cuBLAS's closed kernels did not finish)" "$v"
         else report FAIL "$v"; fails=$((fails + 1)); fi
     fi
 done
