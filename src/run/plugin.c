@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -208,4 +211,40 @@ void ab_plugin_variant_free(ab_variant *v)
         free((char *)v->idea);
     free((char *)v->unavailable);
     free(v);
+}
+
+int ab_plugin_probe(const ab_variant *v, const char *library, const ab_shape *s,
+                    const float *q, const float *k, const float *vv, char *err, size_t n)
+{
+    if (v->device != AB_DEV_CPU || !v->setup)
+        return 0;
+    float *o = malloc(ab_shape_numel(s) * sizeof *o);
+    if (!o)
+        return 0; /* no probe; the runner's own call reports what happens */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(o);
+        return 0;
+    }
+    if (pid == 0) { /* child: one call, then leave without atexit handlers */
+        void *ctx = NULL;
+        size_t ws = 0;
+        char e[256];
+        if (v->setup(s, &ctx, &ws, e, sizeof e) == 0) {
+            v->run(ctx, s, q, k, vv, o, NULL);
+            v->teardown(ctx);
+        }
+        _exit(0);
+    }
+    free(o);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        ;
+    if (WIFSIGNALED(st)) {
+        snprintf(err, n, "%s: variant '%s' crashed in a probe call (signal %d, %s); not measured",
+                 library, v->name, WTERMSIG(st), strsignal(WTERMSIG(st)));
+        return -1;
+    }
+    return 0;
 }

@@ -32,6 +32,18 @@ int ab_plugin_load(const char *library, const char *name, ab_variant **out, char
  * Heap; NULL when out of memory. */
 ab_variant *ab_plugin_failed_variant(const char *name, const char *why);
 
+/* Runs setup, one forward pass and teardown of CPU plugin variant v on
+ * shape s and host inputs q, k, v (output into a scratch copy) in a forked
+ * child, so that a plugin that crashes is caught before attnbench calls it
+ * in its own process. Returns 0 when the child exited normally (whatever
+ * the plugin returned: setup and run errors are reported later by the
+ * runner as for any variant), or -1 with one line in err naming `library`
+ * and the signal. CUDA plugins are not probed (a CUDA context does not
+ * survive fork); the probe's output is discarded, so it adds one untimed
+ * call and changes no measurement. */
+int ab_plugin_probe(const ab_variant *v, const char *library, const ab_shape *s,
+                    const float *q, const float *k, const float *vv, char *err, size_t n);
+
 /* Frees a variant of ab_plugin_load or ab_plugin_failed_variant (NULL ok). */
 void ab_plugin_variant_free(ab_variant *v);
 

@@ -21,6 +21,7 @@
  * (src/walltime.h).
  */
 #include "runner.h"
+#include "plugin.h"
 #include "shard.h"
 #include "runenv.h"
 #include "units.h"
@@ -684,8 +685,10 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         x->m.flops = x->v->flops(s);
         x->m.bytes = ab_attention_bytes(s);
         x->m.adapter_env = ev->plugin_record; /* plugin: library path, size, SHA-256 */
-        if (ev->native->unavailable) { /* a plugin that did not load (src/run/plugin.h) */
-            if (store(db, x, "error", ev->native->unavailable))
+        if (ev->native->unavailable || (ev->plugin && ab_plugin_probe(ev->plugin, ev->library, s,
+                                                                      q, k, v, err, sizeof err))) {
+            /* a plugin that did not load or crashed in a forked probe (src/run/plugin.h) */
+            if (store(db, x, "error", ev->native->unavailable ? ev->native->unavailable : err))
                 goto cleanup;
             print_outcome(x, sh);
             continue;

@@ -4,8 +4,11 @@
  *   BAD_ABI      exports the table with abi_version 99 (refused at load);
  *   BAD_NOSYM    exports no attnbench_plugin_variants (refused at load);
  *   BAD_OUTPUT   loads and runs, but writes O = V (ignores the softmax), so
- *                the check against the float64 reference must fail it.
+ *                the check against the float64 reference must fail it;
+ *   BAD_CRASH    loads, then dies of SIGSEGV in run (the forked probe must
+ *                catch it before attnbench calls it in its own process).
  */
+#include <signal.h>
 #include <attnbench/plugin.h>
 
 #include <string.h>
@@ -23,6 +26,9 @@ static int b_run(void *ctx, const attnbench_shape *s, const void *q, const void 
                  const void *v, void *o, void *stream)
 {
     (void)ctx; (void)q; (void)k; (void)stream;
+#ifdef BAD_CRASH
+    raise(SIGSEGV);
+#endif
     memcpy(o, v, (size_t)s->B * s->H * s->S * s->D * sizeof(float));
     return 0;
 }
@@ -30,7 +36,12 @@ static int b_run(void *ctx, const attnbench_shape *s, const void *q, const void 
 static void b_teardown(void *ctx) { (void)ctx; }
 
 static const attnbench_plugin_variant variants[] = {
-    {"bad_plugin", ATTNBENCH_DEV_CPU, ATTNBENCH_DT(ATTNBENCH_FP32), {0}, "broken on purpose",
+#ifdef BAD_CRASH
+    {"crash_plugin", ATTNBENCH_DEV_CPU,
+#else
+    {"bad_plugin", ATTNBENCH_DEV_CPU,
+#endif
+     ATTNBENCH_DT(ATTNBENCH_FP32), {0}, "broken on purpose",
      b_setup, b_run, b_teardown, NULL, {NULL}},
 };
 

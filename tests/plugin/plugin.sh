@@ -1,5 +1,5 @@
 #!/bin/sh
-# plugin.sh AB SRC BUILD BAD_ABI BAD_NOSYM BAD_OUTPUT: out-of-tree plugins
+# plugin.sh AB SRC BUILD BAD_ABI BAD_NOSYM BAD_OUTPUT BAD_CRASH: out-of-tree plugins
 # (issue 22), CPU only:
 #  1. `meson install --destdir` of this build; examples/plugin configured
 #     and built OUT OF TREE against the installed header and
@@ -10,10 +10,11 @@
 #     values from stat and coreutils' sha256sum, independent of OpenSSL);
 #  3. wrong ABI version, missing symbol, not a library: each stored 'error'
 #     with a message naming the library, the field and file:line; a plugin
-#     whose output is wrong is stored 'failed' by the check; the run is
+#     whose output is wrong is stored 'failed' by the check, one that
+#     crashes (SIGSEGV) is stored 'error' by the forked probe; the run is
 #     complete and the report names the example.
 set -u
-AB=$1 SRC=$2 BUILD=$3 BAD_ABI=$4 BAD_NOSYM=$5 BAD_OUTPUT=$6
+AB=$1 SRC=$2 BUILD=$3 BAD_ABI=$4 BAD_NOSYM=$5 BAD_OUTPUT=$6 BAD_CRASH=$7
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -45,7 +46,8 @@ variants = ( "cpu_flash",
   { name = "bad_abi"; library = "$BAD_ABI"; },
   { name = "bad_nosym"; library = "$BAD_NOSYM"; },
   { name = "not_a_library"; library = "$tmp/notalib.so"; },
-  { name = "bad_plugin"; library = "$BAD_OUTPUT"; } );
+  { name = "bad_plugin"; library = "$BAD_OUTPUT"; },
+  { name = "crash_plugin"; library = "$BAD_CRASH"; } );
 baseline = "cpu_flash";
 sweep = { B = 1; H = 2; S = [32, 48]; D = 16; dtype = "fp32"; };
 warmup = 1; samples = 12; round_size = 3;
@@ -88,6 +90,8 @@ q "SELECT message FROM measurements WHERE variant='bad_abi'" | grep -q "p.cfg:$l
     fail "bad_abi: message does not give line $line"
 [ "$(q "SELECT count(*) FROM measurements WHERE variant='bad_plugin' AND status='failed' AND checked=1")" = 2 ] ||
     fail "bad_plugin (O = V): $(q "SELECT status, message FROM measurements WHERE variant='bad_plugin'")"
+[ "$(q "SELECT count(*) FROM measurements WHERE variant='crash_plugin' AND status='error' AND message LIKE '%$BAD_CRASH%crashed in a probe call (signal 11%'")" = 2 ] ||
+    fail "crash_plugin: $(q "SELECT status, message FROM measurements WHERE variant='crash_plugin'")"
 [ "$(q "SELECT count(*) FROM measurements WHERE variant='cpu_flash' AND status='ok'")" = 2 ] ||
     fail "cpu_flash did not survive the broken plugins"
 run=$(cat run.out)
