@@ -10,6 +10,7 @@
 #include "experiment.h"
 #include "exp_schema.h"
 #include "registry.h"
+#include "plugin.h"
 #include "util.h"
 
 #include <errno.h>
@@ -265,6 +266,33 @@ static int get_string(const config_setting_t *root, const char *name, int requir
     return 0;
 }
 
+/* { name; library; }: a plugin variant (src/run/plugin.h). A library that
+ * cannot be loaded is no error of the file: the variant stands in with the
+ * reason (naming the library and the field's file:line), the runner stores
+ * it as an error and the other variants run. */
+static int load_plugin(const config_setting_t *s, ab_exp_variant *v, const char *lib,
+                       const char *path, int resolve, char *err, size_t n)
+{
+    char why[1024];
+    v->library = strdup(lib);
+    if (!v->library)
+        return where(err, n, path, s, "out of memory reading %s", "library");
+    if (!resolve)
+        return 0; /* a stored run's file: nothing to load */
+    if (ab_plugin_load(lib, v->name, &v->plugin, &v->plugin_record, why, sizeof why)) {
+        const config_setting_t *f = config_setting_get_member(s, "library");
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s:%d: field 'library' of variant '%s': %s", path,
+                 config_setting_source_line(f), v->name, why);
+        fprintf(stderr, "attnbench: %s\n", msg);
+        v->plugin = ab_plugin_failed_variant(v->name, msg);
+        if (!v->plugin)
+            return where(err, n, path, s, "out of memory reading %s", "library");
+    }
+    v->native = v->plugin;
+    return 0;
+}
+
 static int load_variants(const config_setting_t *root, ab_experiment *e, const char *path,
                          char *err, size_t n)
 {
@@ -302,18 +330,20 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
             /* { name; command; [timeout;] [timing;] }: an external variant;
              * { name; variant; [timing;] }: an instance of a built-in one
              * under its own name, e.g. with its own timing mode */
-            const char *name = NULL, *cmd = NULL, *base = NULL, *mode = NULL;
+            const char *name = NULL, *cmd = NULL, *base = NULL, *mode = NULL, *lib = NULL;
             if (e->resolve == 1 &&
                 ab_exp_check_keys(s, ab_exp_variant_keys, " in a variant", path, err, n))
                 return -1;
             if (get_string(s, "name", 1, &name, path, err, n) ||
                 get_string(s, "command", 0, &cmd, path, err, n) ||
                 get_string(s, "variant", 0, &base, path, err, n) ||
-                get_string(s, "timing", 0, &mode, path, err, n))
+                get_string(s, "timing", 0, &mode, path, err, n) ||
+                get_string(s, "library", 0, &lib, path, err, n))
                 return -1;
-            if (!cmd == !base)
+            if (!!cmd + !!base + !!lib != 1)
                 return where(err, n, path, s, "variant '%s' needs exactly one of 'command' "
-                             "(an external program) or 'variant' (a built-in variant)", name);
+                             "(an external program), 'variant' (a built-in variant) or "
+                             "'library' (a plugin)", name);
             if (mode && ab_timing_mode_parse(mode, &v->timing))
                 return where(err, n, path, s, "%s must be \"cold\", \"hot\" or \"graph\"",
                              "timing");
@@ -323,7 +353,10 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
                 return where(err, n, path, s, "variant '%s' has the name of a built-in variant",
                              name);
             v->name = strdup(name);
-            if (cmd) {
+            if (lib) {
+                if (load_plugin(s, v, lib, path, e->resolve, err, n))
+                    return -1;
+            } else if (cmd) {
                 v->command = strdup(cmd);
                 if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n) ||
                     get_int(s, "protocol", 1, 1, 2, &v->protocol, path, err, n))
@@ -583,6 +616,8 @@ int ab_experiment_validate(const ab_experiment *e, char *err, size_t n)
         const ab_variant *v = e->variants[i].native;
         if (!v)
             continue; /* external: the adapter refuses what it cannot run */
+        if (v->unavailable && e->variants[i].library)
+            continue; /* a plugin that did not load: stored as an error per configuration */
         if (v->unavailable) {
             snprintf(err, n, "%s: variant %s: %s", e->path, v->name, v->unavailable);
             return -1;
@@ -608,6 +643,9 @@ void ab_experiment_free(ab_experiment *e)
     for (size_t i = 0; i < e->nvariants; i++) {
         free(e->variants[i].name);
         free(e->variants[i].command);
+        free(e->variants[i].library);
+        free(e->variants[i].plugin_record);
+        ab_plugin_variant_free(e->variants[i].plugin);
     }
     free(e->variants);
     free(e->configs);

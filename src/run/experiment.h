@@ -22,6 +22,9 @@ typedef struct ab_exp_variant {
                                  request, inside the rounds) */
     ab_timing_mode timing;    /* this variant's timing mode (the experiment's unless
                                  the entry sets its own) */
+    char *library;            /* plugin (issue 22): the `library` field, or NULL */
+    char *plugin_record;      /* plugin: JSON {"plugin": {library, size, sha256}} */
+    ab_variant *plugin;       /* plugin: the adapted row `native` points to (owned) */
 } ab_exp_variant;
 
 typedef struct ab_experiment {

@@ -21,6 +21,7 @@
  * (src/walltime.h).
  */
 #include "runner.h"
+#include "plugin.h"
 #include "shard.h"
 #include "runenv.h"
 #include "units.h"
@@ -752,7 +753,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
             fprintf(stderr, "  %-20s already measured (resumed run)\n", ev->name);
             continue;
         }
-        if (ab_variant_supports(ev->native, s, why, sizeof why)) {
+        if (!ev->native->unavailable && ab_variant_supports(ev->native, s, why, sizeof why)) {
             fprintf(stderr, "  %-20s skipped: %s\n", ev->name, why); /* skip_unsupported */
             continue;
         }
@@ -767,6 +768,15 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         x->m.graph_k = x->v->device == AB_DEV_CUDA && ev->timing == AB_TIME_GRAPH ? e->graph_k : 1;
         x->m.flops = x->v->flops(s);
         x->m.bytes = ab_attention_bytes(s);
+        x->m.adapter_env = ev->plugin_record; /* plugin: library path, size, SHA-256 */
+        if (ev->native->unavailable || (ev->plugin && ab_plugin_probe(ev->plugin, ev->library, s,
+                                                                      q, k, v, err, sizeof err))) {
+            /* a plugin that did not load or crashed in a forked probe (src/run/plugin.h) */
+            if (store(db, x, "error", ev->native->unavailable ? ev->native->unavailable : err))
+                goto cleanup;
+            print_outcome(x, sh);
+            continue;
+        }
         int p = prepare(db, e, x, s, x->v->device == AB_DEV_CUDA ? bufs : NULL, q, k, v, o,
                         check_seed_base + 1000003UL * (ci + 1));
         if (p < 0)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_inputs.py: cross-check that adapters/torch_sdpa.py's make_inputs
+"""check_inputs.py: cross-check that the adapter kit's make_inputs
 (numpy) produces bit for bit the Q, K, V that attnbench's native variants get
 from kernels/data.c's ab_inputs_fill, for every dtype and a few seeds
 (including 0, which GSL maps to 4357, and one above 2^32, which GSL truncates
@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "adapters"))
-from torch_sdpa import make_inputs  # noqa: E402
+from attnbench_adapter import make_inputs  # noqa: E402  (torch_sdpa.py uses the same)
 
 DUMPER = r"""
 #include "data.h"

@@ -15,10 +15,10 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (v
 for pc in libconfig jansson sqlite3 gsl; do
   pkg-config --exists $pc || { echo "skipped: pkg-config lacks $pc"; exit 77; }
 done
-inc="-I$SRC/src/core -I$SRC/src/run -I$SRC/src/cli -I$SRC/db -I$SRC/kernels -I$SRC/stats"
+inc="-I$SRC/src/core -I$SRC/src/run -I$SRC/src/cli -I$SRC/db -I$SRC/kernels -I$SRC/stats -I$SRC/include"
 case $target in
-  experiment) srcs="$SRC/src/run/experiment.c $SRC/src/run/exp_schema.c $SRC/src/core/util.c $SRC/src/core/shape.c $SRC/src/core/timing_modes.c"
-              libs="$(pkg-config --cflags --libs libconfig)" ;;
+  experiment) srcs="$SRC/src/run/experiment.c $SRC/src/run/exp_schema.c $SRC/src/run/plugin.c $SRC/src/core/util.c $SRC/src/core/shape.c $SRC/src/core/timing_modes.c"
+              libs="$(pkg-config --cflags --libs libconfig jansson) -ldl" ;;
   import)     srcs="$SRC/db/transfer.c $SRC/db/import_check.c $SRC/src/core/util.c $SRC/db/store.c $SRC/db/schema.c $SRC/db/liveness.c $SRC/db/resolution.c $SRC/src/core/shape.c"
               libs="$(pkg-config --cflags --libs jansson sqlite3 gsl)" ;;
   stats)      srcs="$(ls "$SRC"/stats/*.c | grep -v bench_stats)"

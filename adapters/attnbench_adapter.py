@@ -1,0 +1,546 @@
+#!/usr/bin/env python3
+"""attnbench_adapter.py: the Python adapter kit. It turns a function
+
+    def attention(q, k, v, causal, scale):  # -> o, [B, H, S, D] like q
+        ...
+
+into a complete external variant of adapters/PROTOCOL.md (protocols 1 and
+2, whichever ATTNBENCH_PROTOCOL names) with one call:
+
+    import attnbench_adapter
+    attnbench_adapter.main(attention, framework="numpy")   # or "torch"
+
+The kit reads the configuration (environment or `config` requests), builds
+attnbench's own Q, K, V for the seed (kernels/data.h's MT19937 stream through
+numpy's legacy RandomState, rounded to the dtype as kernels/data.c does),
+calls the function once and computes the check figures against the float64
+and the plain same-precision references (PROTOCOL.md "Correctness"; the
+verdict stays with attnbench), does the warm-up and prints samples:
+
+- framework="torch": q, k, v are CUDA tensors in the dtype (torch.float16,
+  torch.bfloat16, torch.float32), [B, H, S, D] contiguous; samples by CUDA
+  events in the cold, hot or graph mode attnbench asks for
+  (kernels/gpu_harness.cu). Needs torch with CUDA and numpy.
+- framework="numpy": q, k, v are float32 numpy arrays holding dtype values
+  (numpy has no bfloat16); o may be any array-like of that shape; each
+  sample is the host wall-clock time of one call (time.perf_counter), as
+  attnbench times its CPU variants, whatever the timing mode. Needs numpy.
+
+Nothing else: no dependency beyond the standard library, numpy and, for
+framework="torch", PyTorch. adapters/examples/ has examples;
+adapters/torch_sdpa.py is built on the kit.
+"""
+import json
+import math
+import os
+import platform
+import sys
+import time
+import traceback
+
+ROWS_PER_SLICE = 64            # as kernels/check.h's AB_CHECK_ROWS_PER_SLICE
+ALL_ROWS_MAX_SCORES = 1 << 26  # B*H*S*S at most this: every row is checked
+DTYPES = ("fp16", "bf16", "fp32")
+TIMINGS = ("cold", "hot", "graph")
+
+
+class AdapterError(Exception):
+    """A failure reported on the protocol's `error` line."""
+
+
+# ---- configuration ----------------------------------------------------------------
+
+def _validate(raw, names, where):
+    """raw: dict of strings keyed like the protocol; returns the config dict
+    (lower-case keys, ints, dtype, timing) or raises AdapterError naming
+    `where` and the field."""
+    out = {}
+    for key in names:
+        try:
+            out[key.lower()] = int(raw.get(key))
+        except (TypeError, ValueError):
+            raise AdapterError("%s%s=%r is not an integer" % (where, key, raw.get(key)))
+    for key in ("b", "h", "s", "d", "samples"):
+        if key in out and out[key] < 1:
+            raise AdapterError("%s%s must be >= 1" % (where, key.upper()))
+    out["graph_k"] = max(out["graph_k"], 1)
+    out["dtype"] = raw.get("dtype", "")
+    if out["dtype"] not in DTYPES:
+        raise AdapterError("%sdtype=%r is not fp16, bf16 or fp32" % (where, out["dtype"]))
+    out["timing"] = raw.get("timing", "")
+    if out["timing"] not in TIMINGS:
+        raise AdapterError("%stiming=%r is not cold, hot or graph" % (where, out["timing"]))
+    return out
+
+
+def config_from_env():
+    """The configuration of protocol 1 (ATTNBENCH_* variables), validated."""
+    env = os.environ
+    if env.get("ATTNBENCH_PROTOCOL") != "1":
+        raise AdapterError("ATTNBENCH_PROTOCOL is %r; this adapter speaks protocols 1 and 2"
+                           % env.get("ATTNBENCH_PROTOCOL"))
+    names = ("B", "H", "S", "D", "CAUSAL", "WARMUP", "SAMPLES", "SEED", "GRAPH_K")
+    raw = {k: env.get("ATTNBENCH_" + k) for k in names}
+    raw["dtype"] = env.get("ATTNBENCH_DTYPE", "")
+    raw["timing"] = env.get("ATTNBENCH_TIMING", "")
+    return _validate(raw, names, "ATTNBENCH_")
+
+
+def config_from_line(rest):
+    """The configuration of a protocol-2 `config` request, validated."""
+    raw = {}
+    for tok in rest.split():
+        key, eq, val = tok.partition("=")
+        if not eq:
+            raise AdapterError("config: %r is not key=value" % tok)
+        raw[key] = val
+    return _validate(raw, ("B", "H", "S", "D", "causal", "warmup", "seed", "graph_k"),
+                     "config: ")
+
+
+# ---- inputs: kernels/data.c in numpy ----------------------------------------------
+
+def round_to_dtype(x32, dtype):
+    """float32 array -> the nearest dtype values (round to nearest even), as
+    float32; kernels/data.c's ab_round_to."""
+    import numpy as np
+    if dtype == "fp32":
+        return x32
+    if dtype == "fp16":
+        return x32.astype(np.float16).astype(np.float32)
+    u = x32.view(np.uint32).copy()
+    finite = (u & 0x7F800000) != 0x7F800000
+    u[finite] += (0x7FFF + ((u[finite] >> 16) & 1)).astype(np.uint32)
+    u &= np.uint32(0xFFFF0000)
+    return u.view(np.float32)
+
+
+def make_inputs(B, H, S, D, dtype, seed):
+    """Q, K, V as float32 numpy arrays [B, H, S, D] holding dtype values: GSL
+    MT19937 seeded with `seed` (gsl_rng_set: 0 means 4357, else the low 32
+    bits), Q then K then V, x = round(float32(2 u - 1)), u = out / 2^32."""
+    import numpy as np
+    s = 4357 if seed == 0 else seed & 0xFFFFFFFF
+    rs = np.random.RandomState(s)
+    n = B * H * S * D
+    out = []
+    for _ in range(3):
+        u32 = rs.randint(0, 2 ** 32, size=n, dtype=np.uint32)
+        x = (2.0 * (u32.astype(np.float64) / 4294967296.0) - 1.0).astype(np.float32)
+        out.append(round_to_dtype(x, dtype).reshape(B, H, S, D))
+    return out
+
+
+def check_rows(B, H, S, seed):
+    """Query rows compared per (b, h) slice: all when S <= 64 or B*H*S*S <=
+    2^26; else 63 distinct rows of [0, S-1) drawn per slice, in slice order,
+    by numpy's RandomState(seed).choice(S - 1, 63, replace=False), plus the
+    last row. Returns an int64 array [B*H, R] (sorted rows)."""
+    import numpy as np
+    if S <= ROWS_PER_SLICE or B * H * S * S <= ALL_ROWS_MAX_SCORES:
+        return np.tile(np.arange(S, dtype=np.int64), (B * H, 1))
+    rs = np.random.RandomState((4357 if seed == 0 else seed & 0xFFFFFFFF))
+    rows = np.empty((B * H, ROWS_PER_SLICE), dtype=np.int64)
+    for i in range(B * H):
+        pick = rs.choice(S - 1, ROWS_PER_SLICE - 1, replace=False)
+        rows[i] = np.sort(np.append(pick, S - 1))
+    return rows
+
+
+# ---- correctness ------------------------------------------------------------------
+
+def correctness_torch(torch, cfg, q32, k32, v32, out, rows):
+    """Figures of `out` (CUDA tensor in the dtype) against the float64 and
+    the plain reference (kernels/reference.c) over `rows`, on the GPU.
+    Returns the dict printed on the check line."""
+    B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+    dev = out.device
+    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+
+    def rnd(x):  # float32 tensor -> nearest dtype value, back in float32
+        return x.to(tdt).to(torch.float32)
+
+    scale64 = 1.0 / math.sqrt(D)
+    scale_p = rnd(torch.tensor(scale64, dtype=torch.float32, device=dev))
+    R = rows.shape[1]
+    max_err = 0.0
+    sum_err = sq_err = sq_ref = 0.0
+    plain_max = 0.0
+    atol = 0.0
+    nonfinite = int((~torch.isfinite(out)).sum().item())
+    for b in range(B):
+        idx = torch.from_numpy(rows[b * H:(b + 1) * H]).to(dev)          # [H, R]
+        gidx = idx[:, :, None].expand(H, R, D)
+        q = torch.from_numpy(q32[b]).to(dev)                               # [H, S, D] f32
+        k = torch.from_numpy(k32[b]).to(dev)
+        v = torch.from_numpy(v32[b]).to(dev)
+        qs = torch.gather(q, 1, gidx)                                      # [H, R, D]
+        mask = None
+        if cfg["causal"]:
+            mask = torch.arange(S, device=dev)[None, None, :] > idx[:, :, None]  # [H, R, S]
+        # float64 oracle (kernels/reference.c ab_reference_row)
+        sc = torch.matmul(qs.double(), k.double().transpose(1, 2)) * scale64
+        if mask is not None:
+            sc = sc.masked_fill(mask, -math.inf)
+        ref = torch.matmul(torch.softmax(sc, dim=-1), v.double())          # [H, R, D]
+        del sc
+        # plain same precision (ab_plain_row): q pre-scaled and rounded, scores
+        # accumulated in fp32 and rounded, softmax in fp32 rounded, PV in fp32
+        # rounded
+        qp = rnd(qs * scale_p)
+        sp = rnd(torch.matmul(qp, k.transpose(1, 2)))
+        if mask is not None:
+            sp = sp.masked_fill(mask, -math.inf)
+        mx = sp.amax(dim=-1, keepdim=True)
+        e = torch.exp(sp - mx)
+        p = rnd(e / e.sum(dim=-1, keepdim=True))
+        del sp, e
+        plain = rnd(torch.matmul(p, v)).double()
+        del p
+        o = torch.gather(out[b], 1, gidx).double()
+        err = (o - ref).abs()
+        fin = torch.isfinite(err)
+        m = math.inf if not bool(fin.all()) else float(err.max())
+        max_err = max(max_err, m)
+        errf = torch.where(fin, err, torch.zeros_like(err))
+        sum_err += float(errf.sum())
+        sq_err += float((errf * errf).sum())
+        sq_ref += float((ref * ref).sum())
+        plain_max = max(plain_max, float((plain - ref).abs().max()))
+        # FlashAttention's fwd_atol (kernels/check.c rounding_near_03)
+        xr = rnd(ref.float())
+        a = rnd(xr + 0.3)
+        bb = rnd(a - 0.3)
+        atol = max(atol, float(rnd(bb - xr).abs().max()))
+    return _figures(cfg, max_err, sum_err, sq_err, sq_ref, plain_max, atol, nonfinite, R)
+
+
+def correctness_numpy(cfg, q32, k32, v32, out, rows):
+    """The same figures as correctness_torch, in numpy on the host: `out` a
+    float array [B, H, S, D] of the function's output."""
+    import numpy as np
+    B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+    dt = cfg["dtype"]
+
+    def rnd(x):
+        return round_to_dtype(np.ascontiguousarray(x, dtype=np.float32), dt)
+
+    out = np.asarray(out, dtype=np.float64)
+    if out.shape != (B, H, S, D):
+        raise AdapterError("the function returned shape %s, expected %s"
+                           % (tuple(out.shape), (B, H, S, D)))
+    scale64 = 1.0 / math.sqrt(D)
+    scale_p = rnd(np.array([scale64], dtype=np.float32))[0]
+    R = rows.shape[1]
+    max_err = sum_err = sq_err = sq_ref = plain_max = atol = 0.0
+    nonfinite = int((~np.isfinite(out)).sum())
+    with np.errstate(invalid="ignore", over="ignore"):
+        for bh in range(B * H):
+            b, h = divmod(bh, H)
+            idx = rows[bh]
+            q, k, v = q32[b, h], k32[b, h], v32[b, h]              # [S, D] float32
+            qs = q[idx]                                            # [R, D]
+            mask = np.arange(S)[None, :] > idx[:, None] if cfg["causal"] else None
+            sc = (qs.astype(np.float64) @ k.astype(np.float64).T) * scale64
+            if mask is not None:
+                sc[mask] = -np.inf
+            sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+            ref = (sc / sc.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+            sp = rnd(rnd(qs * scale_p) @ k.T)
+            if mask is not None:
+                sp[mask] = -np.inf
+            e = np.exp(sp - sp.max(axis=1, keepdims=True))
+            p = rnd(e / e.sum(axis=1, keepdims=True))
+            plain = rnd(p @ v).astype(np.float64)
+            err = np.abs(out[b, h][idx] - ref)
+            fin = np.isfinite(err)
+            max_err = max(max_err, math.inf if not fin.all() else float(err.max()))
+            errf = np.where(fin, err, 0.0)
+            sum_err += float(errf.sum())
+            sq_err += float((errf * errf).sum())
+            sq_ref += float((ref * ref).sum())
+            plain_max = max(plain_max, float(np.abs(plain - ref).max()))
+            xr = rnd(ref)
+            atol = max(atol, float(np.abs(rnd(rnd(rnd(xr + np.float32(0.3)) - np.float32(0.3))
+                                              - xr)).max()))
+    return _figures(cfg, max_err, sum_err, sq_err, sq_ref, plain_max, atol, nonfinite, R)
+
+
+def _figures(cfg, max_err, sum_err, sq_err, sq_ref, plain_max, atol, nonfinite, R):
+    atol *= 2.0
+    if cfg["dtype"] == "fp32" and atol < 1e-5:
+        atol = 1e-5
+    B, H, D = cfg["b"], cfg["h"], cfg["d"]
+    return {
+        "max_abs_err": max_err,
+        "mean_abs_err": sum_err / (B * H * R * D),
+        "rel_l2_err": math.sqrt(sq_err / sq_ref) if sq_ref > 0 else math.sqrt(sq_err),
+        "plain_max_abs_err": plain_max,
+        "nonfinite": nonfinite,
+        "atol": atol,
+        "rows_checked": B * H * R,
+    }
+
+
+# ---- timing -----------------------------------------------------------------------
+
+def time_torch(torch, call, cfg):
+    """Milliseconds per call, cfg['samples'] of them, in cfg['timing'] mode
+    (kernels/gpu_harness.cu's ab_gpu_time)."""
+    n = cfg["samples"]
+    ms = []
+    if cfg["timing"] == "graph":
+        gk = cfg["graph_k"]
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(gk):
+                call()
+        g.replay()  # one untimed replay: uploads the graph
+        torch.cuda.synchronize()
+        e0 = torch.cuda.Event(enable_timing=True)
+        e1 = torch.cuda.Event(enable_timing=True)
+        for _ in range(n):
+            e0.record()
+            g.replay()
+            e1.record()
+            e1.synchronize()
+            ms.append(e0.elapsed_time(e1) / gk)
+        del g
+        return ms
+    if cfg["timing"] == "hot":
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(n + 1)]
+        ev[0].record()
+        for i in range(n):
+            call()
+            ev[i + 1].record()
+        ev[n].synchronize()
+        return [ev[i].elapsed_time(ev[i + 1]) for i in range(n)]
+    # cold: overwrite a buffer of twice the L2 size before each call
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    l2 = getattr(props, "L2_cache_size", 0) or (32 << 20)
+    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    e0 = torch.cuda.Event(enable_timing=True)
+    e1 = torch.cuda.Event(enable_timing=True)
+    for i in range(n):
+        flush.fill_(i & 0xFF)
+        e0.record()
+        call()
+        e1.record()
+        e1.synchronize()
+        ms.append(e0.elapsed_time(e1))
+    del flush
+    return ms
+
+
+def time_host(call, cfg):
+    """Milliseconds of host wall clock per call (time.perf_counter)."""
+    ms = []
+    for _ in range(cfg["samples"]):
+        t0 = time.perf_counter()
+        call()
+        ms.append((time.perf_counter() - t0) * 1e3)
+    return ms
+
+
+# ---- output -----------------------------------------------------------------------
+
+def fmt(x):
+    return repr(float(x)) if math.isfinite(x) else ("inf" if x > 0 else "nan")
+
+
+def check_line(check):
+    if "output" in check:  # the file attnbench offered in ATTNBENCH_OUTPUT
+        return "check output=" + check["output"]
+    return "check " + " ".join(
+        "%s=%s" % (key, check[key] if isinstance(check[key], int) else fmt(check[key]))
+        for key in ("max_abs_err", "mean_abs_err", "rel_l2_err", "plain_max_abs_err",
+                    "nonfinite", "atol", "rows_checked"))
+
+
+# ---- the two frameworks -----------------------------------------------------------
+
+class TorchRunner:
+    """framework="torch": CUDA tensors in, CUDA events out. `context`, when
+    given, is a callable returning a context manager entered around the
+    checked call, the warm-up and every timing (e.g. an SDPA backend)."""
+
+    def __init__(self, fn, context=None):
+        import contextlib
+        import torch
+        if not torch.cuda.is_available():
+            raise AdapterError("no CUDA device visible to PyTorch %s" % torch.__version__)
+        torch.backends.cuda.matmul.allow_tf32 = False  # fp32 means fp32 (reference too)
+        torch.backends.cudnn.allow_tf32 = False
+        self.torch, self.fn = torch, fn
+        self.context = context or contextlib.nullcontext
+
+    def env(self):
+        import numpy as np
+        torch = self.torch
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        return {"torch": torch.__version__, "torch_cuda": torch.version.cuda,
+                "cudnn": torch.backends.cudnn.version(), "gpu": props.name,
+                "numpy": np.__version__, "python": platform.python_version()}
+
+    def prepare(self, cfg, describe):
+        torch = self.torch
+        B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+        tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+        q32, k32, v32 = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"])
+        # exact: the float32 values are already dtype values
+        q, k, v = (torch.from_numpy(x).to("cuda").to(tdt).contiguous() for x in (q32, k32, v32))
+        causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
+
+        def call():
+            return fn(q, k, v, causal, scale)
+
+        with self.context():
+            try:
+                out = call()
+                torch.cuda.synchronize()
+            except RuntimeError as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise AdapterError("%s rejects B=%d H=%d S=%d D=%d %s causal=%d: %s"
+                                   % (describe, B, H, S, D, cfg["dtype"], cfg["causal"], first))
+            opath = os.environ.get("ATTNBENCH_OUTPUT")
+            if opath:  # attnbench checks O itself (PROTOCOL.md, "Correctness")
+                out.float().cpu().numpy().tofile(opath)
+                check = {"output": opath}
+            else:
+                check = correctness_torch(torch, cfg, q32, k32, v32, out,
+                                          check_rows(B, H, S, cfg["seed"]))
+            dump = os.environ.get("TORCH_SDPA_DUMP_O") or os.environ.get("ATTNBENCH_ADAPTER_DUMP_O")
+            if dump:  # tests/external/check_figures.py: O as float32 [B,H,S,D]
+                out.float().cpu().numpy().tofile(dump)
+            del out
+            for _ in range(cfg["warmup"]):
+                call()
+            torch.cuda.synchronize()
+        return call, check
+
+    def time(self, call, cfg):
+        with self.context():
+            ms = time_torch(self.torch, call, cfg)
+            self.torch.cuda.synchronize()
+        return ms
+
+    def recover(self):
+        self.torch.cuda.empty_cache()
+
+
+class NumpyRunner:
+    """framework="numpy": float32 host arrays in, host wall clock out."""
+
+    def __init__(self, fn, context=None):
+        import numpy  # noqa: F401  (fail here, with the reason, when absent)
+        self.fn = fn
+
+    def env(self):
+        import numpy as np
+        return {"numpy": np.__version__, "python": platform.python_version(),
+                "timing": "host wall clock per call (time.perf_counter)"}
+
+    def prepare(self, cfg, describe):
+        B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+        q, k, v = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"])
+        causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
+
+        def call():
+            return fn(q, k, v, causal, scale)
+
+        out = call()
+        opath = os.environ.get("ATTNBENCH_OUTPUT")
+        if opath:  # attnbench checks O itself (PROTOCOL.md, "Correctness")
+            import numpy as np
+            np.asarray(out, dtype=np.float32).tofile(opath)
+            check = {"output": opath}
+        else:
+            check = correctness_numpy(cfg, q, k, v, out, check_rows(B, H, S, cfg["seed"]))
+        for _ in range(cfg["warmup"]):
+            call()
+        return call, check
+
+    def time(self, call, cfg):
+        return time_host(call, cfg)
+
+    def recover(self):
+        pass
+
+
+# ---- the protocols ----------------------------------------------------------------
+
+def _one_line(e):
+    return " ".join(str(e).split())[:300]
+
+
+def serve(runner, env, describe, inp=None, out=None):
+    """Protocol 2: answer config / take / quit requests until quit or EOF."""
+    inp, out = inp or sys.stdin, out or sys.stdout
+    call, cfg = None, None
+    for line in inp:
+        cmd, _, rest = line.strip().partition(" ")
+        if cmd == "config":
+            call = None
+            try:
+                cfg = config_from_line(rest)
+                call, check = runner.prepare(cfg, describe)
+            except AdapterError as e:
+                out.write("error " + _one_line(e) + "\n")
+            except Exception as e:  # e.g. out of memory: this configuration only
+                traceback.print_exc()
+                out.write("error %s: %s\n" % (type(e).__name__, _one_line(e)))
+                runner.recover()
+            else:
+                out.write("env %s\n%s\nready\n" % (env, check_line(check)))
+            out.flush()
+        elif cmd == "take":
+            if call is None:
+                raise AdapterError("take before a configuration was accepted")
+            cfg["samples"] = int(rest)
+            ms = runner.time(call, cfg)
+            out.write("".join("sample %r\n" % float(x) for x in ms) + "done\n")
+            out.flush()
+        elif cmd == "quit":
+            return
+        elif cmd:
+            raise AdapterError("unknown request %r" % cmd)
+
+
+def run(fn, framework="torch", env=None, context=None, describe="the function"):
+    """Speaks the protocol ATTNBENCH_PROTOCOL names for `fn(q, k, v, causal,
+    scale) -> o`. env: extra fields of the `env` line (merged into the
+    measurement's fingerprint); context: see TorchRunner; describe: names
+    the function in error messages. Raises AdapterError on a failure to
+    report."""
+    runners = {"torch": TorchRunner, "numpy": NumpyRunner}
+    if framework not in runners:
+        raise AdapterError("framework %r is not torch or numpy" % framework)
+    proto = os.environ.get("ATTNBENCH_PROTOCOL")
+    cfg = None if proto == "2" else config_from_env()  # refuses other protocols
+    runner = runners[framework](fn, context)
+    fields = runner.env()
+    fields.update(env or {})
+    env_json = json.dumps(fields, sort_keys=True)
+    if proto == "2":
+        return serve(runner, env_json, describe)
+    call, check = runner.prepare(cfg, describe)
+    ms = runner.time(call, cfg)
+    lines = ["sample %r" % float(x) for x in ms]
+    lines.append(check_line(check))
+    lines.append("env " + env_json)
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+
+
+def main(fn, framework="torch", env=None, context=None, describe="the function"):
+    """run(), with failures printed as the protocol's `error` line and exit
+    status 1 (the traceback of an unexpected exception stays on stderr)."""
+    try:
+        run(fn, framework, env, context, describe)
+    except AdapterError as e:
+        print("error " + _one_line(e), flush=True)
+        sys.exit(1)
+    except Exception as e:
+        traceback.print_exc()
+        print("error %s: %s" % (type(e).__name__, _one_line(e)), flush=True)
+        sys.exit(1)
