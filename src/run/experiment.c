@@ -550,6 +550,14 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         }
         e->skip_unsupported = sk ? config_setting_get_bool(sk) : 0;
     }
+    {
+        const config_setting_t *sb = config_setting_get_member(root, "stabilise");
+        if (sb && config_setting_type(sb) != CONFIG_TYPE_BOOL) {
+            where(err, n, path, sb, "%s must be true or false", "stabilise");
+            goto cleanup;
+        }
+        e->stabilise = sb ? config_setting_get_bool(sb) : 0;
+    }
     if (get_string(root, "timing", 0, &s, path, err, n))
         goto cleanup;
     e->timing = AB_TIME_HOT;

@@ -58,6 +58,8 @@ typedef struct ab_experiment {
     int shard_k, shard_n; /* issue 20: configs holds part shard_k of shard_n (src/shard.h);
                              0, 0: the whole experiment */
     const char *worker;   /* --devices worker label stored with the run, or NULL (not owned) */
+    int stabilise;        /* issue 11: run until the SM clock settles before each
+                             configuration's rounds (src/run/stabilise.h) */
 } ab_experiment;
 
 /* Loads and checks an experiment file. On error returns -1 with one line in

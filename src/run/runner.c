@@ -37,6 +37,7 @@
 #include "ext_output.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
+#include "stabilise.h"
 #include "registry.h"
 #include "store.h"
 #include "util.h"
@@ -676,6 +677,58 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     return 1;
 }
 
+/* `stabilise = true` (stabilise.h): one batch of load, the first active GPU
+ * variant launched back to back in hot mode for at least AB_STAB_BATCH_S */
+typedef struct stab_load {
+    vstate *x;
+    ab_gpu_bufs *bufs;
+} stab_load;
+
+static int stab_batch(void *arg)
+{
+    stab_load *l = arg;
+    double ms[16];
+    char err[AB_ERR];
+    const double t0 = ab_now_s();
+    do {
+        if (ab_gpu_time(l->x->v, l->x->ctx, l->bufs, AB_TIME_HOT, 1, 16, ms, err, sizeof err)) {
+            fprintf(stderr, "  stabilise: %s\n", err);
+            return -1;
+        }
+    } while (ab_now_s() - t0 < AB_STAB_BATCH_S);
+    return 0;
+}
+
+/* Before a configuration's rounds: load the GPU with its first active GPU
+ * variant until NVML's SM clock settles (or the cap), the time counted as
+ * warm-up and printed. No GPU variant, no GPU or no NVML: nothing run (said
+ * once). Returns 0, or -1 when the load failed (the run stops, as on any
+ * CUDA error). */
+static int stabilise_config(vstate *st, size_t nv, ab_gpu_bufs *bufs, const ab_gpu_info *gpu)
+{
+    vstate *x = NULL;
+    for (size_t i = 0; i < nv && !x; i++)
+        if (st[i].active && st[i].v && st[i].have_ctx && st[i].v->device == AB_DEV_CUDA)
+            x = &st[i];
+    if (!x || !gpu || !bufs)
+        return 0;
+    stab_load l = {x, bufs};
+    ab_stab_result r;
+    int rc = ab_stabilise(gpu->uuid, stab_batch, &l, AB_STAB_CAP_S, &r);
+    wt.warmup_s += r.settle_s;
+    if (rc == 2)
+        fprintf(stderr, "  stabilise: no NVML in this build or on this GPU: nothing done\n");
+    else if (rc == 0)
+        fprintf(stderr, "  stabilise: SM clock settled at %u MHz after %.2f s under load (%zu readings; "
+                        "the last %d within %u MHz)\n",
+                r.sm_mhz, r.settle_s, r.readings, AB_STAB_WINDOW, AB_STAB_TOL_MHZ);
+    else if (rc == 1)
+        fprintf(stderr, "  stabilise: SM clock not settled within %.0f s (last %u MHz, %zu readings); "
+                        "sampling anyway\n",
+                AB_STAB_CAP_S, r.sm_mhz, r.readings);
+    return rc < 0 ? -1 : 0;
+}
+
 static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_int64 run_id,
                       const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
 {
@@ -786,6 +839,9 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
         x->active = p == 1;
         nactive += x->active;
     }
+
+    if (e->stabilise && stabilise_config(st, e->nvariants, bufs, gpu) < 0)
+        goto cleanup;
 
     /* interleaved rounds */
     for (int round = 0; nactive > 0; round++) {
