@@ -78,7 +78,8 @@ static const command commands[] = {
      "  median(B) with its bootstrap CI, Mann-Whitney p Holm-adjusted over all the\n"
      "  pairs, Cliff's delta, and the verdict of the one rule `stats` and `report`\n"
      "  use: improved or regressed when p (Holm) < alpha, the speedup CI excludes\n"
-     "  1 +/- practical and the shift is at least the timer floor, else unchanged.\n"
+     "  1 +/- practical and the shift is at least its noise (the minimum detectable\n"
+     "  effect), else unchanged.\n"
      "  The environment fields that differ are listed first; every pair of A that\n"
      "  could not be compared is listed with the reason.\n"
      "  Exit status: 0; with --fail-on-regression 3 when anything regressed, else 4\n"
@@ -138,7 +139,7 @@ static const command commands[] = {
      "                [--resamples N] [--seed N] [--ci percentile|bca]\n"
      "  A (candidate) and B (baseline) hold one latency in ms per line; blank lines\n"
      "  and # comments are ignored. The verdict is report's and compare's rule for a\n"
-     "  family of one; --min-shift is the minimum resolvable shift (their timer floor).\n"},
+     "  family of one; --min-shift is the minimum detectable effect in ms.\n"},
     {"calibrate", cmd_calibrate, "A/A test: measure one variant against itself, report false positives",
      "attnbench calibrate EXPERIMENT [--variant V] [--pairs K] [--db PATH]\n"
      "  Runs 2K interleaved instances of V (default: the experiment's baseline) on the\n"
