@@ -497,6 +497,15 @@ static int merge_run(sqlite3 *db, const merge_sql *q, sqlite3_int64 orun)
               orun, 0, NULL) ||
         exec3(db, q->run, orun, 0, &rid) || exec3(db, q->tf, rid, orun, NULL))
         return -1;
+    /* the wall-time account (issue 11), when the other database has one */
+    if (has_column(db, "other", "run_walltime", "total_s") == 1 &&
+        exec3(db,
+              "INSERT INTO main.run_walltime(run_id, total_s, timed_s, sampling_s, warmup_s, "
+              "check_s, setup_s, inputs_s, ceilings_s, adapter_s, store_s) SELECT ?1, total_s, "
+              "timed_s, sampling_s, warmup_s, check_s, setup_s, inputs_s, ceilings_s, adapter_s, "
+              "store_s FROM other.run_walltime WHERE run_id = ?2",
+              rid, orun, NULL))
+        return -1;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT id FROM other.measurements WHERE run_id = ? ORDER BY id", -1,
                            &st, NULL) != SQLITE_OK)
