@@ -224,35 +224,11 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
         snprintf(st->message, sizeof st->message, "out of host memory");
         return -1;
     }
-    /* A warm-up launch per round, untimed (issue 11): a variant's first
-     * launch after the other variants of the round pays for the switch (in
-     * seed 004's rerun on the H200, cudnn_sdpa's first sample of a round was
-     * above 60 us instead of about 51 in 30 of 50 rounds of 2, which moved
-     * the per-round medians and the paired estimate by 16%). External
-     * variants take one sample more and drop the first. */
-    if (!st->ext && st->v->device == AB_DEV_CUDA) {
-        double w = 0, tw = ab_now_s();
-        int wr = ab_gpu_time(st->v, st->ctx, bufs, st->ev->timing, e->graph_k, 1, &w,
-                             st->message, sizeof st->message);
-        wt.warmup_s += ab_now_s() - tw;
-        if (wr) {
-            if (!st->message[0])
-                snprintf(st->message, sizeof st->message, "%s: run failed", st->v->name);
-            free(ms);
-            return -1;
-        }
-    }
-    double *ext_ms = NULL;
-    if (st->ext && !(ext_ms = malloc((count + 1) * sizeof *ext_ms))) {
-        snprintf(st->message, sizeof st->message, "out of host memory");
-        free(ms);
-        return -1;
-    }
     ab_clock_reading before = {0}, after = {0};
     if (gpu)
         ab_nvml_read(gpu->uuid, &before);
     double t0 = ab_now_s();
-    int rc = st->ext ? ab_ext2_take(st->ext, count + 1, ext_ms, st->message, sizeof st->message)
+    int rc = st->ext ? ab_ext2_take(st->ext, count, ms, st->message, sizeof st->message)
              : st->v->device == AB_DEV_CUDA
                  ? ab_gpu_time(st->v, st->ctx, bufs, st->ev->timing, e->graph_k, count, ms,
                                st->message, sizeof st->message)
@@ -260,11 +236,6 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
     double t1 = ab_now_s();
     if (gpu)
         ab_nvml_read(gpu->uuid, &after);
-    if (ext_ms) { /* the first is the round's warm-up */
-        if (rc == 0)
-            memcpy(ms, ext_ms + 1, count * sizeof *ms);
-        free(ext_ms);
-    }
     st->spent_s += t1 - t0;
     wt.sampling_s += t1 - t0;
     if (rc) {
