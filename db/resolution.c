@@ -6,6 +6,7 @@
 #include "resolution.h"
 #include "db_internal.h"
 #include "store.h"
+#include "rounds.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -13,90 +14,99 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One measurement's samples: per round, the median (rounds sorted). */
-typedef struct round_medians {
+/* One measurement's samples (throttled left out): their median and the
+ * median of each round (stats/rounds.h's ab_round_medians). */
+typedef struct msamples {
+    double *ms;
     int *round;
-    double *median;
     size_t n;
-} round_medians;
+    int *rid;      /* the rounds, ascending */
+    double *rmed;  /* their medians */
+    size_t nr;
+    double median; /* of all samples; 0 when there are none */
+} msamples;
 
-static void rm_free(round_medians *m)
+static void ms_free(msamples *m)
 {
+    free(m->ms);
     free(m->round);
-    free(m->median);
+    free(m->rid);
+    free(m->rmed);
     memset(m, 0, sizeof *m);
 }
 
-/* Per-round medians of measurement mid (throttled samples left out).
- * Returns 0, or -1 on a database error or out of memory. */
-static int load_round_medians(sqlite3 *db, long long mid, round_medians *out)
+/* ab_db_each_row callback: appends (round, ms) to the msamples arg */
+static int add_sample(void *arg, sqlite3_stmt *st)
 {
-    int rc = -1;
+    msamples *m = arg;
+    if ((m->n & (m->n - 1)) == 0) { /* n = 0, 1, 2, 4, ...: grow to 2n (at least 256) */
+        size_t cap = m->n < 128 ? 256 : 2 * m->n;
+        double *x = realloc(m->ms, cap * sizeof *x);
+        if (x)
+            m->ms = x;
+        int *r = realloc(m->round, cap * sizeof *r);
+        if (r)
+            m->round = r;
+        if (!x || !r)
+            return 1;
+    }
+    m->round[m->n] = sqlite3_column_int(st, 0);
+    m->ms[m->n++] = sqlite3_column_double(st, 1);
+    return 0;
+}
+
+/* Loads measurement mid's samples once, with their median and per-round
+ * medians. Returns 0 (m->n may be 0), or -1 on a database error or out of
+ * memory. */
+static int load_measurement(sqlite3 *db, long long mid, msamples *m)
+{
     sqlite3_stmt *st = NULL;
     char err[AB_ERR];
-    double *ms = NULL;
-    int *rd = NULL;
-    size_t n = 0, cap = 0;
-    memset(out, 0, sizeof *out);
-    if (ab_db_prepare(db,
-                      "SELECT round, ms FROM samples WHERE measurement_id = ? AND throttled = 0 "
-                      "ORDER BY round, ms",
+    memset(m, 0, sizeof *m);
+    if (ab_db_prepare(db, "SELECT round, ms FROM samples WHERE measurement_id = ? AND throttled = 0",
                       &st, err))
         return -1;
     sqlite3_bind_int64(st, 1, mid);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            double *m2 = realloc(ms, cap * sizeof *ms);
-            int *r2 = realloc(rd, cap * sizeof *rd);
-            if (m2)
-                ms = m2;
-            if (r2)
-                rd = r2;
-            if (!m2 || !r2)
-                goto cleanup;
-        }
-        rd[n] = sqlite3_column_int(st, 0);
-        ms[n++] = sqlite3_column_double(st, 1);
+    if (ab_db_each_row(db, st, add_sample, m, "samples", err))
+        goto fail;
+    if (m->n == 0)
+        return 0;
+    double *sorted = malloc(m->n * sizeof *sorted);
+    m->rid = malloc(m->n * sizeof *m->rid);
+    m->rmed = malloc(m->n * sizeof *m->rmed);
+    if (!sorted || !m->rid || !m->rmed) {
+        free(sorted);
+        goto fail;
     }
-    out->round = malloc((n ? n : 1) * sizeof *out->round);
-    out->median = malloc((n ? n : 1) * sizeof *out->median);
-    if (!out->round || !out->median)
-        goto cleanup;
-    for (size_t i = 0; i < n;) { /* rows come sorted by round, then ms */
-        size_t j = i;
-        while (j < n && rd[j] == rd[i])
-            j++;
-        out->round[out->n] = rd[i];
-        out->median[out->n++] = gsl_stats_median_from_sorted_data(ms + i, 1, j - i);
-        i = j;
-    }
-    rc = 0;
-cleanup:
-    sqlite3_finalize(st);
-    free(ms);
-    free(rd);
-    if (rc)
-        rm_free(out);
-    return rc;
+    memcpy(sorted, m->ms, m->n * sizeof *sorted);
+    gsl_sort(sorted, 1, m->n);
+    m->median = gsl_stats_median_from_sorted_data(sorted, 1, m->n);
+    free(sorted);
+    if (ab_round_medians(m->ms, m->round, m->n, m->rid, m->rmed, &m->nr) != AB_STATS_OK)
+        goto fail;
+    return 0;
+fail:
+    ms_free(m);
+    return -1;
 }
 
-/* The paired round estimate of a's speedup over b (exp of the median over
- * shared rounds of log(median_b / median_a)); NAN with no shared round. */
-static double paired_speedup(const round_medians *a, const round_medians *b)
+/* The paired round estimate of a's speedup over b, as the report makes it
+ * (stats/rounds.h: exp of the median over shared rounds of log(median_b /
+ * median_a)); NAN with no shared round. */
+static double paired_speedup(const msamples *a, const msamples *b)
 {
-    size_t n = a->n < b->n ? a->n : b->n, k = 0, i = 0, j = 0;
+    size_t n = a->nr < b->nr ? a->nr : b->nr, k = 0, i = 0, j = 0;
     double *lr = malloc((n ? n : 1) * sizeof *lr);
     if (!lr)
         return NAN;
-    while (i < a->n && j < b->n) {
-        if (a->round[i] < b->round[j])
+    while (i < a->nr && j < b->nr) {
+        if (a->rid[i] < b->rid[j])
             i++;
-        else if (a->round[i] > b->round[j])
+        else if (a->rid[i] > b->rid[j])
             j++;
         else {
-            if (a->median[i] > 0 && b->median[j] > 0)
-                lr[k++] = log(b->median[j] / a->median[i]);
+            if (a->rmed[i] > 0 && b->rmed[j] > 0)
+                lr[k++] = log(b->rmed[j] / a->rmed[i]);
             i++;
             j++;
         }
@@ -114,30 +124,11 @@ static double paired_speedup(const round_medians *a, const round_medians *b)
  * on a database error. */
 static double median_of(sqlite3 *db, long long mid)
 {
-    sqlite3_stmt *st = NULL;
-    char err[AB_ERR];
-    double *x = NULL, med = 0;
-    size_t n = 0, cap = 0;
-    if (ab_db_prepare(db,
-                      "SELECT ms FROM samples WHERE measurement_id = ? AND throttled = 0 ORDER BY ms",
-                      &st, err))
+    msamples m;
+    if (load_measurement(db, mid, &m))
         return 0;
-    sqlite3_bind_int64(st, 1, mid);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            double *y = realloc(x, cap * sizeof *x);
-            if (!y)
-                goto cleanup;
-            x = y;
-        }
-        x[n++] = sqlite3_column_double(st, 0);
-    }
-    if (n > 0)
-        med = gsl_stats_median_from_sorted_data(x, 1, n);
-cleanup:
-    sqlite3_finalize(st);
-    free(x);
+    const double med = m.median;
+    ms_free(&m);
     return med;
 }
 
@@ -202,27 +193,26 @@ static int groups_load(sqlite3 *db, const char *env, const char *mode, aa_groups
             j++;
         double worst = 0, logsum = 0;
         int pairs = 0, meds = 0;
-        for (size_t a = i; a + 1 < j; a += 2) {
-            round_medians ra, rb;
-            if (load_round_medians(db, in[a].id, &ra))
+        for (size_t a = i; a < j; a += 2) { /* pairs (a, a + 1); a lone last instance counts for the median */
+            msamples ma, mb = {0};
+            if (load_measurement(db, in[a].id, &ma))
                 goto cleanup;
-            if (load_round_medians(db, in[a + 1].id, &rb)) {
-                rm_free(&ra);
+            if (a + 1 < j && load_measurement(db, in[a + 1].id, &mb)) {
+                ms_free(&ma);
                 goto cleanup;
             }
-            double sp = paired_speedup(&ra, &rb);
-            rm_free(&ra);
-            rm_free(&rb);
+            const msamples *both[2] = {&ma, &mb};
+            for (int w = 0; w < 2; w++)
+                if (both[w]->median > 0) { /* mb is empty (median 0) for a lone instance */
+                    logsum += log(both[w]->median);
+                    meds++;
+                }
+            double sp = a + 1 < j ? paired_speedup(&ma, &mb) : NAN;
+            ms_free(&ma);
+            ms_free(&mb);
             if (isfinite(sp)) {
                 pairs++;
                 worst = fabs(sp - 1) > worst ? fabs(sp - 1) : worst;
-            }
-        }
-        for (size_t a = i; a < j; a++) {
-            double m = median_of(db, in[a].id);
-            if (m > 0) {
-                logsum += log(m);
-                meds++;
             }
         }
         if (pairs > 0 && meds > 0) {
@@ -281,17 +271,14 @@ void ab_resolution_for(sqlite3 *db, long long measurement_id, ab_resolution *r)
         if (fabs(log(G->g[i].aa_median_ms / med)) < fabs(log(G->g[best].aa_median_ms / med)))
             best = i;
     *r = G->g[best];
+    r->median_ms = med;
 }
 
 double ab_min_shift_ms(sqlite3 *db, long long measurement_id)
 {
     ab_resolution r;
     ab_resolution_for(db, measurement_id, &r);
-    if (!(r.rel > 0))
-        return 0;
-    double med;
-    med = median_of(db, measurement_id);
-    return med > 0 ? r.rel * med : 0;
+    return r.rel > 0 && r.median_ms > 0 ? r.rel * r.median_ms : 0;
 }
 
 double ab_min_shift_pair_ms(sqlite3 *db, long long measurement_a, long long measurement_b)

@@ -19,6 +19,7 @@ typedef struct ab_resolution {
     long long calibration_run; /* the A/A run it came from, 0 when none */
     int pairs;                /* A/A pairs it was computed from */
     double aa_median_ms;      /* median latency of the calibrated kernel at that configuration */
+    double median_ms;         /* this measurement's median (set when rel > 0) */
 } ab_resolution;
 
 /* The A/A resolution for measurement measurement_id, in *r: among the

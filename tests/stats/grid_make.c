@@ -31,6 +31,8 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 typedef struct gcase {
     size_t na, nb;
@@ -123,17 +125,11 @@ static json_t *make_calibration(json_t *tmpl, size_t k, double med, double rel)
     return run;
 }
 
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* the median of x (n values; x is sorted in place) */
+/* the median of x (n values; x is sorted in place), GSL's */
 static double median(double *x, size_t n)
 {
-    qsort(x, n, sizeof *x, cmpd);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    gsl_sort(x, 1, n);
+    return gsl_stats_median_from_sorted_data(x, 1, n);
 }
 
 /* a run from the template with the given uuid, floor and samples of the
