@@ -86,25 +86,43 @@ template <int D> struct cfg {
     static constexpr int NT = 128 * (NWG + 1);   /* threads: producer + consumers */
     static constexpr int NST = D == 64 ? 4 : 3;  /* (K, V) stages */
     static constexpr int REG_C = NWG == 3 ? 160 : 240;
-    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (2 * NST + 2) * 8;
+    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (2 * NST + 3) * 8;
 };
 
-/* Tile L of the list -> (bh, qt). */
+/* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
+ * together. Causal: heads in sections of G (chosen on the host so that a
+ * section's K and V fit in about half of L2), and within a section the
+ * longest query tiles first (rank-major: every head's last query tile,
+ * then every head's second last, ...), so that the dynamic scheduler
+ * below hands out the longest remaining work first (LPT) while the ~130
+ * tiles in flight share the K and V of a few heads. */
 template <bool CAUSAL>
-static __device__ __forceinline__ void decode(int L, int nqt, int &bh, int &qt)
+static __device__ __forceinline__ void decode(int L, int nqt, int nbh, int G, int &bh, int &qt)
 {
-    bh = L / nqt;
-    qt = L % nqt;
-    if (CAUSAL)
-        qt = nqt - 1 - qt; /* longest query tiles of a head first */
+    if (!CAUSAL) {
+        bh = L / nqt;
+        qt = L % nqt;
+        return;
+    }
+    const int sec_tiles = G * nqt, sec = L / sec_tiles, r = L % sec_tiles;
+    const int gh = min(G, nbh - sec * G); /* heads in this (maybe last, shorter) section */
+    bh = sec * G + r % gh;
+    qt = nqt - 1 - r / gh;
 }
+
+/* The causal tile counters, one per (D, dtype) instantiation: tile
+ * blockIdx.x is a block's first; each later one is gridDim.x plus an
+ * atomicAdd on sched[.][0]. The last block to run out of tiles resets
+ * both words (sched[.][1] counts blocks done) for the next launch; setup
+ * zeroes them once. */
+__device__ unsigned int g_sched[4][2];
 
 template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(cfg<D>::NT, 1)
     wgmma_persist_fwd(const __grid_constant__ CUtensorMap tmQ,
                       const __grid_constant__ CUtensorMap tmK,
                       const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int nqt,
-                      int ntiles, float scale_log2)
+                      int ntiles, int nbh, int G, float scale_log2)
 {
 #if AB_WGMMA_DEVICE
     using C = cfg<D>;
@@ -116,6 +134,8 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
     const uint32_t uKV = uQ + BR * D * 2;
     const uint32_t uFull = uKV + NST * 2 * TILE, uEmpty = uFull + NST * 8,
                    uQfull = uEmpty + NST * 8, uQempty = uQfull + 8;
+    /* the tile (bh, qt) the producer publishes with each Q load (bh -1: no more) */
+    volatile int *tile_slot = (volatile int *)(smem_raw + (uQempty + 8 - raw));
     const int nkv = (S + BC - 1) / BC;
 
     const int tid = threadIdx.x;
@@ -133,17 +153,31 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
     const int wg = tid >> 7, wtid = tid & 127;
     if (wg == 0) {
         /* producer warpgroup: one thread issues every load */
-        setmaxnreg_dec<24>();
+        setmaxnreg_dec<32>(); /* 32: the causal scheduler spilled at 24 */
         if (tid == 0) {
             int tc = 0; /* (K, V) tiles loaded so far: stage tc % NST */
-            int it = 0;
-            for (int L = blockIdx.x; L < ntiles; L += gridDim.x, it++) {
+            unsigned int *sched = g_sched[(D == 64) * 2 + std::is_same<T, __nv_bfloat16>::value];
+            for (int it = 0, L = blockIdx.x;; it++) {
+                if (it > 0) { /* the consumers issued (and finished) the last Q K^T of tile it-1 */
+                    mbar_wait(uQempty, (uint32_t)((it - 1) & 1));
+                    L = CAUSAL ? (int)atomicAdd(&sched[0], 1u) + (int)gridDim.x
+                               : L + (int)gridDim.x;
+                }
+                if (L >= ntiles) { /* publish the end; the last block out resets the counters */
+                    tile_slot[0] = -1;
+                    abmma::mbar_arrive(uQfull);
+                    if (CAUSAL && atomicAdd(&sched[1], 1u) == gridDim.x - 1) {
+                        sched[0] = 0;
+                        sched[1] = 0;
+                    }
+                    break;
+                }
                 int bh, qt;
-                decode<CAUSAL>(L, nqt, bh, qt);
+                decode<CAUSAL>(L, nqt, nbh, G, bh, qt);
                 const int q0 = qt * BR;
                 const int jend = CAUSAL ? min(nkv, (min(q0 + BR, S) - 1) / BC + 1) : nkv;
-                if (it > 0) /* the consumers issued (and finished) the last Q K^T of tile it-1 */
-                    mbar_wait(uQempty, (uint32_t)((it - 1) & 1));
+                tile_slot[0] = bh; /* released to the consumers by the expect_tx arrive */
+                tile_slot[1] = qt;
                 mbar_expect_tx(uQfull, BR * D * 2);
 #pragma unroll
                 for (int cb = 0; cb < D / 64; cb++)
@@ -179,13 +213,13 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
         uint32_t p[BC / 16][4];
         float o[D / 2];
         int tc = 0; /* (K, V) tiles consumed so far */
-        int it = 0;
-        for (int L = blockIdx.x; L < ntiles; L += gridDim.x, it++) {
-            int bh, qt;
-            decode<CAUSAL>(L, nqt, bh, qt);
+        for (int it = 0;; it++) {
+            mbar_wait(uQfull, (uint32_t)(it & 1)); /* Q of tile it landed, or the end */
+            const int bh = tile_slot[0], qt = tile_slot[1];
+            if (bh < 0)
+                break;
             const int q0 = qt * BR;
             const int jend = CAUSAL ? min(nkv, (min(q0 + BR, S) - 1) / BC + 1) : nkv;
-            const bool last_tile = L + (int)gridDim.x >= ntiles;
             g.row0 = q0 + g.wrow + (wtid >> 5) * 16 + (lane >> 2);
             const int wfirst = q0 + g.wrow;
             auto masked = [&](int k0) { return k0 + BC > S || (CAUSAL && k0 + BC - 1 > wfirst); };
@@ -194,7 +228,6 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 o[i] = 0.f;
             float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
 
-            mbar_wait(uQfull, (uint32_t)(it & 1));
             /* key tile 0: S_0, softmax, P_0 */
             {
                 const int st = tc % NST;
@@ -251,14 +284,12 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 }
                 wg_pack_p<T, BC>(s, p);
             }
-            /* the last P V of the tile; the last consumer's very last turn
-             * is not passed on (nobody waits for it) */
+            /* the last P V of the tile */
             {
                 const int sp = (tc + jend - 1) % NST;
                 named_sync(my_turn, 256);
                 wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
-                if (!(last_tile && cw == NWG - 1))
-                    named_arrive(next_turn, 256);
+                named_arrive(next_turn, 256);
                 wg_wait<0>();
                 reg_fence(o);
                 reg_fence_u(p);
@@ -287,12 +318,17 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 }
             }
         }
+        /* the last consumer's last turn was passed on to consumer 0, whose
+         * barrier still holds those 128 arrivals: complete it */
+        if (cw == 0)
+            named_sync(my_turn, 256);
     }
 #endif
 }
 
 struct ctx_t {
-    int sms; /* multiprocessors: the persistent grid's size */
+    int sms;  /* multiprocessors: the persistent grid's size */
+    long l2;  /* L2 bytes: sizes the causal head sections */
 };
 
 template <typename T, int D, bool CAUSAL> int set_attr()
@@ -324,8 +360,13 @@ int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, cons
     }
     const float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
     const int grid = (int)(ntiles < c->sms ? ntiles : c->sms);
+    /* causal head sections: as many heads as have K and V (2 * S * D * 2
+     * bytes each) in half of L2, at least one */
+    const long long kv_head = 4LL * s->S * D;
+    long long G = (c->l2 / 2) / kv_head;
+    G = G < 1 ? 1 : (G > bh ? bh : G);
     wgmma_persist_fwd<T, D, CAUSAL><<<grid, cfg<D>::NT, cfg<D>::SMEM, st>>>(
-        mq, mk, mv, (T *)o, s->S, nqt, (int)ntiles, scale_log2);
+        mq, mk, mv, (T *)o, s->S, nqt, (int)ntiles, (int)bh, (int)G, scale_log2);
     return 0;
 }
 
@@ -390,12 +431,21 @@ extern "C" int cuda_wgmma_persistent_setup(const ab_shape *s, void **ctx, size_t
                  cudaGetErrorString(cudaGetLastError()));
         return -1;
     }
+    int l2 = 0;
+    static const unsigned int zero[4][2] = {{0}};
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess || l2 < 1 ||
+        cudaMemcpyToSymbol(g_sched, zero, sizeof zero) != cudaSuccess) {
+        snprintf(err, n, "cuda_wgmma_persistent: cannot read L2 size or zero the tile counters: %s",
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
     ctx_t *c = (ctx_t *)malloc(sizeof *c);
     if (!c) {
         snprintf(err, n, "cuda_wgmma_persistent: out of host memory");
         return -1;
     }
     c->sms = sms;
+    c->l2 = l2;
     *ctx = c;
     return 0;
 }

@@ -3,7 +3,8 @@
  * every supported (dtype, D in {64, 128}, causal) and FlashAttention's odd
  * sequence lengths S in {1, 17, 97, 113, 200, 1023, 1025, 2049} (from
  * flash-attention tests/test_flash_attn.py), with B=2, H=3 and fresh random
- * inputs per case, the output is poisoned with NaN, computed once, and
+ * inputs per case, the variant is launched once, the output poisoned with
+ * NaN, the variant launched again (state kept between launches) and
  * compared over every row of every (b, h) with the device's float64
  * reference under the rule of kernels/check.h (kernels/gpu_check.h). Exit 0
  * when all pass, 1 on a failure, 77 (meson's "skipped") when there is no
@@ -87,9 +88,12 @@ static int case_make(tcase *c, const ab_shape *s, unsigned long seed)
     return 0;
 }
 
-/* Runs v once on case c and checks it on the device. Returns 0 when it
- * passes, 1 when it fails, 2 on a setup/launch/CUDA error (printed). *r is
- * filled when the check ran. */
+/* Runs v twice on case c (one setup) and checks the second launch on the
+ * device: the output is poisoned between the launches, so state a kernel
+ * keeps from one launch to the next (cuda_wgmma_persistent's causal tile
+ * counters, a workspace) must be left right for the next one. Returns 0
+ * when it passes, 1 when it fails, 2 on a setup/launch/CUDA error
+ * (printed). *r is filled when the check ran. */
 static int run_on(const ab_variant *v, tcase *c, ab_check *r, int quiet)
 {
     char err[512];
@@ -102,7 +106,8 @@ static int run_on(const ab_variant *v, tcase *c, ab_check *r, int quiet)
         fprintf(stderr, "%s: %s\n", v->name, err);
         return 2;
     }
-    if (ab_gpu_poison(c->b, err, sizeof err) || ab_gpu_run_once(v, ctx, c->b, err, sizeof err) ||
+    if (ab_gpu_run_once(v, ctx, c->b, err, sizeof err) || ab_gpu_poison(c->b, err, sizeof err) ||
+        ab_gpu_run_once(v, ctx, c->b, err, sizeof err) ||
         ab_check_measurement(s, c->b, c->q, c->k, c->v, c->o, c->seed + 7, r, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", v->name, err);
         goto cleanup;
