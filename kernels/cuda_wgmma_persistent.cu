@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
     const int wg = tid >> 7, wtid = tid & 127;
     if (wg == 0) {
         /* producer warpgroup: one thread issues every load */
-        setmaxnreg_dec<32>(); /* 32: the causal scheduler spilled at 24 */
+        setmaxnreg_dec<24>(); /* the pool: 168 x 384 = 24 x 128 + 240 x 256 (D = 128) */
         if (tid == 0) {
             int tc = 0; /* (K, V) tiles loaded so far: stage tc % NST */
             unsigned int *sched = g_sched[(D == 64) * 2 + std::is_same<T, __nv_bfloat16>::value];
