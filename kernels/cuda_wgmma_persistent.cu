@@ -79,6 +79,7 @@ using namespace abwg;
 namespace {
 
 constexpr int BC = 128; /* keys per tile */
+constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
 
 template <int D> struct cfg {
     static constexpr int NWG = D == 64 ? 3 : 2;  /* consumer warpgroups */
@@ -90,8 +91,7 @@ template <int D> struct cfg {
 };
 
 /* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
- * together. Causal: heads in sections of G (chosen on the host so that a
- * section's K and V fit in about half of L2), and within a section the
+ * together. Causal: heads in sections of G (SECTION_HEADS), and within a section the
  * longest query tiles first (rank-major: every head's last query tile,
  * then every head's second last, ...), so that the dynamic scheduler
  * below hands out the longest remaining work first (LPT) while the ~130
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
             mbar_init(uEmpty + st * 8, 4 * NWG); /* one arrival per consumer warp */
         }
         mbar_init(uQfull, 1);
-        mbar_init(uQempty, 4 * NWG);
+        mbar_init(uQempty, 128 * NWG); /* every consumer thread: it read the tile slot */
         fence_mbar_init();
     }
     __syncthreads();
@@ -237,11 +237,8 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 named_arrive(next_turn, 256);
                 wg_wait<0>();
                 reg_fence(s);
-                if (jend == 1) { /* that was the tile's last read of Q */
-                    __syncwarp();
-                    if (lane == 0)
-                        abmma::mbar_arrive(uQempty);
-                }
+                if (jend == 1) /* that was the tile's last read of Q */
+                    abmma::mbar_arrive(uQempty);
                 if (masked(0))
                     wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, S, scale_log2);
                 else
@@ -259,11 +256,8 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 named_arrive(next_turn, 256);
                 wg_wait<1>(); /* S_j landed; P V still running */
                 reg_fence(s);
-                if (j == jend - 1) { /* the tile's last read of Q is done */
-                    __syncwarp();
-                    if (lane == 0)
-                        abmma::mbar_arrive(uQempty);
-                }
+                if (j == jend - 1) /* the tile's last read of Q is done */
+                    abmma::mbar_arrive(uQempty);
                 const int k0 = j * BC;
                 if (masked(k0))
                     wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, S, scale_log2);
@@ -327,8 +321,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
 }
 
 struct ctx_t {
-    int sms;  /* multiprocessors: the persistent grid's size */
-    long l2;  /* L2 bytes: sizes the causal head sections */
+    int sms; /* multiprocessors: the persistent grid's size */
 };
 
 template <typename T, int D, bool CAUSAL> int set_attr()
@@ -360,11 +353,11 @@ int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, cons
     }
     const float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
     const int grid = (int)(ntiles < c->sms ? ntiles : c->sms);
-    /* causal head sections: as many heads as have K and V (2 * S * D * 2
-     * bytes each) in half of L2, at least one */
-    const long long kv_head = 4LL * s->S * D;
-    long long G = (c->l2 / 2) / kv_head;
-    G = G < 1 ? 1 : (G > bh ? bh : G);
+    /* causal head sections of 8 heads (fewer when B*H is smaller): the best
+     * or within 1% of the best of G in {1, 2, 4, 8, all, half-of-L2} at six
+     * causal shapes (D = 64, 128; S = 2048..16384), gpu_check --time on an
+     * H200, 2026-11-24; all heads at once lost 6-17% at S <= 4096 (L2) */
+    const long long G = bh < SECTION_HEADS ? bh : SECTION_HEADS;
     wgmma_persist_fwd<T, D, CAUSAL><<<grid, cfg<D>::NT, cfg<D>::SMEM, st>>>(
         mq, mk, mv, (T *)o, s->S, nqt, (int)ntiles, (int)bh, (int)G, scale_log2);
     return 0;
@@ -431,11 +424,9 @@ extern "C" int cuda_wgmma_persistent_setup(const ab_shape *s, void **ctx, size_t
                  cudaGetErrorString(cudaGetLastError()));
         return -1;
     }
-    int l2 = 0;
     static const unsigned int zero[4][2] = {{0}};
-    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev) != cudaSuccess || l2 < 1 ||
-        cudaMemcpyToSymbol(g_sched, zero, sizeof zero) != cudaSuccess) {
-        snprintf(err, n, "cuda_wgmma_persistent: cannot read L2 size or zero the tile counters: %s",
+    if (cudaMemcpyToSymbol(g_sched, zero, sizeof zero) != cudaSuccess) {
+        snprintf(err, n, "cuda_wgmma_persistent: cannot zero the tile counters: %s",
                  cudaGetErrorString(cudaGetLastError()));
         return -1;
     }
@@ -445,7 +436,6 @@ extern "C" int cuda_wgmma_persistent_setup(const ab_shape *s, void **ctx, size_t
         return -1;
     }
     c->sms = sms;
-    c->l2 = l2;
     *ctx = c;
     return 0;
 }
