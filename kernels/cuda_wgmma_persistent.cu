@@ -8,10 +8,17 @@
  * per SM (224 KiB of shared memory), so every tile paid its start-up in
  * the open: barrier init, the Q load and the first (K, V) load before the
  * first wgmma, and the O stores after the last. Here the grid is one block
- * per SM and each block walks the tile list (tile L = blockIdx.x,
- * + gridDim.x, ...; L -> (b*h, query tile) with the query tiles of one
- * head together, longest first when causal, so the ~130 concurrent tiles
- * cover a few heads whose K and V stay in L2):
+ * per SM and each block walks the tile list:
+ *   - non-causal (equal tiles): statically, L = blockIdx.x, + gridDim.x,
+ *     ...; L -> (b*h, query tile) with the query tiles of one head
+ *     together, so the ~130 concurrent tiles share a few heads' K and V;
+ *   - causal (tile q has q + 1 key tiles): dynamically, each block's next
+ *     tile from an atomic counter, the list ordered longest first within
+ *     sections of 8 heads (FlashAttention-3's longest-processing-time-first
+ *     scheduler); the producer claims the tile when it may load its Q and
+ *     publishes (b*h, query tile) in shared memory with the Q load's
+ *     mbarrier arrive (-1: no more); the last block out resets the
+ *     counter for the next launch;
  *   - the producer runs ahead across tiles: once the consumers have
  *     issued the last Q K^T of a tile (a "Q empty" mbarrier) it loads the
  *     next tile's Q and then its (K, V) stages while the consumers finish
@@ -24,13 +31,15 @@
  *   - D = 64: three consumer warpgroups (BR = 192 query rows per tile,
  *     FlashAttention-3's hdim-64 shape), registers 24 (producer) / 160
  *     (consumers); D = 128: two consumers, 24 / 240, 3 (K, V) stages.
- * No dynamic (atomic) tile scheduler: the static round-robin can leave
- * causal tiles unbalanced between SMs.
+ The Q-empty barrier is released by every consumer thread (not one lane
+ * per warp): the threads read the tile slot the producer rewrites after it.
  *
  * Source: Shah et al. 2024 (FlashAttention-3) section 3.1 (persistent
  * kernel, producer running ahead into the next tile, overlapping one
- * tile's epilogue with the next tile's loads) and its hdim-64 tile shape
- * (3 consumer warpgroups x 64 rows). Previous rung: cuda_wgmma_pingpong.
+ * tile's epilogue with the next tile's loads), its hdim-64 tile shape
+ * (3 consumer warpgroups x 64 rows) and its causal tile scheduler (longest
+ * first, heads grouped for L2; the FlashAttention-3 code's LPT scheduler,
+ * read, not copied). Previous rung: cuda_wgmma_pingpong.
  *
  * Prediction (before the first run). cuda_wgmma_pingpong measured 613
  * TFLOP/s at the headline (0.95x cudnn_sdpa's 646); its ~58 us per block
@@ -66,6 +75,25 @@
  * (both), 4.04 GB of L2 traffic (cuDNN 3.12 GB). ptxas: 168 registers at
  * entry (D=128, 384 threads) / 128 (D=64, 512 threads), no spills.
  * Checked: gpu_check (64 cases), memcheck and racecheck clean.
+ *
+ * The causal scheduler (2026-11-24). Prediction: with the imbalance gone
+ * (static round-robin: up to 3x the key tiles on some SMs), causal should
+ * reach its non-causal ratio to cudnn_sdpa, about 1.0x. Section size
+ * measured (gpu_check --time, six causal shapes, G in {1, 2, 4, 8, all
+ * heads, half of L2}): 8 heads best or within 1%; all heads at once lost
+ * 6-17% at S <= 4096 (K/V of every head in flight, L2 misses). Measured
+ * (attnbench run experiments/hopper-lpt.cfg, reports/hopper-lpt.db run 1,
+ * report reports/hopper-lpt-run1.md; NVIDIA H200, 2026-11-24, hot timing,
+ * 80-100 samples in rounds of 4, 1230 of 2956 clock blocks at the software
+ * power cap, SM 1440-1980 MHz): causal D = 128 494.6-571.8 TFLOP/s, 0.96-0.99x
+ * cudnn_sdpa (static schedule before: 0.60-0.95x) and 1.04-1.07x
+ * cuda_wgmma_pingpong for S <= 8192 (0.98x at S = 16384, where pingpong's
+ * one-head-at-a-time hardware order keeps K/V in L2 better); causal D = 64
+ * 349-470, 1.15-1.23x pingpong, 0.91-0.95x cudnn_sdpa. Non-causal
+ * unchanged (615.6 at the headline, 1.03x cudnn_sdpa's 599.4). ptxas: the
+ * causal producer spills 8-16 bytes at its 24 registers (per tile, not in
+ * the loop); 32 would leave the consumers' setmaxnreg.inc 240 short of the
+ * 168 x 384 launch pool and hang (tried: it did, at D = 128).
  */
 #include "entry_points.h"
 #include "wgmma_common.cuh"
