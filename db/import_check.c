@@ -83,6 +83,8 @@ static const field meas_fields[] = {
     {"adapter_env", K_TEXT, 0, 0, 0, NULL},
     {"stderr_text", K_TEXT, 0, 0, 0, NULL},
     {"input_sets", K_INT, 0, 1, 1e6, NULL},
+    {"H_kv", K_INT, 0, 1, AXIS, NULL},
+    {"S_kv", K_INT, 0, 1, AXIS, NULL},
     {NULL, 0, 0, 0, 0, NULL}};
 
 static const field sample_fields[] = {
@@ -262,7 +264,9 @@ static int check_measurement(const json_t *m, const char *where, char *err, size
     ab_shape s = {(int)json_integer_value(json_object_get(m, "B")),
                   (int)json_integer_value(json_object_get(m, "H")),
                   (int)json_integer_value(json_object_get(m, "S")),
-                  (int)json_integer_value(json_object_get(m, "D")), 0, AB_FP32};
+                  (int)json_integer_value(json_object_get(m, "D")), 0, AB_FP32,
+                  (int)json_integer_value(json_object_get(m, "H_kv")),
+                  (int)json_integer_value(json_object_get(m, "S_kv"))};
     char why[200];
     if (ab_shape_check(&s, NULL, why, sizeof why))
         return bad(err, n, where, "%s", why);

@@ -348,6 +348,8 @@ int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
                       "JOIN runs r ON r.id = m.run_id JOIN environments v ON v.id = r.environment_id "
                       "WHERE m.variant = ?1 AND m.B = ?2 AND m.H = ?3 AND m.S = ?4 AND m.D = ?5 "
                       "AND (?6 < 0 OR m.causal = ?6) AND (?7 = '' OR m.dtype = ?7) "
+                      "AND m.H_kv = (CASE WHEN ?8 > 0 THEN ?8 ELSE m.H END) "
+                      "AND m.S_kv = (CASE WHEN ?9 > 0 THEN ?9 ELSE m.S END) "
                       "AND m.status = 'ok' ORDER BY r.started_at, r.id",
                       &st, err))
         return -1;
@@ -358,6 +360,8 @@ int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
     sqlite3_bind_int(st, 5, pat->D);
     sqlite3_bind_int(st, 6, pat->causal);
     sqlite3_bind_text(st, 7, pat->dtype, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 8, pat->H_kv);
+    sqlite3_bind_int(st, 9, pat->S_kv);
     size_t n = 0, cap = 16;
     ab_history_point *p = calloc(cap, sizeof *p);
     while (p && sqlite3_step(st) == SQLITE_ROW) {

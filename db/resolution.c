@@ -163,7 +163,8 @@ static int groups_load(sqlite3 *db, const char *env, const char *mode, aa_groups
     snprintf(G->mode, sizeof G->mode, "%s", mode);
     if (ab_db_prepare(db,
                       "SELECT m.id, m.run_id, m.B || ',' || m.H || ',' || m.S || ',' || m.D || ',' || "
-                      "m.causal || ',' || m.dtype FROM measurements m "
+                      "m.causal || ',' || m.dtype || ',' || m.H_kv || ',' || m.S_kv "
+                      "FROM measurements m "
                       "JOIN runs r ON r.id = m.run_id JOIN experiments x ON x.id = r.experiment_id "
                       "JOIN environments v ON v.id = r.environment_id "
                       "WHERE v.hash = ? AND x.name LIKE '%-calibration' AND r.status = 'complete' "

@@ -46,12 +46,19 @@ int ab_run_resolve(sqlite3 *db, const char *arg, long long *id)
 int ab_rmeas_same_config(const ab_rmeas *a, const ab_rmeas *b)
 {
     return a->B == b->B && a->H == b->H && a->S == b->S && a->D == b->D &&
-           a->causal == b->causal && strcmp(a->dtype, b->dtype) == 0;
+           a->causal == b->causal && strcmp(a->dtype, b->dtype) == 0 && a->H_kv == b->H_kv &&
+           a->S_kv == b->S_kv;
 }
 
 void ab_rmeas_title(const ab_rmeas *m, char *buf, size_t n)
 {
-    snprintf(buf, n, "B=%d H=%d S=%d D=%d %s %s", m->B, m->H, m->S, m->D,
+    ab_shape s = {m->B, m->H, m->S, m->D, m->causal, AB_FP16, m->H_kv, m->S_kv};
+    char hk[32] = "", sk[32] = "";
+    if (ab_shape_hkv(&s) != m->H)
+        snprintf(hk, sizeof hk, " H_kv=%d", m->H_kv);
+    if (ab_shape_skv(&s) != m->S)
+        snprintf(sk, sizeof sk, " S_kv=%d", m->S_kv);
+    snprintf(buf, n, "B=%d H=%d%s S=%d%s D=%d %s %s", m->B, m->H, hk, m->S, sk, m->D,
              m->causal ? "causal" : "non-causal", m->dtype);
 }
 
@@ -105,7 +112,8 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
     if (ab_db_prepare(db,
                       "SELECT id, variant, dtype, status, coalesce(stop_reason, ''), B, H, S, D, "
                       "causal, flops, (SELECT count(*) FROM samples s WHERE s.measurement_id = "
-                      "m.id AND s.throttled) FROM measurements m WHERE run_id = ? ORDER BY id",
+                      "m.id AND s.throttled), H_kv, S_kv, bytes FROM measurements m "
+                      "WHERE run_id = ? ORDER BY id",
                       &st, err)) {
         free(m);
         return error("%s", err);
@@ -137,6 +145,9 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
         x->causal = sqlite3_column_int(st, 9);
         x->flops = sqlite3_column_double(st, 10);
         x->throttled = (long)sqlite3_column_int64(st, 11);
+        x->H_kv = sqlite3_column_int(st, 12);
+        x->S_kv = sqlite3_column_int(st, 13);
+        x->bytes = sqlite3_column_double(st, 14);
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE) { /* never a silently shorter run */
@@ -182,6 +193,7 @@ int ab_config_parse(const char *textin, ab_config_pat *p)
     snprintf(buf, sizeof buf, "%s", textin);
     p->causal = -1;
     p->dtype[0] = '\0';
+    p->H_kv = p->S_kv = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *end;
         while (*tok == ' ')
@@ -198,8 +210,14 @@ int ab_config_parse(const char *textin, ab_config_pat *p)
             p->causal = 0;
         } else if (strcmp(tok, "fp16") == 0 || strcmp(tok, "bf16") == 0 || strcmp(tok, "fp32") == 0) {
             snprintf(p->dtype, sizeof p->dtype, "%s", tok);
+        } else if (strncmp(tok, "H_kv=", 5) == 0 || strncmp(tok, "S_kv=", 5) == 0) {
+            long x = strtol(tok + 5, &end, 10);
+            if (!tok[5] || *end || x <= 0 || x > (1 << 24))
+                return error("--config: '%s': %.4s must be a positive integer", tok, tok);
+            *(tok[0] == 'H' ? &p->H_kv : &p->S_kv) = (int)x;
         } else {
-            return error("--config: unknown field '%s' (causal, noncausal, fp16, bf16, fp32)", tok);
+            return error("--config: unknown field '%s' (causal, noncausal, fp16, bf16, fp32, "
+                         "H_kv=N, S_kv=N)", tok);
         }
     }
     if (k < 4)

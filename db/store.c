@@ -232,7 +232,38 @@ int ab_db_begin(sqlite3 *db, char *err)
     }
 }
 
+static int migrate_fk_off(sqlite3 *db, const char *path, char *err);
+
+/* Migrations run with foreign keys off (a migration may rebuild a table:
+ * dropping the old one must not cascade into its children; the pragma is a
+ * no-op inside a transaction, so it is set around them) and back on after,
+ * with PRAGMA foreign_key_check required to find nothing. */
 static int migrate(sqlite3 *db, const char *path, char *err)
+{
+    int v;
+    if (user_version(db, &v, err))
+        return -1;
+    if (v >= ab_schema_count())
+        return migrate_fk_off(db, path, err);
+    if (exec(db, "PRAGMA foreign_keys = OFF", err))
+        return -1;
+    int rc = migrate_fk_off(db, path, err);
+    if (exec(db, "PRAGMA foreign_keys = ON", rc ? NULL : err))
+        return -1;
+    if (rc == 0) {
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW) {
+            snprintf(err, AB_ERR, "%s: after migrating, a row refers to a missing parent (%s)",
+                     path, (const char *)sqlite3_column_text(st, 0));
+            rc = -1;
+        }
+        sqlite3_finalize(st);
+    }
+    return rc;
+}
+
+static int migrate_fk_off(sqlite3 *db, const char *path, char *err)
 {
     int v;
     if (user_version(db, &v, err))
@@ -593,7 +624,8 @@ int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant
     sqlite3_stmt *st = NULL;
     if (ab_db_prepare(db,
                       "SELECT 1 FROM measurements WHERE run_id = ? AND variant = ? AND B = ? AND "
-                      "H = ? AND S = ? AND D = ? AND causal = ? AND dtype = ?",
+                      "H = ? AND S = ? AND D = ? AND causal = ? AND dtype = ? AND H_kv = ? AND "
+                      "S_kv = ?",
                       &st, err))
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
@@ -604,6 +636,8 @@ int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant
     sqlite3_bind_int(st, 6, s->D);
     sqlite3_bind_int(st, 7, s->causal);
     sqlite3_bind_text(st, 8, ab_dtype_name(s->dtype), -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 9, ab_shape_hkv(s));
+    sqlite3_bind_int(st, 10, ab_shape_skv(s));
     int rc = sqlite3_step(st);
     int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(db, err, "reading measurements");
     sqlite3_finalize(st);
@@ -648,7 +682,8 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
                       "dtype, warmup, timing_mode, graph_k, status, message, checked, "
                       "max_abs_err, mean_abs_err, rel_l2_err, tolerance, nonfinite, rows_checked, "
                       "flops, bytes, peak_bytes, stop_reason, external, adapter_env, stderr_text, "
-                      "input_sets) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      "input_sets, H_kv, S_kv) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                       &st, err))
         goto cleanup;
     int i = 1;
@@ -686,6 +721,8 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
     sqlite3_bind_text(st, i++, m->adapter_env, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, i++, m->stderr_text, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, i++, m->input_sets > 0 ? m->input_sets : 1);
+    sqlite3_bind_int(st, i++, ab_shape_hkv(&m->shape));
+    sqlite3_bind_int(st, i++, ab_shape_skv(&m->shape));
     if (sqlite3_step(st) != SQLITE_DONE) {
         fail(db, err, "storing the measurement");
         goto rollback;

@@ -383,6 +383,11 @@ static int import_body(sqlite3 *db, json_t *run)
         goto done;
     }
     json_array_foreach(ms, i, m) {
+        /* an export from before H_kv and S_kv (issue 19): multi-head, S_kv = S */
+        if (json_is_object(m) && !json_object_get(m, "H_kv") && json_object_get(m, "H"))
+            json_object_set(m, "H_kv", json_object_get(m, "H"));
+        if (json_is_object(m) && !json_object_get(m, "S_kv") && json_object_get(m, "S"))
+            json_object_set(m, "S_kv", json_object_get(m, "S"));
         one = json_pack("[O]", m);
         bad = insert_objects(db, "measurements", one, m_skip, "run_id", rid, NULL, 0, &mid);
         json_decref(one);
@@ -579,8 +584,11 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
         rc_cols, rc_cols);
     FMT(q.tf, "INSERT INTO main.timer_floor(run_id, %s) SELECT ?1, %s FROM other.timer_floor "
               "WHERE run_id = ?2", tf_cols, tf_cols);
-    FMT(q.meas, "INSERT INTO main.measurements(run_id, %s) SELECT ?1, %s FROM other.measurements "
-                "WHERE id = ?2", m_cols, m_cols);
+    /* a database from before H_kv and S_kv: multi-head attention, S_kv = S */
+    const int old_kv = !has_column(db, "other", "measurements", "H_kv");
+    FMT(q.meas, "INSERT INTO main.measurements(run_id, %s%s) SELECT ?1, %s%s FROM other.measurements "
+                "WHERE id = ?2", m_cols, old_kv ? ", H_kv, S_kv" : "", m_cols,
+                old_kv ? ", H, S" : "");
     FMT(q.samp, "INSERT INTO main.samples(measurement_id, %s) SELECT ?1, %s FROM other.samples "
                 "WHERE measurement_id = ?2 ORDER BY idx", s_cols, s_cols);
     FMT(q.cb, "INSERT INTO main.clock_blocks(measurement_id, %s) SELECT ?1, %s FROM "

@@ -102,7 +102,11 @@ void ab_check_decide(const ab_check_sums *x, ab_dtype t, ab_check *out)
 
 size_t ab_check_rows_for(const ab_shape *s)
 {
-    const double keys = s->causal ? 0.5 * (s->S + 1) : (double)s->S;
+    /* keys per row on average: for S_kv != S or H_kv != H from the exact FLOP count */
+    const double keys = ab_shape_kv_differs(s)
+                            ? ab_attention_flops(s) / (4.0 * s->B * s->H * (double)s->S * s->D)
+                        : s->causal ? 0.5 * (s->S + 1)
+                                    : (double)s->S;
     const double slices = (double)s->B * s->H;
     const double full = slices * s->S * keys * s->D;
     if (full <= AB_CHECK_HOST_BUDGET)
@@ -212,7 +216,8 @@ int ab_check_output(const ab_shape *s, const float *q, const float *k, const flo
             slice_of[p++] = (unsigned)bh;
 #pragma omp parallel reduction(max : max_err, plain_max, absmax, disagree) reduction(+ : sum_err, sq_err, sq_ref, plain_sq)
     {
-        double *buf = malloc(sizeof(double) * (S + 2 * D));
+        const size_t SKV = (size_t)ab_shape_skv(s);
+        double *buf = malloc(sizeof(double) * (SKV + 2 * D));
         if (!buf) {
 #pragma omp atomic write
             alloc_fail = 1;
@@ -222,7 +227,7 @@ int ab_check_output(const ab_shape *s, const float *q, const float *k, const flo
                 const size_t bh = slice_of[n];
                 const int i = rows[n];
                 double *ref_row = refs + (size_t)n * D;
-                double *plain_row = buf + S, *shadow_row = buf + S + D;
+                double *plain_row = buf + SKV, *shadow_row = buf + SKV + D;
                 ab_reference_row(s, q, k, v, bh, i, ref_row, buf);
                 ab_plain_row(s, q, k, v, bh, i, plain_row, shadow_row, buf);
                 const float *oi = o + (bh * S + (size_t)i) * D;

@@ -9,6 +9,8 @@
  * new tile raises the max; O = acc / l at the end.
  * Source: Dao et al., "FlashAttention" (NeurIPS 2022), Algorithm 1; the
  * online softmax of Milakov & Gimelshein (2018).
+ * Grouped-query attention and S_kv != S: query slice bh streams the K/V
+ * slice of its K/V head (ab_kv_offset), the causal mask bottom-right.
  * Step: the CPU counterpart of cuda_fa1_rowwise.
  * Measured: see reports/ (the quickstart experiment compares it with
  * cpu_reference on the same machine).
@@ -32,8 +34,9 @@ int cpu_flash_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t
 static void flash_tile(const ab_shape *s, const float *q, const float *k, const float *v,
                        float *o, size_t bh, int i0, int nr, float *acc, float *sc)
 {
-    const int S = s->S, D = s->D;
-    const size_t base = bh * (size_t)S * (size_t)D;
+    const int S = s->S, D = s->D, SKV = ab_shape_skv(s);
+    const size_t base = bh * (size_t)S * (size_t)D, kvb = ab_kv_offset(s, bh);
+    const int shift = SKV - S; /* bottom-right causal mask: key j <= i + shift */
     const float scale = 1.0f / sqrtf((float)D);
     float m[BR], l[BR];
     for (int r = 0; r < nr; r++) {
@@ -41,9 +44,10 @@ static void flash_tile(const ab_shape *s, const float *q, const float *k, const 
         l[r] = 0.0f;
     }
     memset(acc, 0, sizeof(float) * (size_t)nr * D);
-    const int kv_end = s->causal ? i0 + nr : S;
+    int kv_end = s->causal ? i0 + nr + shift : SKV;
+    kv_end = kv_end > SKV ? SKV : kv_end;
     for (int j0 = 0; j0 < kv_end; j0 += BC) {
-        const int nc = j0 + BC <= S ? BC : S - j0;
+        const int nc = j0 + BC <= SKV ? BC : SKV - j0;
         for (int r = 0; r < nr; r++) {
             const int i = i0 + r;
             const float *qi = q + base + (size_t)i * D;
@@ -51,8 +55,8 @@ static void flash_tile(const ab_shape *s, const float *q, const float *k, const 
             for (int c = 0; c < nc; c++) {
                 const int j = j0 + c;
                 float x = -INFINITY;
-                if (!s->causal || j <= i) {
-                    const float *kj = k + base + (size_t)j * D;
+                if (!s->causal || j <= i + shift) {
+                    const float *kj = k + kvb + (size_t)j * D;
                     float dot = 0.0f;
                     for (int d = 0; d < D; d++)
                         dot += qi[d] * kj[d];
@@ -74,7 +78,7 @@ static void flash_tile(const ab_shape *s, const float *q, const float *k, const 
                 const float p = expf(sc[c] - m_new); /* exp(-inf) = 0 for masked */
                 rowsum += p;
                 if (p != 0.0f) {
-                    const float *vj = v + base + (size_t)(j0 + c) * D;
+                    const float *vj = v + kvb + (size_t)(j0 + c) * D;
                     for (int d = 0; d < D; d++)
                         ar[d] += p * vj[d];
                 }
@@ -85,8 +89,8 @@ static void flash_tile(const ab_shape *s, const float *q, const float *k, const 
     }
     for (int r = 0; r < nr; r++) {
         float *oi = o + base + (size_t)(i0 + r) * D;
-        for (int d = 0; d < D; d++)
-            oi[d] = acc[(size_t)r * D + d] / l[r];
+        for (int d = 0; d < D; d++) /* l = 0: the row saw no key (causal, S > S_kv): O = 0 */
+            oi[d] = l[r] > 0.0f ? acc[(size_t)r * D + d] / l[r] : 0.0f;
     }
 }
 

@@ -33,7 +33,7 @@ float ab_round_to(float x, ab_dtype t)
 
 int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, float *v)
 {
-    size_t n = ab_shape_numel(s);
+    const size_t len[3] = {ab_shape_numel(s), ab_shape_kv_numel(s), ab_shape_kv_numel(s)};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r)
         return -1;
@@ -44,13 +44,13 @@ int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, fl
      * as it is made (issue 11: the inputs were the largest share of a run's
      * wall time at B=4 H=16 S=4096 D=128, half of it the rounding) */
     for (int t = 0; t < 3; t++)
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < len[t]; i++)
             dst[t][i] = (float)(2.0 * gsl_rng_uniform(r) - 1.0);
     gsl_rng_free(r);
     if (s->dtype != AB_FP32) {
-        const long long nn = (long long)n;
         for (int t = 0; t < 3; t++) {
             float *x = dst[t];
+            const long long nn = (long long)len[t];
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(omp_get_num_procs())
 #endif

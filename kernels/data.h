@@ -24,8 +24,10 @@ extern "C" {
  * in float. fp16 overflows to +-inf as IEEE binary16 does. */
 float ab_round_to(float x, ab_dtype t);
 
-/* Fills q, k, v (each ab_shape_numel(s) floats, [B,H,S,D]) as described
- * above. Returns 0, or -1 when the RNG cannot be allocated. */
+/* Fills q (ab_shape_numel(s) floats, [B,H,S,D]), then k and v (each
+ * ab_shape_kv_numel(s) floats, [B,H_kv,S_kv,D]) from one stream, in that
+ * order, as described above (for H_kv = H and S_kv = S the stream of the
+ * equal-shape layout). Returns 0, or -1 when the RNG cannot be allocated. */
 int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, float *v);
 
 #ifdef __cplusplus

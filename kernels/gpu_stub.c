@@ -51,7 +51,7 @@ int ab_gpu_measure_peaks(double *gemm_tflops, double *copy_gbs, char *err, size_
 
 const ab_variant ab_gpu_empty_variant = {
     "empty_kernel", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0}, "an empty kernel (not built)",
-    NULL, NULL, NULL, ab_attention_flops, NO_CUDA_MSG};
+    NULL, NULL, NULL, ab_attention_flops, NO_CUDA_MSG, 0};
 
 /* ---- the device check (gpu_check.h) ---- */
 #include "gpu_check.h"

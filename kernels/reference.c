@@ -19,13 +19,17 @@ void ab_reference_row(const ab_shape *s, const float *q, const float *k, const f
                       size_t bh, int i, double *out, double *scratch)
 {
     const int S = s->S, D = s->D;
-    const size_t base = bh * (size_t)S * (size_t)D;
+    const size_t base = bh * (size_t)S * (size_t)D, kvb = ab_kv_offset(s, bh);
     const float *qi = q + base + (size_t)i * D;
-    const int L = s->causal ? i + 1 : S;
+    const int L = ab_row_keys(s, i);
     const double scale = 1.0 / sqrt((double)D);
     double mx = -INFINITY;
+    for (int d = 0; d < D; d++)
+        out[d] = 0.0;
+    if (L == 0) /* causal, S > S_kv: this row sees no key; O = 0 (FlashAttention) */
+        return;
     for (int j = 0; j < L; j++) {
-        const float *kj = k + base + (size_t)j * D;
+        const float *kj = k + kvb + (size_t)j * D;
         double acc = 0.0;
         for (int d = 0; d < D; d++)
             acc += (double)qi[d] * (double)kj[d];
@@ -38,10 +42,8 @@ void ab_reference_row(const ab_shape *s, const float *q, const float *k, const f
         scratch[j] = exp(scratch[j] - mx);
         sum += scratch[j];
     }
-    for (int d = 0; d < D; d++)
-        out[d] = 0.0;
     for (int j = 0; j < L; j++) {
-        const float *vj = v + base + (size_t)j * D;
+        const float *vj = v + kvb + (size_t)j * D;
         const double p = scratch[j] / sum;
         for (int d = 0; d < D; d++)
             out[d] += p * (double)vj[d];
@@ -67,13 +69,18 @@ static void plain_impl(const ab_shape *s, const float *q, const float *k, const 
 {
     const int S = s->S, D = s->D;
     const ab_dtype t = s->dtype;
-    const size_t base = bh * (size_t)S * (size_t)D;
+    const size_t base = bh * (size_t)S * (size_t)D, kvb = ab_kv_offset(s, bh);
     const float *qi = q + base + (size_t)i * D;
-    const int L = s->causal ? i + 1 : S;
+    const int L = ab_row_keys(s, i);
     const double scale = rnd(1.0 / sqrt((double)D), R_DTYPE, exact, t);
     double mx = -INFINITY;
+    if (L == 0) { /* a row that sees no key: O = 0 */
+        for (int d = 0; d < D; d++)
+            out[d] = 0.0;
+        return;
+    }
     for (int j = 0; j < L; j++) {
-        const float *kj = k + base + (size_t)j * D;
+        const float *kj = k + kvb + (size_t)j * D;
         double acc = 0.0;
         for (int d = 0; d < D; d++) {
             const double qs = rnd(rnd((double)qi[d] * scale, R_F32, exact, t), R_DTYPE, exact, t);
@@ -93,7 +100,7 @@ static void plain_impl(const ab_shape *s, const float *q, const float *k, const 
     for (int d = 0; d < D; d++) {
         double acc = 0.0;
         for (int j = 0; j < L; j++)
-            acc = rnd(acc + rnd(scratch[j] * (double)v[base + (size_t)j * D + d], R_F32, exact, t),
+            acc = rnd(acc + rnd(scratch[j] * (double)v[kvb + (size_t)j * D + d], R_F32, exact, t),
                       R_F32, exact, t);
         out[d] = rnd(acc, R_DTYPE, exact, t);
     }
@@ -123,7 +130,8 @@ int cpu_reference_run(void *ctx, const ab_shape *s, const void *q, const void *k
     int rc = 0;
 #pragma omp parallel
     {
-        double *scratch = malloc(sizeof(double) * (size_t)(s->S + s->D));
+        const size_t skv = (size_t)ab_shape_skv(s);
+        double *scratch = malloc(sizeof(double) * (skv + (size_t)s->D));
         if (!scratch) {
 #pragma omp atomic write
             rc = -1;
@@ -132,7 +140,7 @@ int cpu_reference_run(void *ctx, const ab_shape *s, const void *q, const void *k
             for (long r = 0; r < rows; r++) {
                 const size_t bh = (size_t)r / (size_t)s->S;
                 const int i = (int)((size_t)r % (size_t)s->S);
-                double *row = scratch + s->S;
+                double *row = scratch + skv;
                 ab_reference_row(s, q, k, v, bh, i, row, scratch);
                 float *oi = (float *)o + (size_t)r * s->D;
                 for (int d = 0; d < s->D; d++)

@@ -23,7 +23,8 @@ extern "C" {
 #endif
 
 /* Row i of O in slice bh (= b*H + h), q/k/v [B,H,S,D] floats. out: D
- * doubles; scratch: S doubles. */
+ * doubles; scratch: S_kv doubles. Query slice bh reads K/V slice
+ * ab_kv_offset(s, bh) and ab_row_keys(s, i) keys; a row that sees none is 0. */
 void ab_reference_row(const ab_shape *s, const float *q, const float *k, const float *v,
                       size_t bh, int i, double *out, double *scratch);
 
@@ -34,7 +35,7 @@ void ab_reference_row(const ab_shape *s, const float *q, const float *k, const f
  * in this code moves plain and shadow together and cancels, and nothing of
  * ab_reference_row enters it, so the tolerance built on it (check.h) cannot
  * be widened by a bug in the reference it is compared with. out (dtype
- * values) and shadow: D doubles each; scratch: S doubles. */
+ * values) and shadow: D doubles each; scratch: S_kv doubles. */
 void ab_plain_row(const ab_shape *s, const float *q, const float *k, const float *v,
                   size_t bh, int i, double *out, double *shadow, double *scratch);
 

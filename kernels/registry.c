@@ -55,7 +55,7 @@
 /* one row per entry of variants.def, in its order */
 static const ab_variant registry[] = {
 #define AB_VARIANT(name, kind, backend, device, dtypes, idea, ...) \
-    {#name, backend, device, dtypes, {__VA_ARGS__}, idea, ROW_##kind(name)},
+    {#name, backend, device, dtypes, {__VA_ARGS__}, idea, ROW_##kind(name), 0},
 #include "variants.def"
 #undef AB_VARIANT
 };
@@ -106,6 +106,27 @@ const char *ab_variant_dims_str(const ab_variant *v, char *buf, size_t n)
     return buf;
 }
 
+/* AB_CAPS lines of variants.def */
+static const struct {
+    const char *name;
+    unsigned caps;
+} caps_of[] = {
+#define AB_VARIANT(...)
+#define AB_CAPS(name, caps) {#name, caps},
+#include "variants.def"
+#undef AB_CAPS
+#undef AB_VARIANT
+    {NULL, 0}};
+
+unsigned ab_variant_caps(const ab_variant *v)
+{
+    unsigned c = v->caps;
+    for (size_t i = 0; caps_of[i].name; i++)
+        if (strcmp(caps_of[i].name, v->name) == 0)
+            c |= caps_of[i].caps;
+    return c;
+}
+
 int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_t n)
 {
     char list[64];
@@ -127,6 +148,11 @@ int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_
                      ab_variant_dims_str(v, list, sizeof list));
             return -1;
         }
+    }
+    if (ab_shape_kv_differs(s) && !(ab_variant_caps(v) & AB_CAP_KV)) {
+        snprintf(why, n, "%s: H_kv=%d S_kv=%d not supported (only H_kv = H, S_kv = S)", v->name,
+                 ab_shape_hkv(s), ab_shape_skv(s));
+        return -1;
     }
     return 0;
 }

@@ -28,8 +28,12 @@ const ab_variant *ab_test_variants(size_t *n) __attribute__((weak));
 
 /* Whether variant v can run shape s in this build. Returns 0 when it can;
  * otherwise -1 with a one-line reason in why ("cuda_naive: D=96 not
- * supported (supported: 64, 128)"). Checks availability, dtype and D. */
+ * supported (supported: 64, 128)"). Checks availability, dtype, D and,
+ * for H_kv != H or S_kv != S, the AB_CAP_KV capability. */
 int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_t n);
+
+/* The row's AB_CAP_* flags (its own and its AB_CAPS line in variants.def). */
+unsigned ab_variant_caps(const ab_variant *v);
 
 /* Writes the supported dtypes ("fp16,bf16") or head dims ("64,128" or
  * "any") of v into buf; returns buf. */

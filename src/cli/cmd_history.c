@@ -184,9 +184,13 @@ int cmd_history(int argc, char **argv)
         steps.nseg--;
     }
 
-    char title[160];
-    snprintf(title, sizeof title, "%s B=%d H=%d S=%d D=%d %s %s", variant, pat.B, pat.H, pat.S,
-             pat.D, p[0].causal ? "causal" : "non-causal", p[0].dtype);
+    char title[200], hk[24] = "", sk[24] = "";
+    if (pat.H_kv > 0 && pat.H_kv != pat.H)
+        snprintf(hk, sizeof hk, " H_kv=%d", pat.H_kv);
+    if (pat.S_kv > 0 && pat.S_kv != pat.S)
+        snprintf(sk, sizeof sk, " S_kv=%d", pat.S_kv);
+    snprintf(title, sizeof title, "%s B=%d H=%d%s S=%d%s D=%d %s %s", variant, pat.B, pat.H, hk,
+             pat.S, sk, pat.D, p[0].causal ? "causal" : "non-causal", p[0].dtype);
     printf("history of %s: %zu runs, medians with 95%% %s bootstrap CIs (%zu resamples, seed %lu)\n\n",
            title, n, ab_ci_method_name(bo.method), bo.resamples, bo.seed);
     printf("%5s  %-20s  %-18s %-22s %-16s %5s %11s  %-25s %s\n", "run", "started (UTC)", "commit",

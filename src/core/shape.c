@@ -35,15 +35,36 @@ size_t ab_shape_numel(const ab_shape *s)
     return (size_t)s->B * (size_t)s->H * (size_t)s->S * (size_t)s->D;
 }
 
+size_t ab_shape_kv_numel(const ab_shape *s)
+{
+    return (size_t)s->B * (size_t)ab_shape_hkv(s) * (size_t)ab_shape_skv(s) * (size_t)s->D;
+}
+
+/* Visible (query, key) pairs of the bottom-right causal mask: query row i
+ * (0 <= i < S) sees keys 0 .. i + S_kv - S, i.e. max(0, i + S_kv - S + 1)
+ * of them (never more than S_kv: the last row sees exactly S_kv). Summed:
+ * S_kv >= S: S (2 S_kv - S + 1) / 2; S_kv < S: the first S - S_kv rows see
+ * nothing and the rest 1 .. S_kv keys, S_kv (S_kv + 1) / 2. */
+static double causal_pairs(double S, double Skv)
+{
+    return Skv >= S ? S * (2.0 * Skv - S + 1.0) / 2.0 : Skv * (Skv + 1.0) / 2.0;
+}
+
 double ab_attention_flops(const ab_shape *s)
 {
-    double f = 4.0 * s->B * s->H * (double)s->S * s->S * s->D;
-    return s->causal ? f / 2.0 : f;
+    const double skv = ab_shape_skv(s);
+    const double f = 4.0 * s->B * s->H * (double)s->S * skv * s->D;
+    if (!s->causal)
+        return f;
+    if (skv == (double)s->S)
+        return f / 2.0; /* FlashAttention's convention: S^2/2 pairs */
+    return 4.0 * s->B * s->H * (double)s->D * causal_pairs(s->S, skv);
 }
 
 double ab_attention_bytes(const ab_shape *s)
 {
-    return 4.0 * (double)ab_shape_numel(s) * (double)ab_dtype_size(s->dtype);
+    return (2.0 * (double)ab_shape_numel(s) + 2.0 * (double)ab_shape_kv_numel(s)) *
+           (double)ab_dtype_size(s->dtype);
 }
 
 int ab_l2_rotation_sets(const ab_shape *s, long long l2_bytes)
@@ -63,13 +84,18 @@ static int mul_ok(size_t a, size_t b, size_t *r)
 
 int ab_shape_check(const ab_shape *s, ab_shape_sizes *out, char *err, size_t errlen)
 {
-    const int ax[4] = {s->B, s->H, s->S, s->D};
-    static const char *const names[4] = {"B", "H", "S", "D"};
-    for (int i = 0; i < 4; i++)
+    const int ax[6] = {s->B, s->H, s->S, s->D, ab_shape_hkv(s), ab_shape_skv(s)};
+    static const char *const names[6] = {"B", "H", "S", "D", "H_kv", "S_kv"};
+    for (int i = 0; i < 6; i++)
         if (ax[i] < 1 || ax[i] > (1 << 24)) {
             snprintf(err, errlen, "%s = %d is outside [1, 16777216]", names[i], ax[i]);
             return -1;
         }
+    if (s->H % ab_shape_hkv(s) != 0) {
+        snprintf(err, errlen, "H_kv = %d does not divide H = %d (each K/V head serves H/H_kv query heads)",
+                 ab_shape_hkv(s), s->H);
+        return -1;
+    }
     if (!ab_dtype_name(s->dtype)) {
         snprintf(err, errlen, "dtype %d is not a dtype", (int)s->dtype);
         return -1;
@@ -82,10 +108,18 @@ int ab_shape_check(const ab_shape *s, ab_shape_sizes *out, char *err, size_t err
                  s->D);
         return -1;
     }
-    size_t four;
+    size_t bhkv, bhskv;
+    if (!mul_ok((size_t)s->B, (size_t)ab_shape_hkv(s), &bhkv) ||
+        !mul_ok(bhkv, (size_t)ab_shape_skv(s), &bhskv) ||
+        !mul_ok(bhskv, (size_t)s->D, &z.kv_numel)) {
+        snprintf(err, errlen, "B*H_kv*S_kv*D = %d*%d*%d*%d overflows 64-bit sizes", s->B,
+                 ab_shape_hkv(s), ab_shape_skv(s), s->D);
+        return -1;
+    }
+    size_t four, all_el = z.numel + z.kv_numel; /* each < 2^62: no wrap */
     if (!mul_ok(z.numel, ab_dtype_size(s->dtype), &z.tensor_bytes) ||
-        !mul_ok(z.numel, 4 * sizeof(float), &z.host_bytes) ||
-        !mul_ok(z.tensor_bytes, 4, &four)) {
+        !mul_ok(all_el, 2 * sizeof(float), &z.host_bytes) ||
+        !mul_ok(all_el, 2 * ab_dtype_size(s->dtype), &four)) {
         snprintf(err, errlen,
                  "B*H*S*D = %d*%d*%d*%d = %zu elements: the bytes of Q, K, V, O overflow "
                  "64-bit sizes",

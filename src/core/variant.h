@@ -4,9 +4,14 @@
  *
  * Every variant computes the forward pass of scaled dot-product attention
  *     O = softmax(Q K^T * scale [+ causal mask]) V,   scale = 1/sqrt(D)
- * for Q, K, V, O laid out [B, H, S, D] contiguous (row-major, D fastest).
- * Causal masks key j > query i (FlashAttention's convention for equal
- * query and key lengths).
+ * for Q, O laid out [B, H, S, D] and K, V laid out [B, H_kv, S_kv, D]
+ * contiguous (row-major, D fastest); query head h attends with K/V head
+ * h / (H / H_kv) (grouped-query attention; H_kv = 1 is multi-query). Causal
+ * masks key j > query i + (S_kv - S): the mask is aligned to the
+ * bottom-right corner of the S x S_kv score matrix (FlashAttention 2.1 and
+ * later, PyTorch's causal_lower_right); for S = S_kv it is the usual j > i.
+ * A query row that sees no key (causal with S > S_kv) has O = 0, as in
+ * FlashAttention.
  *
  * Data the harness hands to `run`:
  *   - CPU variants (device == AB_DEV_CPU): host `float *` arrays whose values
@@ -20,7 +25,7 @@
  *     cudaGetLastError() after each call.
  *
  * A new variant is one file in kernels/ exporting setup/run/teardown and one
- * row in the table of kernels/registry.c; nothing else changes.
+ * line in kernels/variants.def; nothing else changes.
  */
 #ifndef ATTNBENCH_VARIANT_H
 #define ATTNBENCH_VARIANT_H
@@ -38,13 +43,49 @@ typedef enum ab_dtype { AB_FP16 = 0, AB_BF16 = 1, AB_FP32 = 2 } ab_dtype;
 #define AB_DT_HALF (AB_DT(AB_FP16) | AB_DT(AB_BF16))
 #define AB_DT_ALL (AB_DT(AB_FP16) | AB_DT(AB_BF16) | AB_DT(AB_FP32))
 
-/* One configuration of the sweep: batch B, heads H, sequence length S (of
- * queries and keys alike), head dimension D, causal flag, dtype. */
+/* One configuration of the sweep: batch B, query heads H, query length S,
+ * head dimension D, causal flag, dtype; K/V heads H_kv and key/value length
+ * S_kv (0: equal to H resp. S; read them through ab_shape_hkv and
+ * ab_shape_skv). The first six fields are include/attnbench/plugin.h's
+ * attnbench_shape. */
 typedef struct ab_shape {
     int B, H, S, D;
     int causal;
     ab_dtype dtype;
+    int H_kv, S_kv;
 } ab_shape;
+
+/* K/V heads and key/value length of s (H resp. S when the field is 0). */
+static inline int ab_shape_hkv(const ab_shape *s) { return s->H_kv > 0 ? s->H_kv : s->H; }
+static inline int ab_shape_skv(const ab_shape *s) { return s->S_kv > 0 ? s->S_kv : s->S; }
+/* 1 when s has fewer K/V heads than query heads or S_kv != S: only variants
+ * declaring AB_CAP_KV run it. */
+static inline int ab_shape_kv_differs(const ab_shape *s)
+{
+    return ab_shape_hkv(s) != s->H || ab_shape_skv(s) != s->S;
+}
+
+/* Offset (in elements) of the K/V slice that query slice bh = b*H + h reads:
+ * K/V head h / (H / H_kv) of batch b, [B, H_kv, S_kv, D]. */
+static inline size_t ab_kv_offset(const ab_shape *s, size_t bh)
+{
+    const size_t H = (size_t)s->H, hkv = (size_t)ab_shape_hkv(s);
+    const size_t b = bh / H, h = bh % H;
+    return (b * hkv + h / (H / hkv)) * (size_t)ab_shape_skv(s) * (size_t)s->D;
+}
+/* Keys query row i (0-based) sees: S_kv, or when causal the bottom-right
+ * mask's max(0, i + S_kv - S + 1) (never above S_kv for i < S). */
+static inline int ab_row_keys(const ab_shape *s, int i)
+{
+    const int skv = ab_shape_skv(s);
+    if (!s->causal)
+        return skv;
+    const long long n = (long long)i + skv - s->S + 1;
+    return n < 0 ? 0 : n > skv ? skv : (int)n;
+}
+
+/* Capabilities a registry row declares beyond its dtypes and head dims. */
+#define AB_CAP_KV 1u /* H_kv < H (GQA, MQA) and S_kv != S (decode, chunked prefill) */
 
 typedef enum ab_device { AB_DEV_CPU = 0, AB_DEV_CUDA = 1 } ab_device;
 
@@ -78,16 +119,26 @@ typedef struct ab_variant {
     ab_teardown_fn teardown;
     ab_flops_fn flops;
     const char *unavailable;
+    unsigned caps;         /* AB_CAP_* */
 } ab_variant;
 
 /* FLOPs of attention forward, FlashAttention's convention (Dao et al. 2022,
- * benchmark scripts): 4*B*H*S^2*D (two GEMMs of 2*S*S*D each per head),
- * halved for causal. Softmax FLOPs are not counted. */
+ * benchmark scripts): 4*B*H*S*S_kv*D (two GEMMs of 2*S*S_kv*D each per query
+ * head). Causal: for S = S_kv halved (FlashAttention's convention, which
+ * counts S^2/2 pairs for the S(S+1)/2 visible ones); for S != S_kv the
+ * visible (query, key) pairs of the bottom-right mask counted exactly,
+ * sum over i of clamp(i + S_kv - S + 1, 0, S_kv), times 4*B*H*D (a decode
+ * step S = 1 sees every key: no halving). Softmax FLOPs are not counted. */
 double ab_attention_flops(const ab_shape *s);
 
-/* Bytes of the ideal traffic: Q, K, V read once and O written once,
- * 4 * B*H*S*D * sizeof(dtype). */
+/* Bytes of the ideal traffic: Q read and O written once (B*H*S*D each) and
+ * K, V read once per K/V head (B*H_kv*S_kv*D each), times sizeof(dtype):
+ * for decode the K/V cache dominates, so GB/s against the copy ceiling is
+ * the figure that bounds it. */
 double ab_attention_bytes(const ab_shape *s);
+
+/* Elements of one of K, V: B*H_kv*S_kv*D (only for checked shapes). */
+size_t ab_shape_kv_numel(const ab_shape *s);
 
 /* Size in bytes of one element of dtype t. */
 size_t ab_dtype_size(ab_dtype t);
@@ -102,8 +153,9 @@ int ab_dtype_parse(const char *name, ab_dtype *t);
  * set already exceeds it; tiny shapes stay in L2 whatever is done). */
 int ab_l2_rotation_sets(const ab_shape *s, long long l2_bytes);
 
-/* Number of elements of one of Q, K, V, O: B*H*S*D. Only for shapes that
- * ab_shape_check accepted (the product is not checked here). */
+/* Number of elements of one of Q, O: B*H*S*D (of K and V too when
+ * H_kv = H and S_kv = S). Only for shapes that ab_shape_check accepted (the
+ * product is not checked here). */
 size_t ab_shape_numel(const ab_shape *s);
 
 /* Every size attnbench derives from a shape, computed with checked
@@ -111,11 +163,12 @@ size_t ab_shape_numel(const ab_shape *s);
  * in its dtype and as the host's float copy, the four host tensors Q, K, V,
  * O together, and FLOPs (finite). */
 typedef struct ab_shape_sizes {
-    size_t numel;        /* B*H*S*D */
+    size_t numel;        /* B*H*S*D: Q or O */
     size_t tensor_bytes; /* numel * sizeof(dtype) */
-    size_t host_bytes;   /* 4 * numel * sizeof(float): Q, K, V, O on the host */
-    size_t device_bytes; /* 4 * tensor_bytes: Q, K, V, O on the device */
+    size_t host_bytes;   /* Q, K, V, O as host floats */
+    size_t device_bytes; /* Q, K, V, O on the device in the dtype */
     double flops;
+    size_t kv_numel;     /* B*H_kv*S_kv*D: K or V */
 } ab_shape_sizes;
 
 /* Checks that every axis is in [1, 2^24] and that every size above fits in

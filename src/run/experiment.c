@@ -2,8 +2,8 @@
  * experiment.c: parsing and validating experiment files with libconfig.
  *
  * An experiment names its variants, a baseline, and a sweep: axes B, H, S, D,
- * causal, dtype, each a scalar or a list, whose cross product is the list of
- * configurations. An optional `configs` list of groups gives several sweeps
+ * causal, dtype, H_kv, S_kv (K/V heads and length; default H and S), each a
+ * scalar or a list, whose cross product is the list of configurations. An optional `configs` list of groups gives several sweeps
  * (each group's axes override the top-level sweep's), for studies that are
  * not one cross product (seed 000's five shapes, seed 004's S/B/H sweeps).
  */
@@ -29,8 +29,8 @@
 #define AB_EXP_MAX_CONFIGS 65536
 #define AB_EXP_MAX_VARIANTS 256
 
-enum { AX_B, AX_H, AX_S, AX_D, AX_CAUSAL, AX_DTYPE, NAXES };
-static const char *const axis_names[NAXES] = {"B", "H", "S", "D", "causal", "dtype"};
+enum { AX_B, AX_H, AX_S, AX_D, AX_CAUSAL, AX_DTYPE, AX_HKV, AX_SKV, NAXES };
+static const char *const axis_names[NAXES] = {"B", "H", "S", "D", "causal", "dtype", "H_kv", "S_kv"};
 
 typedef struct axis {
     int v[64];
@@ -124,7 +124,7 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES], const char 
 {
     size_t add = 1;
     for (int i = 0; i < NAXES; i++)
-        add *= (size_t)ax[i].n; /* at most 64^6 < 2^37: no overflow */
+        add *= (size_t)ax[i].n; /* at most 64^8 = 2^48: no overflow */
     if (add > AB_EXP_MAX_CONFIGS || e->nconfigs + add > AB_EXP_MAX_CONFIGS) {
         char msg[200];
         snprintf(msg, sizeof msg,
@@ -135,16 +135,21 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES], const char 
     for (int b = 0; b < ax[AX_B].n; b++)
         for (int h = 0; h < ax[AX_H].n; h++)
             for (int s = 0; s < ax[AX_S].n; s++)
-                for (int d = 0; d < ax[AX_D].n; d++) {
-                    ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s], ax[AX_D].v[d], 0,
-                                  AB_FP32};
-                    char why[200], msg[300];
-                    if (ab_shape_check(&x, NULL, why, sizeof why)) {
-                        snprintf(msg, sizeof msg, "configuration B=%d H=%d S=%d D=%d: %s", x.B,
-                                 x.H, x.S, x.D, why);
-                        return where(err, n, path, g, "%s", msg);
-                    }
-                }
+                for (int d = 0; d < ax[AX_D].n; d++)
+                    for (int hk = 0; hk < ax[AX_HKV].n; hk++)
+                        for (int sk = 0; sk < ax[AX_SKV].n; sk++) {
+                            ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s],
+                                          ax[AX_D].v[d], 0, AB_FP32, ax[AX_HKV].v[hk],
+                                          ax[AX_SKV].v[sk]};
+                            char why[200], msg[300];
+                            if (ab_shape_check(&x, NULL, why, sizeof why)) {
+                                snprintf(msg, sizeof msg,
+                                         "configuration B=%d H=%d S=%d D=%d H_kv=%d S_kv=%d: %s",
+                                         x.B, x.H, x.S, x.D, ab_shape_hkv(&x), ab_shape_skv(&x),
+                                         why);
+                                return where(err, n, path, g, "%s", msg);
+                            }
+                        }
     ab_shape *c = realloc(e->configs, (e->nconfigs + add) * sizeof *c);
     if (!c)
         return where(err, n, path, g, "out of memory for %s", "the configurations");
@@ -155,12 +160,20 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES], const char 
             for (int d = 0; d < ax[AX_D].n; d++)
                 for (int b = 0; b < ax[AX_B].n; b++)
                     for (int h = 0; h < ax[AX_H].n; h++)
-                        for (int s = 0; s < ax[AX_S].n; s++) {
-                            ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s],
-                                          ax[AX_D].v[d], ax[AX_CAUSAL].v[ca],
-                                          (ab_dtype)ax[AX_DTYPE].v[t]};
-                            e->configs[e->nconfigs++] = x;
-                        }
+                        for (int hk = 0; hk < ax[AX_HKV].n; hk++)
+                            for (int s = 0; s < ax[AX_S].n; s++)
+                                for (int sk = 0; sk < ax[AX_SKV].n; sk++) {
+                                    ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s],
+                                                  ax[AX_D].v[d], ax[AX_CAUSAL].v[ca],
+                                                  (ab_dtype)ax[AX_DTYPE].v[t], ax[AX_HKV].v[hk],
+                                                  ax[AX_SKV].v[sk]};
+                                    /* equal to H / S is stored as 0 ("the same") */
+                                    if (x.H_kv == x.H)
+                                        x.H_kv = 0;
+                                    if (x.S_kv == x.S)
+                                        x.S_kv = 0;
+                                    e->configs[e->nconfigs++] = x;
+                                }
     return 0;
 }
 
@@ -172,9 +185,11 @@ typedef struct keyed {
 static int cmp_keyed(const void *pa, const void *pb)
 {
     const keyed *a = pa, *b = pb;
-    const int x[7] = {a->s.B, a->s.H, a->s.S, a->s.D, a->s.causal, (int)a->s.dtype, 0};
-    const int y[7] = {b->s.B, b->s.H, b->s.S, b->s.D, b->s.causal, (int)b->s.dtype, 0};
-    for (int k = 0; k < 6; k++)
+    const int x[8] = {a->s.B, a->s.H, a->s.S, a->s.D, a->s.causal, (int)a->s.dtype,
+                      ab_shape_hkv(&a->s), ab_shape_skv(&a->s)};
+    const int y[8] = {b->s.B, b->s.H, b->s.S, b->s.D, b->s.causal, (int)b->s.dtype,
+                      ab_shape_hkv(&b->s), ab_shape_skv(&b->s)};
+    for (int k = 0; k < 8; k++)
         if (x[k] != y[k])
             return (x[k] > y[k]) - (x[k] < y[k]);
     return (a->i > b->i) - (a->i < b->i);
@@ -384,7 +399,8 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
 static int load_configs(const config_setting_t *root, ab_experiment *e, const char *path,
                         char *err, size_t n)
 {
-    axis base[NAXES] = {{{1}, 1}, {{1}, 1}, {{0}, 0}, {{64}, 1}, {{0}, 1}, {{AB_FP16}, 1}};
+    axis base[NAXES] = {{{1}, 1}, {{1}, 1}, {{0}, 0}, {{64}, 1}, {{0}, 1}, {{AB_FP16}, 1},
+                        {{0}, 1}, {{0}, 1}}; /* H_kv, S_kv: 0 = equal to H, S */
     const config_setting_t *sweep = config_setting_get_member(root, "sweep");
     const config_setting_t *groups = config_setting_get_member(root, "configs");
     if (!sweep && !groups)

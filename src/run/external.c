@@ -147,7 +147,7 @@ static char **build_env(const ab_ext_request *rq)
     size_t n_env = 0;
     for (char **e = environ; e && *e; e++)
         n_env++;
-    enum { N_OURS = 16 };
+    enum { N_OURS = 24 }; /* the variables below: 19 */
     char **env = calloc(n_env + N_OURS + 1, sizeof *env);
     if (!env)
         return NULL;
@@ -188,6 +188,8 @@ static char **build_env(const ab_ext_request *rq)
         {"ATTNBENCH_CAUSAL", rq->causal ? 1 : 0},
         {"ATTNBENCH_WARMUP", rq->warmup}, {"ATTNBENCH_SAMPLES", rq->samples},
         {"ATTNBENCH_GRAPH_K", rq->graph_k},
+        {"ATTNBENCH_H_KV", rq->H_kv > 0 ? rq->H_kv : rq->H},
+        {"ATTNBENCH_S_KV", rq->S_kv > 0 ? rq->S_kv : rq->S},
     };
     for (size_t i = 0; i < sizeof iv / sizeof iv[0]; i++) {
         snprintf(tmp, sizeof tmp, "%s=%ld", iv[i].key, iv[i].val);

@@ -40,6 +40,7 @@ typedef struct ab_ext_request {
     double timeout_s;         /* per configuration, > 0; the process group is killed after it */
     const char *workdir;      /* where to run (the experiment's repository root), may be NULL */
     const char *output_path;  /* offered as ATTNBENCH_OUTPUT (where the adapter may write O); NULL: none */
+    int H_kv, S_kv;           /* K/V heads and length; 0: equal to H, S */
 } ab_ext_request;
 
 typedef struct ab_ext_result {

@@ -299,11 +299,15 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
         set_err(out, p->name, "%s", "the adapter process died earlier in this run");
         return -1;
     }
+    char kv[64] = ""; /* only when they differ: older adapters see the same line as before */
+    if ((rq->H_kv > 0 && rq->H_kv != rq->H) || (rq->S_kv > 0 && rq->S_kv != rq->S))
+        snprintf(kv, sizeof kv, " H_kv=%d S_kv=%d", rq->H_kv > 0 ? rq->H_kv : rq->H,
+                 rq->S_kv > 0 ? rq->S_kv : rq->S);
     snprintf(req, sizeof req,
              "config B=%d H=%d S=%d D=%d causal=%d dtype=%s warmup=%d seed=%lu timing=%s "
-             "graph_k=%d\n",
+             "graph_k=%d%s\n",
              rq->B, rq->H, rq->S, rq->D, rq->causal ? 1 : 0, rq->dtype, rq->warmup, rq->seed,
-             rq->timing_mode, rq->graph_k);
+             rq->timing_mode, rq->graph_k, kv);
     if (send_line(p, req, why, sizeof why)) {
         fail(p, out->error, sizeof out->error, why);
         return -1;

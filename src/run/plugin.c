@@ -25,9 +25,12 @@
 
 #include "attnbench/plugin.h"
 
-/* The plugin's shape is the harness's shape, field for field, so the
- * plugin's entry points are called through ab_variant's function types. */
-_Static_assert(sizeof(attnbench_shape) == sizeof(ab_shape), "attnbench_shape != ab_shape");
+/* The plugin's shape is the first six fields of the harness's shape, field
+ * for field, so the plugin's entry points are called through ab_variant's
+ * function types (a plugin of ABI 1 reads no further; H_kv and S_kv come
+ * after, and a plugin variant has no AB_CAP_KV, so it never gets a shape
+ * where they matter). */
+_Static_assert(sizeof(attnbench_shape) == offsetof(ab_shape, H_kv), "attnbench_shape != ab_shape");
 _Static_assert(offsetof(attnbench_shape, D) == offsetof(ab_shape, D), "D");
 _Static_assert(offsetof(attnbench_shape, causal) == offsetof(ab_shape, causal), "causal");
 _Static_assert(offsetof(attnbench_shape, dtype) == offsetof(ab_shape, dtype), "dtype");

@@ -135,7 +135,12 @@ static int push_block(vstate *s, ab_clock_block b)
 
 static const char *shape_str(const ab_shape *s, char *buf, size_t n)
 {
-    snprintf(buf, n, "B=%d H=%d S=%d D=%d %s %s", s->B, s->H, s->S, s->D,
+    char hk[32] = "", sk[32] = "";
+    if (ab_shape_hkv(s) != s->H)
+        snprintf(hk, sizeof hk, " H_kv=%d", ab_shape_hkv(s));
+    if (ab_shape_skv(s) != s->S)
+        snprintf(sk, sizeof sk, " S_kv=%d", ab_shape_skv(s));
+    snprintf(buf, n, "B=%d H=%d%s S=%d%s D=%d %s %s", s->B, s->H, hk, s->S, sk, s->D,
              s->causal ? "causal" : "non-causal", ab_dtype_name(s->dtype));
     return buf;
 }
@@ -340,10 +345,12 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
         size_t grew = used_after > used_before ? used_after - used_before : 0;
         /* Q, K, V, O plus what setup allocated (the larger of what it
          * reported and what the allocator saw) */
-        st->m.peak_bytes = (double)(4 * ab_shape_numel(s) * ab_dtype_size(s->dtype)) +
+        st->m.peak_bytes = (double)(2 * (ab_shape_numel(s) + ab_shape_kv_numel(s)) *
+                                    ab_dtype_size(s->dtype)) +
                            (double)(ws > grew ? ws : grew);
     } else {
-        st->m.peak_bytes = (double)(4 * ab_shape_numel(s) * sizeof(float) + ws);
+        st->m.peak_bytes =
+            (double)(2 * (ab_shape_numel(s) + ab_shape_kv_numel(s)) * sizeof(float) + ws);
     }
 
     /* warm-up: module load, handle creation, clocks ramping up */
@@ -506,6 +513,8 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     rq.D = s->D;
     rq.causal = s->causal;
     rq.dtype = ab_dtype_name(s->dtype);
+    rq.H_kv = s->H_kv;
+    rq.S_kv = s->S_kv;
     rq.warmup = e->warmup;
     rq.samples = e->adaptive ? e->max_samples : e->samples;
     if (e->adaptive && rq.samples > 1000)
@@ -573,7 +582,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
 /* Times the empty kernel in each mode and stores the medians. */
 static void measure_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const ab_experiment *e)
 {
-    ab_shape tiny = {1, 1, 1, 1, 0, AB_FP32};
+    ab_shape tiny = {1, 1, 1, 1, 0, AB_FP32, 0, 0};
     float one = 0.5f;
     ab_gpu_bufs *b = NULL;
     char err[AB_ERR];
@@ -640,6 +649,8 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     rq.D = s->D;
     rq.causal = s->causal;
     rq.dtype = ab_dtype_name(s->dtype);
+    rq.H_kv = s->H_kv;
+    rq.S_kv = s->S_kv;
     rq.warmup = e->warmup;
     rq.seed = e->seed;
     rq.timing_mode = ab_timing_mode_name(ev->timing);
@@ -733,11 +744,11 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_in
                       const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
 {
     const ab_shape *s = &e->configs[ci];
-    const size_t numel = ab_shape_numel(s);
-    char sh[128], err[AB_ERR];
+    const size_t numel = ab_shape_numel(s), kv_numel = ab_shape_kv_numel(s);
+    char sh[160], err[AB_ERR];
     int rc = -1, any_gpu = 0;
-    float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
-    float *v = malloc(numel * sizeof *v), *o = malloc(numel * sizeof *o);
+    float *q = malloc(numel * sizeof *q), *k = malloc(kv_numel * sizeof *k);
+    float *v = malloc(kv_numel * sizeof *v), *o = malloc(numel * sizeof *o);
     vstate *st = calloc(e->nvariants, sizeof *st);
     size_t *order = calloc(e->nvariants, sizeof *order);
     ab_gpu_bufs *bufs = NULL;

@@ -19,10 +19,13 @@ int cuda_fa2_warps_run(void *ctx, const ab_shape *s, const void *q, const void *
                        void *o, void *stream);
 void cuda_fa2_warps_teardown(void *ctx);
 
-_Static_assert(sizeof(attnbench_shape) == sizeof(ab_shape), "attnbench_shape mirrors ab_shape");
+#include <stddef.h>
+_Static_assert(sizeof(attnbench_shape) == offsetof(ab_shape, H_kv),
+               "attnbench_shape is ab_shape's first six fields");
 
-/* The plugin ABI's shape is layout-identical to ab_shape (checked above and
- * by plugin.c); the wrappers only change the pointer type. */
+/* The plugin ABI's shape is ab_shape's first six fields (checked above and
+ * by plugin.c; plugins never see H_kv != H or S_kv != S); the wrappers only
+ * change the pointer type. */
 static const ab_shape *as_ab(const attnbench_shape *s) { return (const ab_shape *)(const void *)s; }
 
 static int setup(const attnbench_shape *s, void **ctx, size_t *ws, char *err, size_t errlen)
