@@ -6,7 +6,8 @@
  * with ab_db_open (read-write, and a second copy read-only: opening an
  * older database migrates it first) and reads the rows back through db/'s
  * read API: the run list, the run header, the measurements with their
- * samples. Expected values are the values written; the expected version is
+ * samples (and H_kv = H, S_kv = S from the migration that rebuilds the
+ * measurements table). Expected values are the values written; the expected version is
  * ab_schema_count() (every migration applied).
  * Usage: test_migrate SCHEMA_V1_SQL
  */
@@ -162,6 +163,10 @@ static void read_back(sqlite3 *db, const char *label)
                       m[1].throttled == 1,
                   "%s: cpu_b samples n=%zu throttled=%ld", label, m[1].n, m[1].throttled);
             CHECK(strcmp(m[0].stop, "samples") == 0, "%s: stop '%s'", label, m[0].stop);
+            /* issue 19's rebuild of measurements: H_kv = H, S_kv = S for older rows,
+             * the samples (children of the rebuilt table) all kept */
+            CHECK(m[0].H_kv == 2 && m[0].S_kv == 128 && m[1].H_kv == 2 && m[1].S_kv == 128,
+                  "%s: H_kv %d S_kv %d after the migration", label, m[0].H_kv, m[0].S_kv);
         }
         ab_run_free(m, n);
     } else {
