@@ -70,6 +70,17 @@ def _validate(raw, names, where):
     out["timing"] = raw.get("timing", "")
     if out["timing"] not in TIMINGS:
         raise AdapterError("%stiming=%r is not cold, hot or graph" % (where, out["timing"]))
+    # K/V heads and length (issue 19), optional: H and S when absent
+    for key, dflt in (("h_kv", "h"), ("s_kv", "s")):
+        val = raw.get(key.upper(), raw.get(key[0].upper() + key[1:]))
+        try:
+            out[key] = int(val) if val not in (None, "") else out[dflt]
+        except ValueError:
+            raise AdapterError("%s%s=%r is not an integer" % (where, key, val))
+        if out[key] < 1:
+            raise AdapterError("%s%s must be >= 1" % (where, key))
+    if out["h"] % out["h_kv"]:
+        raise AdapterError("%sH_kv=%d does not divide H=%d" % (where, out["h_kv"], out["h"]))
     return out
 
 
@@ -80,7 +91,7 @@ def config_from_env():
         raise AdapterError("ATTNBENCH_PROTOCOL is %r; this adapter speaks protocols 1 and 2"
                            % env.get("ATTNBENCH_PROTOCOL"))
     names = ("B", "H", "S", "D", "CAUSAL", "WARMUP", "SAMPLES", "SEED", "GRAPH_K")
-    raw = {k: env.get("ATTNBENCH_" + k) for k in names}
+    raw = {k: env.get("ATTNBENCH_" + k) for k in names + ("H_KV", "S_KV")}
     raw["dtype"] = env.get("ATTNBENCH_DTYPE", "")
     raw["timing"] = env.get("ATTNBENCH_TIMING", "")
     return _validate(raw, names, "ATTNBENCH_")
@@ -115,20 +126,34 @@ def round_to_dtype(x32, dtype):
     return u.view(np.float32)
 
 
-def make_inputs(B, H, S, D, dtype, seed):
-    """Q, K, V as float32 numpy arrays [B, H, S, D] holding dtype values: GSL
-    MT19937 seeded with `seed` (gsl_rng_set: 0 means 4357, else the low 32
-    bits), Q then K then V, x = round(float32(2 u - 1)), u = out / 2^32."""
+def make_inputs(B, H, S, D, dtype, seed, Hkv=None, Skv=None):
+    """Q as a float32 numpy array [B, H, S, D] and K, V as [B, H_kv, S_kv, D]
+    (H_kv, S_kv default to H, S), holding dtype values: GSL MT19937 seeded
+    with `seed` (gsl_rng_set: 0 means 4357, else the low 32 bits), Q then K
+    then V, x = round(float32(2 u - 1)), u = out / 2^32 (kernels/data.c)."""
     import numpy as np
+    Hkv = H if Hkv is None else Hkv
+    Skv = S if Skv is None else Skv
     s = 4357 if seed == 0 else seed & 0xFFFFFFFF
     rs = np.random.RandomState(s)
-    n = B * H * S * D
     out = []
-    for _ in range(3):
+    for shape in ((B, H, S, D), (B, Hkv, Skv, D), (B, Hkv, Skv, D)):
+        n = shape[0] * shape[1] * shape[2] * shape[3]
         u32 = rs.randint(0, 2 ** 32, size=n, dtype=np.uint32)
         x = (2.0 * (u32.astype(np.float64) / 4294967296.0) - 1.0).astype(np.float32)
-        out.append(round_to_dtype(x, dtype).reshape(B, H, S, D))
+        out.append(round_to_dtype(x, dtype).reshape(shape))
     return out
+
+
+def expand_kv(cfg, k32, v32):
+    """K, V [B, H_kv, S_kv, D] with each K/V head repeated for its H / H_kv
+    query heads (head h reads K/V head h // (H / H_kv)): the layout the
+    kit's own check reads."""
+    import numpy as np
+    g = cfg["h"] // cfg["h_kv"]
+    if g == 1:
+        return k32, v32
+    return np.repeat(k32, g, axis=1), np.repeat(v32, g, axis=1)
 
 
 def check_rows(B, H, S, seed):
@@ -154,6 +179,8 @@ def correctness_torch(torch, cfg, q32, k32, v32, out, rows):
     the plain reference (kernels/reference.c) over `rows`, on the GPU.
     Returns the dict printed on the check line."""
     B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+    Skv = cfg["s_kv"]
+    k32, v32 = expand_kv(cfg, k32, v32)
     dev = out.device
     tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
 
@@ -176,13 +203,13 @@ def correctness_torch(torch, cfg, q32, k32, v32, out, rows):
         v = torch.from_numpy(v32[b]).to(dev)
         qs = torch.gather(q, 1, gidx)                                      # [H, R, D]
         mask = None
-        if cfg["causal"]:
-            mask = torch.arange(S, device=dev)[None, None, :] > idx[:, :, None]  # [H, R, S]
+        if cfg["causal"]:  # bottom-right: key j visible to row i iff j <= i + S_kv - S
+            mask = torch.arange(Skv, device=dev)[None, None, :] > idx[:, :, None] + (Skv - S)
         # float64 oracle (kernels/reference.c ab_reference_row)
         sc = torch.matmul(qs.double(), k.double().transpose(1, 2)) * scale64
         if mask is not None:
             sc = sc.masked_fill(mask, -math.inf)
-        ref = torch.matmul(torch.softmax(sc, dim=-1), v.double())          # [H, R, D]
+        ref = torch.matmul(torch.softmax(sc, dim=-1).nan_to_num(0.0), v.double())  # no key: 0
         del sc
         # plain same precision (ab_plain_row): q pre-scaled and rounded, scores
         # accumulated in fp32 and rounded, softmax in fp32 rounded, PV in fp32
@@ -193,7 +220,7 @@ def correctness_torch(torch, cfg, q32, k32, v32, out, rows):
             sp = sp.masked_fill(mask, -math.inf)
         mx = sp.amax(dim=-1, keepdim=True)
         e = torch.exp(sp - mx)
-        p = rnd(e / e.sum(dim=-1, keepdim=True))
+        p = rnd(e / e.sum(dim=-1, keepdim=True)).nan_to_num(0.0)
         del sp, e
         plain = rnd(torch.matmul(p, v)).double()
         del p
@@ -220,6 +247,8 @@ def correctness_numpy(cfg, q32, k32, v32, out, rows):
     float array [B, H, S, D] of the function's output."""
     import numpy as np
     B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+    Skv = cfg["s_kv"]
+    k32, v32 = expand_kv(cfg, k32, v32)
     dt = cfg["dtype"]
 
     def rnd(x):
@@ -240,17 +269,17 @@ def correctness_numpy(cfg, q32, k32, v32, out, rows):
             idx = rows[bh]
             q, k, v = q32[b, h], k32[b, h], v32[b, h]              # [S, D] float32
             qs = q[idx]                                            # [R, D]
-            mask = np.arange(S)[None, :] > idx[:, None] if cfg["causal"] else None
+            mask = (np.arange(Skv)[None, :] > idx[:, None] + (Skv - S)) if cfg["causal"] else None
             sc = (qs.astype(np.float64) @ k.astype(np.float64).T) * scale64
             if mask is not None:
                 sc[mask] = -np.inf
             sc = np.exp(sc - sc.max(axis=1, keepdims=True))
-            ref = (sc / sc.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+            ref = np.nan_to_num(sc / sc.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
             sp = rnd(rnd(qs * scale_p) @ k.T)
             if mask is not None:
                 sp[mask] = -np.inf
             e = np.exp(sp - sp.max(axis=1, keepdims=True))
-            p = rnd(e / e.sum(axis=1, keepdims=True))
+            p = np.nan_to_num(rnd(e / e.sum(axis=1, keepdims=True)))
             plain = rnd(p @ v).astype(np.float64)
             err = np.abs(out[b, h][idx] - ref)
             fin = np.isfinite(err)
@@ -386,7 +415,8 @@ class TorchRunner:
         torch = self.torch
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
         tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
-        q32, k32, v32 = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"])
+        q32, k32, v32 = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"], cfg["h_kv"],
+                                    cfg["s_kv"])
         # exact: the float32 values are already dtype values
         q, k, v = (torch.from_numpy(x).to("cuda").to(tdt).contiguous() for x in (q32, k32, v32))
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
@@ -400,8 +430,9 @@ class TorchRunner:
                 torch.cuda.synchronize()
             except RuntimeError as e:
                 first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                raise AdapterError("%s rejects B=%d H=%d S=%d D=%d %s causal=%d: %s"
-                                   % (describe, B, H, S, D, cfg["dtype"], cfg["causal"], first))
+                raise AdapterError("%s rejects B=%d H=%d H_kv=%d S=%d S_kv=%d D=%d %s causal=%d: %s"
+                                   % (describe, B, H, cfg["h_kv"], S, cfg["s_kv"], D,
+                                      cfg["dtype"], cfg["causal"], first))
             opath = os.environ.get("ATTNBENCH_OUTPUT")
             if opath:  # attnbench checks O itself (PROTOCOL.md, "Correctness")
                 out.float().cpu().numpy().tofile(opath)
@@ -442,7 +473,7 @@ class NumpyRunner:
 
     def prepare(self, cfg, describe):
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
-        q, k, v = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"])
+        q, k, v = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"], cfg["h_kv"], cfg["s_kv"])
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
 
         def call():

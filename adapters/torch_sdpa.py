@@ -65,8 +65,19 @@ def main():
     args = ap.parse_args()
 
     def attention(q, k, v, causal, scale):
+        """SDPA on [B, H, S, D] Q and [B, H_kv, S_kv, D] K, V: enable_gqa when
+        H_kv < H; causal with S != S_kv aligned bottom-right (attnbench's
+        rule) through torch's causal_lower_right bias; a decode step (S = 1)
+        sees every key, so it needs no mask at all."""
         import torch.nn.functional as F
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        S, Skv = q.shape[2], k.shape[2]
+        gqa = {"enable_gqa": True} if k.shape[1] != q.shape[1] else {}
+        if not causal or S == Skv or S == 1:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal) and S == Skv,
+                                                  **gqa)
+        from torch.nn.attention.bias import causal_lower_right
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=causal_lower_right(S, Skv),
+                                              **gqa)
 
     def context():  # imported lazily: the kit reports a missing torch as an error line
         return backend_ctx(args.backend)()

@@ -75,8 +75,18 @@
 enum {
     UID_Q = 1, UID_KT, UID_V, UID_O, UID_SCALE, UID_NEG_INF, UID_STATS,
     UID_S1 = 100, UID_S2, UID_ROW, UID_COL, UID_MASK, UID_S3, UID_MAX, UID_SUB,
-    UID_EXP, UID_SUM, UID_P, UID_LOG
+    UID_EXP, UID_SUM, UID_P, UID_LOG, UID_ROW_SHIFTED,
+    UID_SHIFT = 20 /* S_kv - S, by value: the bottom-right causal mask's diagonal */
 };
+
+/* Whether the graph has a causal mask: not for S = 1 against a longer K/V
+ * (a decode step: the bottom-right mask hides nothing); shifted when
+ * S_kv != S (row + S_kv - S >= column). */
+static bool has_mask(const ab_shape *s)
+{
+    return s->causal && !(s->S == 1 && ab_shape_skv(s) > 1);
+}
+static bool shifted(const ab_shape *s) { return has_mask(s) && ab_shape_skv(s) != s->S; }
 
 enum { MAX_DESCS = 96 };
 
@@ -91,6 +101,7 @@ typedef struct cudnn_sdpa_ctx {
     float *stats;          /* inside workspace; NULL in inference mode */
     int with_stats;
     float scale, neg_inf;  /* by-value scalars: the variant pack points here */
+    int32_t shift;         /* S_kv - S (by value) for the bottom-right mask */
     int64_t engine_index;
     /* every descriptor setup created, destroyed at teardown */
     cudnnBackendDescriptor_t descs[MAX_DESCS];
@@ -253,11 +264,16 @@ static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
 {
     const ab_shape *s = b->s;
     const int64_t B = s->B, H = s->H, S = s->S, D = s->D;
+    const int64_t HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, i32 = CUDNN_DATA_INT32;
     const cudnnDataType_t boolean = CUDNN_DATA_BOOLEAN;
+    /* Q, O [B, H, S, D]; K, V [B, H_kv, S_kv, D] (grouped-query attention:
+     * the fused engine maps query head h to K/V head h / (H / H_kv), as
+     * cudnn-frontend's sdpa node with h_k < h_q does) */
     const int64_t qd[4] = {B, H, S, D}, qs[4] = {H * S * D, S * D, D, 1};
-    const int64_t kd[4] = {B, H, D, S}, ks[4] = {H * S * D, S * D, 1, D}; /* K^T */
-    const int64_t sd[4] = {B, H, S, S}, ss[4] = {H * S * S, S * S, S, 1};
+    const int64_t kd[4] = {B, HK, D, SK}, ks[4] = {HK * SK * D, SK * D, 1, D}; /* K^T */
+    const int64_t vd[4] = {B, HK, SK, D}, vs[4] = {HK * SK * D, SK * D, D, 1};
+    const int64_t sd[4] = {B, H, S, SK}, ss[4] = {H * S * SK, S * SK, SK, 1};
     const int64_t rd[4] = {B, H, S, 1}, rs[4] = {H * S, S, 1, 1};
     const int64_t one[4] = {1, 1, 1, 1};
     cudnnBackendDescriptor_t q, kt, v, o, scale, ninf, stats = NULL;
@@ -267,7 +283,7 @@ static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
 
     if (tensor(b, UID_Q, b->io, qd, qs, false, false, &q, "tensor Q") ||
         tensor(b, UID_KT, b->io, kd, ks, false, false, &kt, "tensor K^T") ||
-        tensor(b, UID_V, b->io, qd, qs, false, false, &v, "tensor V") ||
+        tensor(b, UID_V, b->io, vd, vs, false, false, &v, "tensor V") ||
         tensor(b, UID_O, b->io, qd, qs, false, false, &o, "tensor O") ||
         tensor(b, UID_SCALE, f32, one, one, false, true, &scale, "tensor scale") ||
         tensor(b, UID_S1, f32, sd, ss, true, false, &s1, "tensor S1") ||
@@ -284,7 +300,7 @@ static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
                   "operation scale"))
         return -1;
     cudnnBackendDescriptor_t scores = s2;
-    if (s->causal) {
+    if (has_mask(s)) {
         if (tensor(b, UID_NEG_INF, f32, one, one, false, true, &ninf, "tensor -inf") ||
             tensor(b, UID_ROW, i32, sd, ss, true, false, &row, "tensor row index") ||
             tensor(b, UID_COL, i32, sd, ss, true, false, &col, "tensor column index") ||
@@ -293,8 +309,19 @@ static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
             pointwise(b, CUDNN_POINTWISE_GEN_INDEX, f32, 2, s2, NULL, NULL, row, &ops[nops++],
                       "operation row index") ||
             pointwise(b, CUDNN_POINTWISE_GEN_INDEX, f32, 3, s2, NULL, NULL, col, &ops[nops++],
-                      "operation column index") ||
-            pointwise(b, CUDNN_POINTWISE_CMP_GE, boolean, -1, row, col, NULL, mask, &ops[nops++],
+                      "operation column index"))
+            return -1;
+        if (shifted(s)) { /* bottom-right: row + (S_kv - S) >= column */
+            cudnnBackendDescriptor_t shift, rows2;
+            if (tensor(b, UID_SHIFT, i32, one, one, false, true, &shift, "tensor S_kv - S") ||
+                tensor(b, UID_ROW_SHIFTED, i32, sd, ss, true, false, &rows2,
+                       "tensor shifted row index") ||
+                pointwise(b, CUDNN_POINTWISE_ADD, i32, -1, row, shift, NULL, rows2,
+                          &ops[nops++], "operation row + S_kv - S"))
+                return -1;
+            row = rows2;
+        }
+        if (pointwise(b, CUDNN_POINTWISE_CMP_GE, boolean, -1, row, col, NULL, mask, &ops[nops++],
                       "operation row >= column") ||
             pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, f32, -1, s2, ninf, mask, s3,
                       &ops[nops++], "operation causal select"))
@@ -463,6 +490,7 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
     build b = {c, s, s->dtype == AB_FP16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, err, n};
     c->scale = 1.0f / sqrtf((float)s->D);
     c->neg_inf = -INFINITY;
+    c->shift = (int32_t)(ab_shape_skv(s) - s->S);
     cudnnStatus_t st = cudnnCreate(&c->handle);
     if (st != CUDNN_STATUS_SUCCESS) {
         c->handle = NULL;
@@ -525,11 +553,15 @@ extern "C" int cudnn_sdpa_run(void *ctx, const ab_shape *s, const void *q, const
         goto out;
     if (!c->vpack || c->vp_q != q || c->vp_k != k || c->vp_v != v || c->vp_o != o) {
         int64_t uids[8] = {UID_Q, UID_KT, UID_V, UID_O, UID_SCALE};
-        void *ptrs[8] = {(void *)q, (void *)k, (void *)v, o, &c->scale};
+        void *ptrs[8] = {(void *)q, (void *)k, (void *)v, o, &c->scale}; /* <= 8 with the extras */
         int64_t np = 5;
-        if (s->causal) {
+        if (has_mask(s)) {
             uids[np] = UID_NEG_INF;
             ptrs[np++] = &c->neg_inf;
+        }
+        if (shifted(s)) {
+            uids[np] = UID_SHIFT;
+            ptrs[np++] = &c->shift;
         }
         if (c->with_stats) {
             uids[np] = UID_STATS;

@@ -112,7 +112,8 @@ static size_t flush_bytes_for_device(void)
 extern "C" size_t ab_gpu_bytes_needed(const ab_shape *s)
 {
     /* Q, K, V, O, the flush buffer, and the L2 rotation copies (< 2 L2 + one set) */
-    const size_t set = 4 * ab_shape_numel(s) * ab_dtype_size(s->dtype);
+    const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+    const size_t set = 4 * (nq > nkv ? nq : nkv) * ab_dtype_size(s->dtype); /* see bufs_create */
     const size_t flush = flush_bytes_for_device();
     return set + flush + (ab_l2_rotation_sets(s, (long long)flush / 2) > 1 ? flush + set : 0);
 }
@@ -153,7 +154,11 @@ extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float
         return -1;
     }
     b->s = *s;
-    const size_t bytes = ab_shape_numel(s) * ab_dtype_size(s->dtype);
+    /* Q and O [B,H,S,D]; K and V [B,H_kv,S_kv,D], in buffers of the larger
+     * size so the rotation sets keep one stride */
+    const size_t bytes_q = ab_shape_numel(s) * ab_dtype_size(s->dtype),
+                 bytes_kv = ab_shape_kv_numel(s) * ab_dtype_size(s->dtype),
+                 bytes = bytes_q > bytes_kv ? bytes_q : bytes_kv;
     b->flush_bytes = flush_bytes_for_device();
     int rc = -1;
 #define CKB(call)                                                                      \
@@ -182,8 +187,8 @@ extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float
     CKB(cudaEventCreate(&b->e0));
     CKB(cudaEventCreate(&b->e1));
     if (upload(b->q, q, ab_shape_numel(s), s->dtype, err, n) ||
-        upload(b->k, k, ab_shape_numel(s), s->dtype, err, n) ||
-        upload(b->v, v, ab_shape_numel(s), s->dtype, err, n))
+        upload(b->k, k, ab_shape_kv_numel(s), s->dtype, err, n) ||
+        upload(b->v, v, ab_shape_kv_numel(s), s->dtype, err, n))
         goto cleanup;
     for (int set = 1; set < b->nsets; set++) {
         char *base = b->rot + (size_t)(set - 1) * 4 * b->stride;

@@ -130,7 +130,7 @@ template <typename T>
 __global__ void reference_rows(const T *__restrict__ Q, const T *__restrict__ K,
                                const T *__restrict__ V, int S, int D, int causal, long long rows,
                                double scale, float scale_plain, double *__restrict__ oref,
-                               dev_sums *sums)
+                               dev_sums *sums, int H, int Hkv, int Skv)
 {
     const long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
@@ -140,7 +140,12 @@ __global__ void reference_rows(const T *__restrict__ Q, const T *__restrict__ K,
     const int i = (int)(row % S);
     const size_t base = (size_t)bh * S * D;
     const T *qi = Q + base + (size_t)i * D;
-    const int L = causal ? i + 1 : S;
+    /* K/V head h / (H / H_kv) of batch b; keys of the bottom-right causal
+     * mask (variant.h): a row that sees none stays 0 */
+    const long long b = bh / H, h = bh % H;
+    const size_t kvb = (size_t)(b * Hkv + h / (H / Hkv)) * Skv * D;
+    const long long vis = (long long)i + Skv - S + 1;
+    const int L = causal ? (int)(vis < 0 ? 0 : vis > Skv ? Skv : vis) : Skv;
 
     double qd[NT], qs[NT];
     float qp[NT];
@@ -159,7 +164,7 @@ __global__ void reference_rows(const T *__restrict__ Q, const T *__restrict__ K,
     for (int j = 0; j < L; j++) {
         double sref, ss;
         float sp;
-        scores<T>(K + base + (size_t)j * D, D, lane, qd, qp, qs, scale, sref, sp, ss);
+        scores<T>(K + kvb + (size_t)j * D, D, lane, qd, qp, qs, scale, sref, sp, ss);
         if (sref > m) {
             l = l * exp(m - sref) + 1.0;
             m = sref;
@@ -175,7 +180,7 @@ __global__ void reference_rows(const T *__restrict__ Q, const T *__restrict__ K,
     for (int j = 0; j < L; j++) {
         double sref, ss;
         float sp;
-        scores<T>(K + base + (size_t)j * D, D, lane, qd, qp, qs, scale, sref, sp, ss);
+        scores<T>(K + kvb + (size_t)j * D, D, lane, qd, qp, qs, scale, sref, sp, ss);
         lp = __fadd_rn(lp, expf(__fsub_rn(sp, mp)));
         ls += exp(ss - ms);
     }
@@ -188,7 +193,7 @@ __global__ void reference_rows(const T *__restrict__ Q, const T *__restrict__ K,
     for (int j = 0; j < L; j++) {
         double sref, ss;
         float sp;
-        const size_t off = base + (size_t)j * D;
+        const size_t off = kvb + (size_t)j * D;
         scores<T>(K + off, D, lane, qd, qp, qs, scale, sref, sp, ss);
         const double pr = exp(sref - m) / l;
         const float pp = rd<T>(__fdiv_rn(expf(__fsub_rn(sp, mp)), lp));
@@ -327,7 +332,7 @@ int make_reference(const ab_gpu_parts *p, dev_ref *r, char *err, size_t n)
     }
     reference_rows<T><<<(unsigned)blocks, threads, 0, st>>>(
         (const T *)p->q, (const T *)p->k, (const T *)p->v, s->S, s->D, s->causal, rows, scale, sp,
-        r->oref, r->sums);
+        r->oref, r->sums, s->H, ab_shape_hkv(s), ab_shape_skv(s));
     CK(cudaGetLastError());
     atol_term<T><<<1024, 256, 0, st>>>(r->oref, numel, r->sums);
     CK(cudaGetLastError());

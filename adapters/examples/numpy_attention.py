@@ -18,13 +18,21 @@ import attnbench_adapter  # noqa: E402
 
 
 def attention(q, k, v, causal, scale):
-    """softmax(q k^T scale [causal]) v in float32, [B, H, S, D]."""
+    """softmax(q k^T scale [causal]) v in float32; q [B, H, S, D], k and v
+    [B, H_kv, S_kv, D] (query head h reads K/V head h // (H / H_kv)); the
+    causal mask aligned bottom-right (key j visible to row i iff
+    j <= i + S_kv - S; a row that sees no key is 0)."""
+    g = q.shape[1] // k.shape[1]
+    if g > 1:
+        k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
     s = np.matmul(q, np.swapaxes(k, -1, -2)) * np.float32(scale)
     if causal:
-        S = q.shape[2]
-        s = np.where(np.triu(np.ones((S, S), dtype=bool), 1), -np.inf, s)
-    p = np.exp(s - s.max(axis=-1, keepdims=True))
-    return np.matmul(p / p.sum(axis=-1, keepdims=True), v)
+        S, Skv = q.shape[2], k.shape[2]
+        hidden = np.arange(Skv)[None, :] > np.arange(S)[:, None] + (Skv - S)
+        s = np.where(hidden, -np.inf, s)
+    with np.errstate(invalid="ignore"):
+        p = np.exp(s - s.max(axis=-1, keepdims=True))
+        return np.nan_to_num(np.matmul(p / p.sum(axis=-1, keepdims=True), v))
 
 
 if __name__ == "__main__":

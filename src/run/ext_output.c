@@ -87,8 +87,8 @@ int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
         /* the device cannot hold or handle the reference: on the host */
     }
     q = malloc(numel * sizeof *q);
-    k = malloc(numel * sizeof *k);
-    v = malloc(numel * sizeof *v);
+    k = malloc(ab_shape_kv_numel(s) * sizeof *k); /* [B, H_kv, S_kv, D] */
+    v = malloc(ab_shape_kv_numel(s) * sizeof *v);
     if (!q || !k || !v) {
         snprintf(err, n, "out of host memory for the output check (%zu-element tensors)", numel);
         goto cleanup;

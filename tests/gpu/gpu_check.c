@@ -69,11 +69,11 @@ static void case_free(tcase *c)
 static int case_make(tcase *c, const ab_shape *s, unsigned long seed)
 {
     char err[512];
-    const size_t numel = ab_shape_numel(s);
+    const size_t numel = ab_shape_numel(s), kv = ab_shape_kv_numel(s);
     memset(c, 0, sizeof *c);
     c->s = *s;
     c->seed = seed;
-    c->q = malloc(numel * 4), c->k = malloc(numel * 4), c->v = malloc(numel * 4);
+    c->q = malloc(numel * 4), c->k = malloc(kv * 4), c->v = malloc(kv * 4);
     c->o = malloc(numel * 4);
     if (!c->q || !c->k || !c->v || !c->o || ab_inputs_fill(s, seed, c->q, c->k, c->v)) {
         fprintf(stderr, "out of host memory\n");
@@ -113,9 +113,10 @@ static int run_on(const ab_variant *v, tcase *c, ab_check *r, int quiet)
         goto cleanup;
     }
     if (!quiet)
-        printf("%-24s %s B=%d H=%d S=%-5d D=%-3d causal=%d max_err=%.3e tol=%.3e rel_l2=%.2e "
-               "l2_tol=%.2e rows=%ld/%ld nonfinite=%ld %s%s%s\n",
-               v->name, ab_dtype_name(s->dtype), s->B, s->H, s->S, s->D, s->causal,
+        printf("%-24s %s B=%d H=%d H_kv=%d S=%-5d S_kv=%-5d D=%-3d causal=%d max_err=%.3e "
+               "tol=%.3e rel_l2=%.2e l2_tol=%.2e rows=%ld/%ld nonfinite=%ld %s%s%s\n",
+               v->name, ab_dtype_name(s->dtype), s->B, s->H, ab_shape_hkv(s), s->S,
+               ab_shape_skv(s), s->D, s->causal,
                r->max_abs_err, r->tolerance, r->rel_l2_err, r->l2_tolerance, r->rows_checked,
                r->rows_total, r->nonfinite, r->pass ? "ok" : "FAIL", r->pass ? "" : ": ",
                r->why);
@@ -174,7 +175,7 @@ typedef int (*case_fn)(const ab_variant *v, tcase *c);
 static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen, int B, int H,
                      case_fn fn)
 {
-    int cases[64] = {0}, fails[64] = {0}, bad = 0;
+    int cases[64] = {0}, fails[64] = {0}, kv_cases[64] = {0}, bad = 0;
     unsigned long seed = 1000;
     const int dims[] = {64, 128};
     for (int t = 0; t < AB_NDTYPES; t++)
@@ -201,8 +202,45 @@ static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen
                         }
                     case_free(&c);
                 }
+    /* issue 19: grouped-query attention and S_kv != S, for the variants
+     * that claim them (AB_CAP_KV): GQA, MQA, a decode step, S < S_kv and
+     * S > S_kv (rows that see no key when causal), odd lengths */
+    static const int kv_shapes[][4] = {/* H, H_kv, S, S_kv */
+                                       {4, 2, 1, 1000},  {4, 1, 17, 300},   {8, 2, 200, 97},
+                                       {4, 4, 113, 1025}, {4, 2, 1025, 2049}, {2, 1, 1, 1}};
+    if (lengths == odd_lengths)
+        for (int t = 0; t < AB_NDTYPES; t++)
+            for (int di = 0; di < 2; di++)
+                for (int causal = 0; causal <= 1; causal++)
+                    for (int k = 0; k < 6; k++) {
+                        ab_shape s = {B,           kv_shapes[k][0], kv_shapes[k][2], dims[di],
+                                      causal,      (ab_dtype)t,     kv_shapes[k][1],
+                                      kv_shapes[k][3]};
+                        char why[256];
+                        int any = 0;
+                        seed++;
+                        if (!ab_shape_kv_differs(&s))
+                            continue;
+                        for (int i = 0; i < nv; i++)
+                            any |= !ab_variant_supports(vs[i], &s, why, sizeof why);
+                        if (!any)
+                            continue;
+                        tcase c;
+                        if (case_make(&c, &s, seed)) {
+                            bad = 1;
+                            continue;
+                        }
+                        for (int i = 0; i < nv && i < 64; i++)
+                            if (!ab_variant_supports(vs[i], &s, why, sizeof why)) {
+                                cases[i]++;
+                                kv_cases[i]++;
+                                fails[i] += fn(vs[i], &c);
+                            }
+                        case_free(&c);
+                    }
     for (int i = 0; i < nv && i < 64; i++) {
-        printf("%s: %d cases, %d failed\n", vs[i]->name, cases[i], fails[i]);
+        printf("%s: %d cases (%d with H_kv < H or S_kv != S), %d failed\n", vs[i]->name,
+               cases[i], kv_cases[i], fails[i]);
         bad |= fails[i] != 0 || cases[i] == 0;
     }
     return bad;
@@ -214,14 +252,20 @@ static int check_reference(void)
     const int dims[] = {1, 64, 128, 200}, lengths[] = {1, 17, 113, 200};
     int failures = 0, cases = 0;
     unsigned long seed = 77;
+    /* kvk 0: H_kv = H, S_kv = S; 1: MQA with S_kv = S + 31; 2: MQA with
+     * S_kv = (S + 2) / 3 (causal rows that see no key) */
+    for (int kvk = 0; kvk < 3; kvk++)
     for (int t = 0; t < AB_NDTYPES; t++)
         for (int di = 0; di < 4; di++)
             for (int causal = 0; causal <= 1; causal++)
                 for (int li = 0; li < 4; li++) {
-                    ab_shape s = {2, 2, lengths[li], dims[di], causal, (ab_dtype)t};
-                    const size_t numel = ab_shape_numel(&s);
-                    float *q = malloc(numel * 4), *k = malloc(numel * 4), *v = malloc(numel * 4);
-                    double *dev = malloc(numel * 8), *row = malloc(sizeof(double) * (s.S + 3 * s.D));
+                    ab_shape s = {2, 2, lengths[li], dims[di], causal, (ab_dtype)t,
+                                  kvk ? 1 : 0,
+                                  kvk == 1 ? lengths[li] + 31 : kvk == 2 ? (lengths[li] + 2) / 3 : 0};
+                    const size_t numel = ab_shape_numel(&s), kvn = ab_shape_kv_numel(&s);
+                    float *q = malloc(numel * 4), *k = malloc(kvn * 4), *v = malloc(kvn * 4);
+                    double *dev = malloc(numel * 8),
+                           *row = malloc(sizeof(double) * (ab_shape_skv(&s) + 3 * s.D));
                     ab_gpu_bufs *b = NULL;
                     ab_check_sums ds;
                     char err[512];
@@ -235,7 +279,8 @@ static int check_reference(void)
                         double worst = 0, host_plain = 0;
                         for (size_t bh = 0; bh < (size_t)s.B * s.H; bh++)
                             for (int i = 0; i < s.S; i++) {
-                                double *ref = row + s.S, *pl = ref + s.D, *sh = pl + s.D;
+                                double *ref = row + ab_shape_skv(&s), *pl = ref + s.D,
+                                       *sh = pl + s.D;
                                 ab_reference_row(&s, q, k, v, bh, i, ref, row);
                                 ab_plain_row(&s, q, k, v, bh, i, pl, sh, row);
                                 for (int d = 0; d < s.D; d++) {
@@ -251,9 +296,11 @@ static int check_reference(void)
                                        ds.plain_max <= 4 * host_plain + 1e-7 &&
                                        host_plain <= 4 * ds.plain_max + 1e-7;
                         failures += !ok;
-                        printf("reference %s S=%-3d D=%-3d causal=%d device-vs-cpu %.2e, "
-                               "shadow-vs-ref %.2e, plain error device %.3e host %.3e %s\n",
-                               ab_dtype_name(s.dtype), s.S, s.D, s.causal, worst, ds.disagree,
+                        printf("reference %s H_kv=%d S=%-3d S_kv=%-3d D=%-3d causal=%d "
+                               "device-vs-cpu %.2e, shadow-vs-ref %.2e, plain error device %.3e "
+                               "host %.3e %s\n",
+                               ab_dtype_name(s.dtype), ab_shape_hkv(&s), s.S, ab_shape_skv(&s),
+                               s.D, s.causal, worst, ds.disagree,
                                ds.plain_max, host_plain, ok ? "ok" : "FAIL");
                     }
                     ab_gpu_bufs_destroy(b);

@@ -56,4 +56,18 @@ done
     fail "numpy_wrong: $(q "SELECT status, message FROM measurements WHERE variant='numpy_wrong'")"
 q "SELECT adapter_env FROM measurements WHERE variant='numpy_p2' LIMIT 1" | grep -q '"adapter": *"numpy_attention"' ||
     fail "numpy_p2: the env line was not stored"
-echo "ok: kit inputs bit-exact; numpy adapter ok and checked in protocols 2 and 1; wrong function failed"
+# issue 19: H_kv < H and S_kv != S through the kit (both protocols), checked by attnbench
+cat >kv.cfg <<CFG
+name = "kitkv";
+hypothesis = "the kit passes H_kv and S_kv through";
+variants = ( "cpu_reference", { name = "numpy_p2"; protocol = 2; command = "$PY $ex"; },
+  { name = "numpy_p1"; command = "$PY $ex"; } );
+baseline = "cpu_reference";
+sweep = { B = 2; H = 4; D = 16; causal = [false, true]; dtype = "fp32"; };
+configs = ( { H_kv = 2; S = 1; S_kv = 37; }, { H_kv = 1; S = 19; S_kv = 5; } );
+warmup = 1; samples = 6; round_size = 3; seed = 3;
+CFG
+"$AB" run kv.cfg --db kv.db >kv.out 2>kv.err || { cat kv.err; fail "kv run failed"; }
+[ "$(sqlite3 kv.db "SELECT count(*) FROM measurements WHERE status='ok' AND checked=1 AND H_kv < H")" = 12 ] ||
+    fail "kit kv: $(sqlite3 kv.db "SELECT variant, H_kv, S, S_kv, causal, status, message FROM measurements")"
+echo "ok: kit inputs bit-exact; numpy adapter ok and checked in protocols 2 and 1; wrong function failed; H_kv/S_kv through the kit"
