@@ -66,12 +66,13 @@ template <int D> constexpr size_t fa2_smem_bytes()
 }
 
 struct fa2_params {
-    const void *q, *k, *v; /* [BH, S, D] in the dtype */
+    const void *q, *k, *v; /* Q [BH, S, D], K and V [B*H_kv, S_kv, D] in the dtype */
     void *o;               /* [BH, S, D] in the dtype (SPLIT = false) */
     float *opart;          /* [nsplit, BH, S, D] (SPLIT = true) */
     float *mpart, *lpart;  /* [nsplit, BH, S] (SPLIT = true) */
     int S, BH, nsplit, causal;
     float scale_log2;      /* log2(e) / sqrt(D) */
+    int H, Hkv, Skv;       /* query heads, K/V heads, key length (variant.h) */
 };
 
 /* grid (BH, ceil(S/64), nsplit), block 128, dynamic shared memory
@@ -91,14 +92,18 @@ __global__ void __launch_bounds__(FA2_NT) fa2_kernel(const fa2_params p)
     const size_t bh = blockIdx.x;
     const int q0 = (gridDim.y - 1 - blockIdx.y) * FA2_BR; /* heaviest (causal) first */
     const int split = SPLIT ? (int)blockIdx.z : 0;
+    const int SK = p.Skv, shift = SK - S; /* bottom-right causal: key j <= i + shift */
+    /* query head h of batch b reads K/V head h / (H / H_kv) */
+    const size_t kvbh = (bh / p.H) * p.Hkv + (bh % p.H) / (p.H / p.Hkv);
     const T *Q = (const T *)p.q + bh * (size_t)S * D;
-    const T *K = (const T *)p.k + bh * (size_t)S * D;
-    const T *V = (const T *)p.v + bh * (size_t)S * D;
+    const T *K = (const T *)p.k + kvbh * (size_t)SK * D;
+    const T *V = (const T *)p.v + kvbh * (size_t)SK * D;
     float *pw = ps + warp * FA2_BC * FA2_PS;
     const int r0 = warp * FA2_RW; /* first row of this warp within the tile */
 
     /* key tiles of this query tile, and of this split */
-    const int n_k = ((p.causal ? min(S, q0 + FA2_BR) : S) + FA2_BC - 1) / FA2_BC;
+    const int n_keys = p.causal ? max(0, min(SK, q0 + FA2_BR + shift)) : SK;
+    const int n_k = (n_keys + FA2_BC - 1) / FA2_BC;
     const int per = (n_k + p.nsplit - 1) / p.nsplit;
     const int t_begin = split * per, t_end = min(n_k, t_begin + per);
 
@@ -131,7 +136,7 @@ __global__ void __launch_bounds__(FA2_NT) fa2_kernel(const fa2_params p)
         for (int e = tid; e < FA2_BC * D / 4; e += FA2_NT) {
             const int jj = e / (D / 4), d = (e % (D / 4)) * 4;
             float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            if (j0 + jj < S)
+            if (j0 + jj < SK)
                 ab_load4(K + (size_t)(j0 + jj) * D + d, x);
 #pragma unroll
             for (int c = 0; c < 4; c++)
@@ -167,7 +172,7 @@ __global__ void __launch_bounds__(FA2_NT) fa2_kernel(const fa2_params p)
 #pragma unroll
         for (int r = 0; r < FA2_RW; r++) {
             const int i = q0 + r0 + r;
-            const int lim = p.causal ? min(S - 1, i) : S - 1; /* last key kept */
+            const int lim = p.causal ? min(SK - 1, i + shift) : SK - 1; /* last key kept */
             if (ja > lim)
                 s[r][0] = -INFINITY;
             if (jb > lim)
@@ -195,7 +200,7 @@ __global__ void __launch_bounds__(FA2_NT) fa2_kernel(const fa2_params p)
         for (int e = tid; e < FA2_BC * D / 4; e += FA2_NT) {
             const int jj = e / (D / 4), d = (e % (D / 4)) * 4;
             float x[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            if (j0 + jj < S)
+            if (j0 + jj < SK)
                 ab_load4(V + (size_t)(j0 + jj) * D + d, x);
             *reinterpret_cast<float4 *>(kv + jj * D + d) = make_float4(x[0], x[1], x[2], x[3]);
         }
@@ -264,7 +269,7 @@ __global__ void __launch_bounds__(128) fa2_combine_kernel(const fa2_params p)
     for (int s = 0; s < p.nsplit; s++)
         mx = fmaxf(mx, p.mpart[s * rows + row]);
     if (mx == -INFINITY)
-        mx = 0.0f; /* no split saw a key (cannot happen for a valid row) */
+        mx = 0.0f; /* no split saw a key: a causal row with S > S_kv sees none; O = 0 */
     float lsum = 0.0f, acc[C];
 #pragma unroll
     for (int c = 0; c < C; c++)

@@ -76,6 +76,9 @@ extern "C" int cuda_fa2_warps_run(void *ctx, const ab_shape *s, const void *q, c
     p.o = o;
     p.S = s->S;
     p.BH = s->B * s->H;
+    p.H = s->H;
+    p.Hkv = ab_shape_hkv(s);
+    p.Skv = ab_shape_skv(s);
     p.nsplit = 1;
     p.causal = s->causal;
     p.scale_log2 = AB_LOG2E / sqrtf((float)s->D);

@@ -28,6 +28,13 @@
  * tiles, approach B (split-K style, no atomics)"; Dao et al.,
  * "Flash-Decoding for long-context inference" (2023); the split-KV path of
  * FlashAttention-2's forward kernel (num_splits heuristic).
+ * Grouped-query attention and S_kv != S (issue 19): block (b*h, ...) reads
+ * K/V head h / (H / H_kv); the causal mask is bottom-right (key j <= i +
+ * S_kv - S), so a decode step (S = 1) against a long cache is the case this
+ * rung is for: one query tile per (b, h), the key range split to fill the
+ * GPU (flash-decoding). Query heads of one group are separate blocks that
+ * read the same K/V (from L2 after the first); packing them into one tile
+ * is the next step, not done.
  * Rung: after cuda_fa2_warps; wins where the grid is small (B*H small).
  * Measured (speed-up over cuda_fa2_warps in the same run):
  *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
@@ -80,7 +87,8 @@ template <typename T, int D> int split_blocks_per_sm(int *nb, char *err, size_t 
  * waves' worth, at most one split per key tile. */
 static int split_count(const ab_shape *s, long slots)
 {
-    const long n_q = (s->S + FA2_BR - 1) / FA2_BR, n_k = (s->S + FA2_BC - 1) / FA2_BC;
+    const long n_q = (s->S + FA2_BR - 1) / FA2_BR,
+               n_k = (ab_shape_skv(s) + FA2_BC - 1) / FA2_BC; /* key tiles of S_kv */
     const long base = (long)s->B * s->H * n_q;
     if (base >= slots || n_k < 2)
         return 1;
@@ -162,6 +170,9 @@ extern "C" int cuda_split_kv_run(void *ctx, const ab_shape *s, const void *q, co
     p.lpart = c->lpart;
     p.S = s->S;
     p.BH = s->B * s->H;
+    p.H = s->H;
+    p.Hkv = ab_shape_hkv(s);
+    p.Skv = ab_shape_skv(s);
     p.nsplit = c->nsplit;
     p.causal = s->causal;
     p.scale_log2 = AB_LOG2E / sqrtf((float)s->D);
