@@ -149,6 +149,11 @@ int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_
             return -1;
         }
     }
+    if ((ab_variant_caps(v) & AB_CAP_DECODE) && s->S > AB_DECODE_MAX_S) {
+        snprintf(why, n, "%s: S=%d: a decode rung (S <= %d query rows; prefill is the "
+                 "tensor-core rungs' job)", v->name, s->S, AB_DECODE_MAX_S);
+        return -1;
+    }
     if (ab_shape_kv_differs(s) && !(ab_variant_caps(v) & AB_CAP_KV)) {
         snprintf(why, n, "%s: H_kv=%d S_kv=%d not supported (only H_kv = H, S_kv = S)", v->name,
                  ab_shape_hkv(s), ab_shape_skv(s));
