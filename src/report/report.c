@@ -454,6 +454,9 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     double ref_mhz = 0;
     if (o->by_clock && ab_run_max_sm_mhz(db, run_id, &ref_mhz))
         goto cleanup;
+    int any_kv = 0; /* a configuration with H_kv != H or S_kv != S: say how it is counted */
+    for (size_t i = 0; i < n; i++)
+        any_kv |= m[i].r.H_kv != m[i].r.H || m[i].r.S_kv != m[i].r.S;
 
     /* the family: every variant against the baseline (and, with chain, the
      * previous variant) in every configuration */
@@ -616,14 +619,20 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "fences, mild (1.5 IQR) / severe (3 IQR), counted, never dropped. Drift: Spearman's "
                  "ρ of latency against sample order, flagged at p < 0.05. %s = 4·B·H·S²·D "
                  "(halved when causal) / median; %s = Q, K, V read and O written once / "
-                 "median.%s\n\n",
+                 "median.%s%s\n\n",
             100 * co.boot.level, ROUND_RESAMPLES, co.boot.seed, baseline, co.alpha,
             ab_ci_method_name(co.boot.method), co.boot.resamples, family, co.alpha,
             100 * co.practical, flop_unit.name, byte_unit.name,
             ref_mhz > 0 ? " ms @ clock: the median scaled to the run's highest SM clock "
                           "(median × SM MHz / highest), as if time scaled with the clock "
                           "(compute-bound work; memory-bound work scales less)."
-                        : "");
+                        : "",
+            any_kv ? " Where H_kv or S_kv is given (grouped-query attention, decode): K and V "
+                     "are [B, H_kv, S_kv, D], FLOPs 4·B·H·S·S_kv·D with causal counted exactly "
+                     "for the bottom-right mask (key j visible to query i when j ≤ i + S_kv − S; "
+                     "a decode row sees every key), bytes Q and O once and K, V once per K/V "
+                     "head, so decode's GB/s is against the copy ceiling."
+                   : "");
 
     /* ---- a calibration run: its A/A table ---- */
     {
