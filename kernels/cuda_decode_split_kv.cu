@@ -33,6 +33,21 @@
  * (64-row tiles, one block per query head) measured 0.36-0.44 TFLOP/s
  * there, cudnn_sdpa 15 (reports/llama3-8b-run1.md, run 1).
  *
+ * Measured (attnbench run experiments/llama3-8b.cfg, reports/llama3-8b.db
+ * run 1, report reports/llama3-8b-run1.md; NVIDIA H200, 2026-11-24, hot
+ * timing; H = 32, H_kv = 8, D = 128, bf16, S = 1; copy ceiling measured in
+ * the run 4228 GB/s): B = 1, S_kv = 1K..64K 0.026-0.314 ms, 159-855 GB/s
+ * (cudnn_sdpa 271-3797, cuda_split_kv 74-106); B = 8 and 64: 632-1023
+ * GB/s (cudnn_sdpa 1807-4497). 4.7-9.6x cuda_split_kv at S_kv >= 4096,
+ * but only 20-24% of the copy ceiling at long caches, 4.2-4.5x behind
+ * cuDNN: the prediction (50-70%) is NOT met. Likely cause, not yet
+ * profiled: per key a warp spends 4 butterfly reductions (20 shuffles)
+ * and 8 exp2 on 512 bytes of loads, with only 2 keys' loads in flight per
+ * warp, so issue slots and load latency, not DRAM, bound it; next: lanes
+ * over keys for Q K^T (no reductions), 16-byte loads, more keys in flight.
+ * Checked: gpu_check (60 cases, 36 of them H_kv < H or S_kv != S) and
+ * compute-sanitizer memcheck clean. ptxas: 111-116 registers, no spills.
+ *
  * Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context
  * inference" (2023); the online softmax of Milakov & Gimelshein (2018);
  * packing a group's query heads into one tile as FlashInfer and
