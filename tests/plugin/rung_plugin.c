@@ -23,20 +23,28 @@ void cuda_fa2_warps_teardown(void *ctx);
 _Static_assert(sizeof(attnbench_shape) == offsetof(ab_shape, H_kv),
                "attnbench_shape is ab_shape's first six fields");
 
-/* The plugin ABI's shape is ab_shape's first six fields (checked above and
- * by plugin.c; plugins never see H_kv != H or S_kv != S); the wrappers only
- * change the pointer type. */
-static const ab_shape *as_ab(const attnbench_shape *s) { return (const ab_shape *)(const void *)s; }
+/* The plugin ABI's shape is ab_shape's first six fields (checked above);
+ * ab_shape has more (H_kv, S_kv), which a caller of ABI 1 does not pass
+ * (adapters/examples/plugin_via_kit.py hands over exactly six ints), so the
+ * wrappers copy the six into a whole ab_shape (H_kv, S_kv 0: equal to H, S)
+ * instead of reading past the caller's struct. */
+static ab_shape as_ab(const attnbench_shape *s)
+{
+    ab_shape x = {s->B, s->H, s->S, s->D, s->causal, (ab_dtype)s->dtype, 0, 0};
+    return x;
+}
 
 static int setup(const attnbench_shape *s, void **ctx, size_t *ws, char *err, size_t errlen)
 {
-    return cuda_fa2_warps_setup(as_ab(s), ctx, ws, err, errlen);
+    const ab_shape x = as_ab(s);
+    return cuda_fa2_warps_setup(&x, ctx, ws, err, errlen);
 }
 
 static int run(void *ctx, const attnbench_shape *s, const void *q, const void *k, const void *v,
                void *o, void *stream)
 {
-    return cuda_fa2_warps_run(ctx, as_ab(s), q, k, v, o, stream);
+    const ab_shape x = as_ab(s);
+    return cuda_fa2_warps_run(ctx, &x, q, k, v, o, stream);
 }
 
 static void teardown(void *ctx) { cuda_fa2_warps_teardown(ctx); }
