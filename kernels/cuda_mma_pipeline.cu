@@ -245,7 +245,7 @@ template <typename T, int D, bool CAUSAL, bool MASK, int MT, int BC, bool QREG>
 static __device__ __forceinline__ void
 tile_step(float (&o)[MT][D / 8][4], float (&m)[MT][2], float (&l)[MT][2],
           const uint32_t (&qf)[QREG ? MT : 1][QREG ? D / 16 : 1][4], const lane_geo &g,
-          uint32_t uK, uint32_t uV, int k0, int S, float scale_log2)
+          uint32_t uK, uint32_t uV, int k0, int S, float scale_log2, int shift)
 {
     using ops = dtype_ops<T>;
     constexpr int RB = D * 2;
@@ -290,7 +290,7 @@ tile_step(float (&o)[MT][D / 8][4], float (&m)[MT][2], float (&l)[MT][2],
                 for (int e = 0; e < 4; e++) {
                     const int col = k0 + nt * 8 + 2 * (lane & 3) + (e & 1);
                     const int row = g.grow0 + mt * 16 + (e >> 1) * 8;
-                    if (col >= S || (CAUSAL && col > row))
+                    if (col >= S || (CAUSAL && col > row + shift))
                         s[mt][nt][e] = -INFINITY;
                 }
     }
@@ -353,7 +353,7 @@ tile_step(float (&o)[MT][D / 8][4], float (&m)[MT][2], float (&l)[MT][2],
 template <typename T, int D, bool CAUSAL, int BR, int NW, int BC, int NST, int MINB, int MBAR>
 __global__ void __launch_bounds__(NW * 32, MINB)
     pipe_fwd(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
-             T *__restrict__ O, int S, int nqt, float scale_log2)
+             T *__restrict__ O, int S, int nqt, float scale_log2, int H, int Hkv, int Skv)
 {
     using ops = dtype_ops<T>;
     constexpr int NT = NW * 32;
@@ -378,29 +378,36 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         qt = nqt - 1 - qt; /* longest query tiles of a (b, h) first */
     const size_t bh = blockIdx.x / (unsigned)nqt;
     const size_t base = bh * (size_t)S * D;
-    const T *Qg = Q + base, *Kg = K + base, *Vg = V + base;
+    /* grouped-query attention: K/V head h / (H / H_kv) of batch b, [B, H_kv, S_kv, D] */
+    const size_t kvbase = ((bh / H) * Hkv + (bh % H) / (H / Hkv)) * (size_t)Skv * D;
+    const T *Qg = Q + base, *Kg = K + kvbase, *Vg = V + kvbase;
     const int q0 = qt * BR;
     const int wrow = warp * MT * 16; /* first local query row of this warp */
+    const int shift = Skv - S; /* bottom-right causal mask: key j <= row + shift */
 
-    const int nkv = (S + BC - 1) / BC;
-    const int jend = CAUSAL ? min(nkv, (min(q0 + BR, S) - 1) / BC + 1) : nkv;
+    const int nkv = (Skv + BC - 1) / BC;
+    /* causal: through the tile's last row's last key; at least one tile, so
+     * the pipeline runs even when no row of the tile sees a key (S > S_kv),
+     * every tile step then skipped or fully masked and O = 0 */
+    const int klast = min(q0 + BR, S) - 1 + shift;
+    const int jend = CAUSAL ? (klast < 0 ? 1 : min(nkv, klast / BC + 1)) : nkv;
 
     /* async tile copy: thread tid copies chunk lc of rows lr + it * RPI; the
      * swizzled chunk is the same for all of them (RPI % 8 == 0) */
     const int lr = tid / CH, lc = tid % CH;
     const uint32_t s_ld = tile_off<RB, true>(lr, lc);
-    auto load_rows = [&](uint32_t sdst, const T *g, int g0, int rows) {
+    auto load_rows = [&](uint32_t sdst, const T *g, int g0, int rows, int lim) {
         const T *p = g + (size_t)(g0 + lr) * D + lc * 8;
 #pragma unroll
         for (int it = 0; it < rows / RPI; it++) {
-            const bool ok = g0 + lr + it * RPI < S;
+            const bool ok = g0 + lr + it * RPI < lim;
             cp_async16(sdst + s_ld + it * RPI * RB, ok ? p + it * RPI * D : g, ok ? 16 : 0);
         }
     };
     auto load_kv = [&](int j) {
         const uint32_t st = uKV + (uint32_t)((j % NST) * 2 * TILE);
-        load_rows(st, Kg, j * BC, BC);
-        load_rows(st + TILE, Vg, j * BC, BC);
+        load_rows(st, Kg, j * BC, BC, Skv);
+        load_rows(st + TILE, Vg, j * BC, BC, Skv);
     };
     /* MBAR: tile t into stage t % NST once every warp has released the
      * stage's previous tile (t - NST); completion arrives on full[stage].
@@ -439,12 +446,12 @@ __global__ void __launch_bounds__(NW * 32, MINB)
                 mbar_init(uEmpty + st * 8, MBAR == 2 ? NT : NW);
             }
         __syncthreads();
-        load_rows(uQ, Qg, q0, BR); /* lands with tile 0's arrival */
+        load_rows(uQ, Qg, q0, BR, S); /* lands with tile 0's arrival */
         for (int t = 0; t < NST - 2 && t < jend; t++)
             produce(t);
     } else {
         /* Q and tile 0 in group 0, tiles 1..NST-2 in their own groups */
-        load_rows(uQ, Qg, q0, BR);
+        load_rows(uQ, Qg, q0, BR, S);
 #pragma unroll
         for (int t = 0; t < NST - 1; t++) {
             if (t < jend)
@@ -506,14 +513,14 @@ __global__ void __launch_bounds__(NW * 32, MINB)
         const int k0 = j * BC;
         const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE), uV = uK + TILE;
         /* causal: a tile wholly above this warp's last row is all masked */
-        if (warp_live && (!CAUSAL || k0 <= wlast)) {
-            /* only tiles that cross S or this warp's diagonal need the mask */
-            if (k0 + BC > S || (CAUSAL && k0 + BC - 1 > q0 + wrow))
-                tile_step<T, D, CAUSAL, true, MT, BC, QREG>(o, m, l, qf, g, uK, uV, k0, S,
-                                                            scale_log2);
+        if (warp_live && (!CAUSAL || k0 <= wlast + shift)) {
+            /* only tiles that cross S_kv or this warp's diagonal need the mask */
+            if (k0 + BC > Skv || (CAUSAL && k0 + BC - 1 > q0 + wrow + shift))
+                tile_step<T, D, CAUSAL, true, MT, BC, QREG>(o, m, l, qf, g, uK, uV, k0, Skv,
+                                                            scale_log2, shift);
             else
-                tile_step<T, D, CAUSAL, false, MT, BC, QREG>(o, m, l, qf, g, uK, uV, k0, S,
-                                                             scale_log2);
+                tile_step<T, D, CAUSAL, false, MT, BC, QREG>(o, m, l, qf, g, uK, uV, k0, Skv,
+                                                             scale_log2, shift);
         }
         if (MBAR == 2) {
             mbar_arrive(uEmpty + st * 8); /* this thread is done with the stage */
@@ -603,7 +610,8 @@ template <typename T, int D, bool CAUSAL, int I> struct inst {
             auto *kern = pipe_fwd<T, D, CAUSAL, c.BR, c.NW, c.BC, c.NST, c.MINB, c.MBAR>;
             kern<<<(unsigned)blocks, c.NW * 32, SMEM, st>>>((const T *)q, (const T *)k,
                                                              (const T *)v, (T *)o, s->S, nqt,
-                                                             scale_log2);
+                                                             scale_log2, s->H, ab_shape_hkv(s),
+                                                             ab_shape_skv(s));
             return 0;
         }
     }
