@@ -14,10 +14,8 @@
  * forms the R scores with a butterfly reduction, and keeps an online
  * softmax per row (running max m, sum l, accumulator; exp2 with log2 e
  * folded into Q's scale). The warps' states merge in shared memory at the
- * end; the splits merge in a second kernel, exactly:
- *     m = max_s m_s,  l = sum_s l_s 2^(m_s - m),
- *     O = sum_s O_s l_s 2^(m_s - m) / l
- * (the combine of cuda_split_kv). The number of splits fills the GPU:
+ * end; the splits merge exactly in a second kernel (split_combine.cuh,
+ * shared with cuda_split_kv). The number of splits fills the GPU:
  * about 8 blocks per multiprocessor over the B * H_kv heads, each split at
  * least 64 keys. Causal masks key j > i + S_kv - S (bottom-right: a decode
  * row sees every key); a row that sees none is 0. Any S works (rows in
@@ -55,6 +53,7 @@
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"
+#include "split_combine.cuh"
 
 #include <stdlib.h>
 
@@ -212,45 +211,12 @@ __global__ void __launch_bounds__(32 * NW) decode_kernel(const dec_params p)
     }
 }
 
-/* One warp per output row: merges the nsplit partials exactly. */
-template <typename T, int D> __global__ void __launch_bounds__(128) combine_kernel(const dec_params p)
-{
-    constexpr int C = D / 32;
-    const size_t rows = (size_t)p.B * p.H * p.S;
-    const size_t row = (size_t)blockIdx.x * 4 + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (row >= rows)
-        return;
-    float mx = -INFINITY;
-    for (int s = 0; s < p.nsplit; s++)
-        mx = fmaxf(mx, p.mpart[s * rows + row]);
-    const float mu = mx == -INFINITY ? 0.0f : mx; /* a row that saw no key: O = 0 */
-    float lsum = 0.0f, acc[C];
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        acc[c] = 0.0f;
-    for (int s = 0; s < p.nsplit; s++) {
-        const float ms = p.mpart[s * rows + row];
-        const float w = ms == -INFINITY ? 0.0f : p.lpart[s * rows + row] * exp2f(ms - mu);
-        lsum += w;
-        const float *os = p.opart + (s * rows + row) * D;
-#pragma unroll
-        for (int c = 0; c < C; c++)
-            acc[c] = fmaf(w, os[lane + 32 * c], acc[c]);
-    }
-    const float inv = lsum > 0.0f ? 1.0f / lsum : 0.0f;
-    T *o = (T *)p.o + row * D;
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        o[lane + 32 * c] = ab_from_f<T>(acc[c] * inv);
-}
-
 template <typename T, int D> void launch(const dec_params &p, cudaStream_t st)
 {
     decode_kernel<T, D><<<dim3((unsigned)(p.B * p.Hkv), (unsigned)p.nsplit), 32 * NW, 0, st>>>(p);
     if (p.nsplit > 1)
-        combine_kernel<T, D>
-            <<<(unsigned)(((size_t)p.B * p.H * p.S + 3) / 4), 128, 0, st>>>(p);
+        ab_split_combine_launch<T, D>({p.opart, p.mpart, p.lpart}, p.o,
+                                      (size_t)p.B * p.H * p.S, p.nsplit, st);
 }
 
 struct dec_ctx {
@@ -292,22 +258,15 @@ extern "C" int cuda_decode_split_kv_setup(const ab_shape *s, void **ctx, size_t 
     }
     c->nsplit = (int)ns;
     if (ns > 1) {
-        const size_t rows = (size_t)ns * s->B * s->H * (size_t)s->S;
-        const size_t bytes = rows * (size_t)(s->D + 2) * sizeof(float);
-        if (ab_cuda_check_free(bytes, "the decode partial results", err, errlen)) {
+        ab_split_parts parts;
+        if (ab_split_parts_alloc(&parts, (int)ns, (size_t)s->B * s->H * (size_t)s->S, s->D,
+                                 "cuda_decode_split_kv", ws, err, errlen)) {
             free(c);
             return -1;
         }
-        cudaError_t e = cudaMalloc((void **)&c->opart, bytes);
-        if (e != cudaSuccess) {
-            snprintf(err, errlen, "cuda_decode_split_kv: cudaMalloc(%.2f GiB): %s",
-                     bytes / 1073741824.0, cudaGetErrorString(e));
-            free(c);
-            return -1;
-        }
-        c->mpart = c->opart + rows * s->D;
-        c->lpart = c->mpart + rows;
-        *ws = bytes;
+        c->opart = parts.opart;
+        c->mpart = parts.mpart;
+        c->lpart = parts.lpart;
     }
     *ctx = c;
     return 0;

@@ -43,6 +43,7 @@
 #define ATTNBENCH_CUDA_FA2_BODY_CUH
 
 #include "cuda_attn_util.cuh"
+#include "split_combine.cuh"
 
 namespace {
 
@@ -254,41 +255,6 @@ __global__ void __launch_bounds__(FA2_NT) fa2_kernel(const fa2_params p)
     }
 }
 
-/* Merges the nsplit partials of every row: one warp per row of [BH*S],
- * block 128 (4 rows), lanes over the columns. */
-template <typename T, int D>
-__global__ void __launch_bounds__(128) fa2_combine_kernel(const fa2_params p)
-{
-    constexpr int C = D / 32;
-    const size_t rows = (size_t)p.BH * p.S;
-    const size_t row = (size_t)blockIdx.x * 4 + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (row >= rows)
-        return;
-    float mx = -INFINITY;
-    for (int s = 0; s < p.nsplit; s++)
-        mx = fmaxf(mx, p.mpart[s * rows + row]);
-    if (mx == -INFINITY)
-        mx = 0.0f; /* no split saw a key: a causal row with S > S_kv sees none; O = 0 */
-    float lsum = 0.0f, acc[C];
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        acc[c] = 0.0f;
-    for (int s = 0; s < p.nsplit; s++) {
-        const float w = p.lpart[s * rows + row] * exp2f(p.mpart[s * rows + row] - mx);
-        lsum += w;
-        const float *os = p.opart + (s * rows + row) * D;
-#pragma unroll
-        for (int c = 0; c < C; c++)
-            acc[c] = fmaf(w, os[lane + 32 * c], acc[c]);
-    }
-    const float inv = lsum > 0.0f ? 1.0f / lsum : 0.0f;
-    T *o = (T *)p.o + row * D;
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        o[lane + 32 * c] = ab_from_f<T>(acc[c] * inv);
-}
-
 /* Raises the dynamic shared-memory limit of fa2_kernel<T, D, SPLIT>;
  * returns 0 or -1 with err. */
 template <typename T, int D, bool SPLIT> int fa2_prepare(char *err, size_t errlen)
@@ -307,8 +273,8 @@ template <typename T, int D, bool SPLIT> void fa2_launch(const fa2_params &p, cu
                     SPLIT ? (unsigned)p.nsplit : 1u);
     fa2_kernel<T, D, SPLIT><<<grid, FA2_NT, fa2_smem_bytes<D>(), st>>>(p);
     if constexpr (SPLIT)
-        fa2_combine_kernel<T, D>
-            <<<(unsigned)(((size_t)p.BH * p.S + 3) / 4), 128, 0, st>>>(p);
+        ab_split_combine_launch<T, D>({p.opart, p.mpart, p.lpart}, p.o, (size_t)p.BH * p.S,
+                                      p.nsplit, st);
 }
 
 } // namespace

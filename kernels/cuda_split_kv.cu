@@ -135,22 +135,15 @@ extern "C" int cuda_split_kv_setup(const ab_shape *s, void **ctx, size_t *ws, ch
     }
     c->nsplit = nsplit;
     if (nsplit > 1) {
-        const size_t rows = (size_t)nsplit * s->B * s->H * (size_t)s->S;
-        const size_t bytes = rows * (size_t)(s->D + 2) * sizeof(float);
-        if (ab_cuda_check_free(bytes, "the split-KV partial results", err, errlen)) {
+        ab_split_parts parts;
+        if (ab_split_parts_alloc(&parts, nsplit, (size_t)s->B * s->H * (size_t)s->S, s->D,
+                                 "cuda_split_kv", ws, err, errlen)) {
             free(c);
             return -1;
         }
-        cudaError_t e = cudaMalloc((void **)&c->opart, bytes);
-        if (e != cudaSuccess) {
-            snprintf(err, errlen, "cuda_split_kv: cudaMalloc(%.2f GiB): %s",
-                     bytes / 1073741824.0, cudaGetErrorString(e));
-            free(c);
-            return -1;
-        }
-        c->mpart = c->opart + rows * s->D;
-        c->lpart = c->mpart + rows;
-        *ws = bytes;
+        c->opart = parts.opart;
+        c->mpart = parts.mpart;
+        c->lpart = parts.lpart;
     }
     *ctx = c;
     return 0;

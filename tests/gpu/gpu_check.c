@@ -174,6 +174,33 @@ static int negative_case(const ab_variant *v, tcase *c)
  * checked on them by fn. Prints per-variant totals; 0 when none failed and
  * every variant had a case. */
 typedef int (*case_fn)(const ab_variant *v, tcase *c);
+
+/* One case of the suite: inputs of shape s from seed, made once when any
+ * of vs supports s, each supporting variant run on them by fn; its count
+ * in cases[] (and kv_cases[] when given), failures in fails[]. Returns 1
+ * when the inputs could not be made, else 0. */
+static int suite_case(const ab_variant **vs, int nv, const ab_shape *s, unsigned long seed,
+                      case_fn fn, int *cases, int *fails, int *kv_cases)
+{
+    char why[256];
+    int any = 0;
+    for (int i = 0; i < nv; i++)
+        any |= !ab_variant_supports(vs[i], s, why, sizeof why);
+    if (!any)
+        return 0;
+    tcase c;
+    if (case_make(&c, s, seed))
+        return 1;
+    for (int i = 0; i < nv && i < 64; i++)
+        if (!ab_variant_supports(vs[i], s, why, sizeof why)) {
+            cases[i]++;
+            if (kv_cases)
+                kv_cases[i]++;
+            fails[i] += fn(vs[i], &c);
+        }
+    case_free(&c);
+    return 0;
+}
 static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen, int B, int H,
                      case_fn fn)
 {
@@ -184,25 +211,8 @@ static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen
         for (int di = 0; di < 2; di++)
             for (int causal = 0; causal <= 1; causal++)
                 for (int li = 0; li < nlen; li++) {
-                    ab_shape s = {B, H, lengths[li], dims[di], causal, (ab_dtype)t};
-                    char why[256];
-                    int any = 0;
-                    seed++;
-                    for (int i = 0; i < nv; i++)
-                        any |= !ab_variant_supports(vs[i], &s, why, sizeof why);
-                    if (!any)
-                        continue;
-                    tcase c;
-                    if (case_make(&c, &s, seed)) {
-                        bad = 1;
-                        continue;
-                    }
-                    for (int i = 0; i < nv && i < 64; i++)
-                        if (!ab_variant_supports(vs[i], &s, why, sizeof why)) {
-                            cases[i]++;
-                            fails[i] += fn(vs[i], &c);
-                        }
-                    case_free(&c);
+                    ab_shape s = {B, H, lengths[li], dims[di], causal, (ab_dtype)t, 0, 0};
+                    bad |= suite_case(vs, nv, &s, ++seed, fn, cases, fails, NULL);
                 }
     /* issue 19: grouped-query attention and S_kv != S, for the variants
      * that claim them (AB_CAP_KV): GQA, MQA, a decode step, S < S_kv and
@@ -218,27 +228,9 @@ static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen
                         ab_shape s = {B,           kv_shapes[k][0], kv_shapes[k][2], dims[di],
                                       causal,      (ab_dtype)t,     kv_shapes[k][1],
                                       kv_shapes[k][3]};
-                        char why[256];
-                        int any = 0;
-                        seed++;
-                        if (!ab_shape_kv_differs(&s))
-                            continue;
-                        for (int i = 0; i < nv; i++)
-                            any |= !ab_variant_supports(vs[i], &s, why, sizeof why);
-                        if (!any)
-                            continue;
-                        tcase c;
-                        if (case_make(&c, &s, seed)) {
-                            bad = 1;
-                            continue;
-                        }
-                        for (int i = 0; i < nv && i < 64; i++)
-                            if (!ab_variant_supports(vs[i], &s, why, sizeof why)) {
-                                cases[i]++;
-                                kv_cases[i]++;
-                                fails[i] += fn(vs[i], &c);
-                            }
-                        case_free(&c);
+                        ++seed;
+                        if (ab_shape_kv_differs(&s))
+                            bad |= suite_case(vs, nv, &s, seed, fn, cases, fails, kv_cases);
                     }
     for (int i = 0; i < nv && i < 64; i++) {
         printf("%s: %d cases (%d with H_kv < H or S_kv != S), %d failed\n", vs[i]->name,
