@@ -439,7 +439,7 @@ static void empty_teardown(void *) {}
 extern "C" const ab_variant ab_gpu_empty_variant = {
     "empty_kernel", "cuda", AB_DEV_CUDA, AB_DT_ALL, {0},
     "an empty kernel: the floor of what the timer can resolve",
-    empty_setup, empty_run, empty_teardown, ab_attention_flops, NULL};
+    empty_setup, empty_run, empty_teardown, ab_attention_flops, NULL, 0};
 
 extern "C" int ab_gpu_input_sets(const ab_gpu_bufs *b) { return b ? b->nsets : 1; }
 

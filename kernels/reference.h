@@ -43,4 +43,14 @@ void ab_plain_row(const ab_shape *s, const float *q, const float *k, const float
 }
 #endif
 
+/* The float64 backward of attention (kernels/reference_bwd.c): given
+ * inputs q [B,H,S,D], k and v [B,H_kv,S_kv,D] (floats holding the dtype's
+ * values) and the output gradient dO [B,H,S,D], writes dq [B,H,S,D] and
+ * dk, dv [B,H_kv,S_kv,D] in double, under the shape's GQA head map and
+ * bottom-right causal mask. dK and dV sum over the query heads of a K/V
+ * head. Source: FlashAttention-2 (Dao 2023), Algorithm 2, in exact
+ * arithmetic. Returns 0, or -1 when out of memory. */
+int ab_reference_bwd(const ab_shape *s, const float *q, const float *k, const float *v,
+                     const float *dO, double *dq, double *dk, double *dv);
+
 #endif

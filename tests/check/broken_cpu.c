@@ -58,7 +58,7 @@ static void broken_teardown(void *ctx) { (void)ctx; }
 static const ab_variant broken[] = {
     {"cpu_broken_scale", "cpu", AB_DEV_CPU, AB_DT_ALL, {0},
      "TEST ONLY: softmax scale 1/D instead of 1/sqrt(D)", broken_setup, broken_run,
-     broken_teardown, ab_attention_flops, NULL},
+     broken_teardown, ab_attention_flops, NULL, 0},
 };
 
 const ab_variant *ab_test_variants(size_t *n)

@@ -284,7 +284,7 @@ static void sampling(void)
 
     /* end to end: a wrong row at a tile boundary is caught by a sample, a
      * NaN in a row that is not sampled still fails, coverage is stated */
-    ab_shape s = {1, 2, S, 64, 1, AB_FP16};
+    ab_shape s = {1, 2, S, 64, 1, AB_FP16, 0, 0};
     const size_t numel = ab_shape_numel(&s);
     float *q = malloc(numel * 4), *k = malloc(numel * 4), *v = malloc(numel * 4);
     float *o = malloc(numel * 4);
@@ -311,7 +311,7 @@ static void sampling(void)
      * some seeds and not others (p = 46/286 per seed: 60 seeds catch it
      * 0 or 60 times with probability < 1e-4 together) */
     {
-        ab_shape t = {1, 1, 300, 8, 0, AB_FP16};
+        ab_shape t = {1, 1, 300, 8, 0, AB_FP16, 0, 0};
         const size_t nt = ab_shape_numel(&t);
         float *tq = malloc(nt * 4), *tk = malloc(nt * 4), *tv = malloc(nt * 4), *to = malloc(nt * 4);
         ab_inputs_fill(&t, 21, tq, tk, tv);
@@ -328,7 +328,7 @@ static void sampling(void)
     }
 
     /* the host check's row budget: every row for the small shapes */
-    ab_shape small = {2, 3, 2049, 128, 0, AB_FP16}, big = {4, 16, 4096, 128, 0, AB_FP16};
+    ab_shape small = {2, 3, 2049, 128, 0, AB_FP16, 0, 0}, big = {4, 16, 4096, 128, 0, AB_FP16, 0, 0};
     CHECK(ab_check_rows_for(&small) == 0 || ab_check_rows_for(&small) >= AB_CHECK_MIN_ROWS,
           "rows for the suite's shape");
     CHECK(ab_check_rows_for(&big) >= AB_CHECK_MIN_ROWS && ab_check_rows_for(&big) < 4096,
@@ -385,7 +385,7 @@ int main(void)
         for (int di = 0; di < 2; di++)
             for (int causal = 0; causal <= 1; causal++)
                 for (int li = 0; li < 3; li++) {
-                    ab_shape s = {1, 1, lengths[li], dims[di], causal, (ab_dtype)t};
+                    ab_shape s = {1, 1, lengths[li], dims[di], causal, (ab_dtype)t, 0, 0};
                     one_shape(&s, seed++);
                 }
     sampling();

@@ -33,7 +33,7 @@ static void flops(void)
     const int shapes[][4] = {{1, 1, 1, 8}, {2, 3, 17, 64}, {1, 2, 100, 128}, {3, 1, 33, 40}};
     for (int i = 0; i < 4; i++)
         for (int causal = 0; causal <= 1; causal++) {
-            ab_shape s = {shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], causal, AB_FP16};
+            ab_shape s = {shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], causal, AB_FP16, 0, 0};
             double pairs = 0;
             for (int b = 0; b < s.B; b++)
                 for (int h = 0; h < s.H; h++)

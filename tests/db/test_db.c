@@ -66,7 +66,7 @@ int main(void)
     m.run_id = run;
     m.variant = "cuda_naive";
     m.backend = "cuda";
-    m.shape = (ab_shape){2, 3, 17, 64, 1, AB_BF16};
+    m.shape = (ab_shape){2, 3, 17, 64, 1, AB_BF16, 0, 0};
     m.warmup = 3;
     m.timing_mode = "hot";
     m.graph_k = 1;

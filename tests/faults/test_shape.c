@@ -22,7 +22,7 @@ int main(void)
             for (int s = 0; s < nv; s++)
                 for (int d = 0; d < nv; d++)
                     for (int t = 0; t < AB_NDTYPES; t++) {
-                        ab_shape x = {vals[b], vals[h], vals[s], vals[d], t == 1, (ab_dtype)t};
+                        ab_shape x = {vals[b], vals[h], vals[s], vals[d], t == 1, (ab_dtype)t, 0, 0};
                         int in_range = 1;
                         for (int k = 0; k < 4; k++) {
                             int a = k == 0 ? x.B : k == 1 ? x.H : k == 2 ? x.S : x.D;
