@@ -165,7 +165,7 @@ BROKEN(stale, STALE, "")
 
 #define ROW_OF(NAME, IDEA)                                                                   \
     {"cuda_broken_" #NAME, "cuda", AB_DEV_CUDA, AB_DT_ALL, {0}, IDEA, NAME##_setup, run,    \
-     teardown, ab_attention_flops, NULL}
+     teardown, ab_attention_flops, NULL, 0}
 
 const ab_variant broken[] = {
     ROW_OF(none, "the test kernel without a bug (must pass)"),
