@@ -10,7 +10,8 @@
  *     a row that sees no key giving 0) against the float64 reference
  *     (ab_reference_row) and against cpu_flash through the correctness check;
  *   - a wrong variant (K/V head h % H_kv instead of h / (H / H_kv)) must
- *     fail the check, as must one that masks top-left (j <= i) when S != S_kv;
+ *     fail the check, as must one that masks top-left (j <= i) when S != S_kv
+ *     (the same naive rows with the mask shift set to 0);
  *   - H_kv not dividing H is refused by ab_shape_check naming H_kv.
  * Shapes: GQA (H = 4, H_kv = 2), MQA (H_kv = 1), S = 1 with S_kv = 37,
  * S = 5 with S_kv = 19, S = 19 with S_kv = 5, causal and not, fp32 and bf16.
@@ -28,9 +29,11 @@
 static int failures;
 #define FAIL(...) (fprintf(stderr, "FAIL: " __VA_ARGS__), fputc('\n', stderr), failures++)
 
-/* naive float64 attention of one query row, K/V heads expanded by index */
-static void naive_row(const ab_shape *s, const float *q, const float *k, const float *v, int b,
-                      int h, int i, int kvh_of_h, double *out)
+/* naive float64 attention of one query row, K/V heads expanded by index;
+ * when causal, key j is visible iff j <= i + shift (the bottom-right mask
+ * is shift = S_kv - S; 0 gives the top-left mask a wrong variant uses) */
+static void naive_row_mask(const ab_shape *s, const float *q, const float *k, const float *v,
+                           int b, int h, int i, int kvh_of_h, int shift, double *out)
 {
     const int H = s->H, S = s->S, D = s->D, HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
     const float *qi = q + (((size_t)b * H + h) * S + i) * D;
@@ -39,7 +42,7 @@ static void naive_row(const ab_shape *s, const float *q, const float *k, const f
     int seen = 0;
     for (int j = 0; j < SK; j++) {
         sc[j] = -INFINITY;
-        if (s->causal && !(j <= i + SK - S))
+        if (s->causal && !(j <= i + shift))
             continue;
         const float *kj = k + (((size_t)b * HK + kvh_of_h) * SK + j) * D;
         double a = 0;
@@ -64,6 +67,12 @@ static void naive_row(const ab_shape *s, const float *q, const float *k, const f
         }
     }
     free(sc);
+}
+
+static void naive_row(const ab_shape *s, const float *q, const float *k, const float *v, int b,
+                      int h, int i, int kvh_of_h, double *out)
+{
+    naive_row_mask(s, q, k, v, b, h, i, kvh_of_h, ab_shape_skv(s) - s->S, out);
 }
 
 /* a wrong variant: O from the naive rows with K/V head h % H_kv
@@ -143,30 +152,9 @@ static void one_shape(int B, int H, int HK, int S, int SK, int D, int causal, ab
         for (int b = 0; b < B; b++)
             for (int h = 0; h < H; h++)
                 for (int i = 0; i < S; i++) {
-                    const int kvh = h / (H / HK); /* keys j <= i (top-left) */
-                    double *row = nv;
-                    const float *qi = q + (((size_t)b * H + h) * S + i) * D;
-                    double mx = -INFINITY, sum = 0;
-                    const int L = i + 1 < SK ? i + 1 : SK;
-                    for (int j = 0; j < L; j++) {
-                        const float *kj = k + (((size_t)b * HK + kvh) * SK + j) * D;
-                        double a = 0;
-                        for (int d = 0; d < D; d++)
-                            a += (double)qi[d] * kj[d];
-                        scratch[j] = a / sqrt((double)D);
-                        mx = scratch[j] > mx ? scratch[j] : mx;
-                    }
+                    naive_row_mask(&s, q, k, v, b, h, i, h / (H / HK), 0, nv); /* j <= i */
                     for (int d = 0; d < D; d++)
-                        row[d] = 0;
-                    for (int j = 0; j < L; j++)
-                        sum += exp(scratch[j] - mx);
-                    for (int j = 0; j < L; j++) {
-                        const float *vj = v + (((size_t)b * HK + kvh) * SK + j) * D;
-                        for (int d = 0; d < D; d++)
-                            row[d] += exp(scratch[j] - mx) / sum * vj[d];
-                    }
-                    for (int d = 0; d < D; d++)
-                        o[(((size_t)b * H + h) * S + i) * D + d] = (float)row[d];
+                        o[(((size_t)b * H + h) * S + i) * D + d] = (float)nv[d];
                 }
         ab_check c;
         if (ab_check_output(&s, q, k, v, o, 99, 0, &c) || c.pass)
