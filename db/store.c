@@ -263,6 +263,40 @@ static int migrate(sqlite3 *db, const char *path, char *err)
     return rc;
 }
 
+/* Columns the table rebuild of issue 19 copies. A database written by a
+ * branch whose migrations were numbered differently can be at that version
+ * without one of them (issue 11's calibration database: check_seed and
+ * rows_total missing at version 7), so the rebuild adds what is missing
+ * first, as the migration that normally adds it would have. 0 or -1. */
+static int ensure_rebuild_columns(sqlite3 *db, char *err)
+{
+    static const struct {
+        const char *name, *decl;
+    } cols[] = {{"input_sets", "INTEGER NOT NULL DEFAULT 1"},
+                {"check_seed", "INTEGER"},
+                {"rows_total", "INTEGER"}};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+        sqlite3_stmt *st = NULL;
+        int have = 0;
+        if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('measurements') WHERE name = ?",
+                               -1, &st, NULL) != SQLITE_OK) {
+            snprintf(err, AB_ERR, "%s: %s", ab_db_name(db), sqlite3_errmsg(db));
+            return -1;
+        }
+        sqlite3_bind_text(st, 1, cols[i].name, -1, SQLITE_STATIC);
+        have = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+        if (!have) {
+            char sql[160];
+            snprintf(sql, sizeof sql, "ALTER TABLE measurements ADD COLUMN %s %s;", cols[i].name,
+                     cols[i].decl);
+            if (exec(db, sql, err))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 static int migrate_fk_off(sqlite3 *db, const char *path, char *err)
 {
     int v;
@@ -291,7 +325,9 @@ static int migrate_fk_off(sqlite3 *db, const char *path, char *err)
             break;
         }
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d;", v + 1);
-        if (exec(db, ab_schema_migration(v), err) || exec(db, pragma, err)) {
+        const int rebuild = strstr(ab_schema_migration(v), "measurements_new") != NULL;
+        if ((rebuild && ensure_rebuild_columns(db, err)) || exec(db, ab_schema_migration(v), err) ||
+            exec(db, pragma, err)) {
             char keep[AB_ERR];
             snprintf(keep, sizeof keep, "%s: migrating schema %d -> %d: %s", path, v, v + 1, err);
             exec(db, "ROLLBACK", err);
