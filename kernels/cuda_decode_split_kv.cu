@@ -38,11 +38,18 @@
  * (cudnn_sdpa 271-3797, cuda_split_kv 74-106); B = 8 and 64: 632-1023
  * GB/s (cudnn_sdpa 1807-4497). 4.7-9.6x cuda_split_kv at S_kv >= 4096,
  * but only 20-24% of the copy ceiling at long caches, 4.2-4.5x behind
- * cuDNN: the prediction (50-70%) is NOT met. Likely cause, not yet
- * profiled: per key a warp spends 4 butterfly reductions (20 shuffles)
- * and 8 exp2 on 512 bytes of loads, with only 2 keys' loads in flight per
- * warp, so issue slots and load latency, not DRAM, bound it; next: lanes
- * over keys for Q K^T (no reductions), 16-byte loads, more keys in flight.
+ * cuDNN: the prediction (50-70%) is NOT met. Nsight Compute at B = 1,
+ * S_kv = 64K (reports/ncu/decode-llama3-64k.log; same day): 268 us, DRAM
+ * 21% of peak (cuDNN's kernel: 65 us, 86%), issue slots busy 41.9% of
+ * active cycles against cuDNN's 17.9% for the same 268 MB, warps active
+ * 24.7% (116 registers: 4 blocks per SM), stalls per issue short
+ * scoreboard 2.99, wait 2.34, long scoreboard 2.01: the kernel is bound
+ * by the dependent chains of each key (4 butterfly reductions of 5
+ * shuffles, 8 exp2) and too few warps to hide them, not by DRAM. cuDNN
+ * does the group's 4 rows x keys product on tensor cores (a 16-row MMA
+ * tile, wmma, 182 registers). Next: the rows x keys product as one MMA per
+ * key tile (rows padded to 16), or lanes over keys for Q K^T (no
+ * reductions); fewer registers for more warps.
  * Checked: gpu_check (60 cases, 36 of them H_kv < H or S_kv != S) and
  * compute-sanitizer memcheck clean. ptxas: 111-116 registers, no spills.
  *

@@ -30,7 +30,7 @@
  *   gpu_check --shape B,H,S,D,causal,dtype VARIANT...
  *                                 one shape, every row checked (the committed
  *                                 runs' shapes: tests/gpu/check_committed.sh)
- *   gpu_check --time B,H,S,D,causal,dtype VARIANT...
+ *   gpu_check --time B,H,S,D,causal,dtype[,H_kv,S_kv] VARIANT...
  *                                 a quick timing, not a test: per variant, 5
  *                                 warm-up runs then the median of 50
  *                                 hot-mode samples (ab_gpu_time,
@@ -312,10 +312,16 @@ static int cmp_double(const void *a, const void *b)
 
 static int parse_shape(const char *shape, ab_shape *s)
 {
-    char dt[16];
-    if (sscanf(shape, "%d,%d,%d,%d,%d,%15s", &s->B, &s->H, &s->S, &s->D, &s->causal, dt) != 6 ||
-        ab_dtype_parse(dt, &s->dtype) || s->B < 1 || s->H < 1 || s->S < 1 || s->D < 1) {
-        fprintf(stderr, "gpu_check: bad shape '%s' (want B,H,S,D,causal,dtype)\n", shape);
+    char dt[16] = "";
+    memset(s, 0, sizeof *s);
+    /* B,H,S,D,causal,dtype[,H_kv,S_kv] */
+    const int n = sscanf(shape, "%d,%d,%d,%d,%d,%15[a-z0-9],%d,%d", &s->B, &s->H, &s->S, &s->D,
+                         &s->causal, dt, &s->H_kv, &s->S_kv);
+    char err[200];
+    if ((n != 6 && n != 8) || ab_dtype_parse(dt, &s->dtype) ||
+        ab_shape_check(s, NULL, err, sizeof err)) {
+        fprintf(stderr, "gpu_check: bad shape '%s' (want B,H,S,D,causal,dtype[,H_kv,S_kv])\n",
+                shape);
         return -1;
     }
     return 0;
@@ -354,9 +360,9 @@ static int time_variants(const char *shape, char **names, int nnames)
     if (parse_shape(shape, &s))
         return 2;
     snprintf(dt, sizeof dt, "%s", ab_dtype_name(s.dtype));
-    const size_t numel = ab_shape_numel(&s);
-    float *q = malloc(numel * sizeof *q), *k = malloc(numel * sizeof *k);
-    float *vv = malloc(numel * sizeof *vv);
+    const size_t numel = ab_shape_numel(&s), kvn = ab_shape_kv_numel(&s);
+    float *q = malloc(numel * sizeof *q), *k = malloc(kvn * sizeof *k);
+    float *vv = malloc(kvn * sizeof *vv);
     ab_gpu_bufs *b = NULL;
     if (!q || !k || !vv || ab_inputs_fill(&s, 1, q, k, vv) ||
         ab_gpu_bufs_create(&s, q, k, vv, &b, err, sizeof err)) {
@@ -385,10 +391,11 @@ static int time_variants(const char *shape, char **names, int nnames)
         } else {
             qsort(ms, SAMPLES, sizeof ms[0], cmp_double);
             const double med = 0.5 * (ms[SAMPLES / 2 - 1] + ms[SAMPLES / 2]);
-            printf("time %-18s B=%d H=%d S=%d D=%d causal=%d %s median %.4f ms "
-                   "(min %.4f, max %.4f) %.2f TFLOP/s ws=%.1f MiB\n",
-                   v->name, s.B, s.H, s.S, s.D, s.causal, dt, med, ms[0], ms[SAMPLES - 1],
-                   ab_attention_flops(&s) / (med * 1e9), ws / 1048576.0);
+            printf("time %-18s B=%d H=%d H_kv=%d S=%d S_kv=%d D=%d causal=%d %s median %.4f ms "
+                   "(min %.4f, max %.4f) %.2f TFLOP/s %.0f GB/s ws=%.1f MiB\n",
+                   v->name, s.B, s.H, ab_shape_hkv(&s), s.S, ab_shape_skv(&s), s.D, s.causal, dt,
+                   med, ms[0], ms[SAMPLES - 1], ab_attention_flops(&s) / (med * 1e9),
+                   ab_attention_bytes(&s) / (med * 1e6), ws / 1048576.0);
         }
         if (v->teardown)
             v->teardown(ctx);
