@@ -67,7 +67,9 @@
 namespace {
 
 constexpr int NW = 4;   /* warps per block */
-constexpr int RC = 8;   /* query rows per chunk */
+/* query rows per chunk: RC = 4 when a group has at most 4 rows (G * S <=
+ * 4: Llama 3's decode), so the per-row state fits in fewer registers and
+ * twice the blocks fit on a multiprocessor; else 8 */
 
 struct dec_params {
     const void *q, *k, *v; /* Q [B, H, S, D]; K, V [B, H_kv, S_kv, D] */
@@ -91,8 +93,8 @@ template <int E, typename T> __device__ __forceinline__ void load_e(const T *p, 
 }
 
 /* grid (B * H_kv, nsplit), block 32 * NW. */
-template <typename T, int D>
-__global__ void __launch_bounds__(32 * NW) decode_kernel(const dec_params p)
+template <typename T, int D, int RC>
+__global__ void __launch_bounds__(32 * NW, RC == 4 ? 8 : 4) decode_kernel(const dec_params p)
 {
     constexpr int E = D / 32; /* elements per lane */
     __shared__ float qs[RC * D];
@@ -220,7 +222,11 @@ __global__ void __launch_bounds__(32 * NW) decode_kernel(const dec_params p)
 
 template <typename T, int D> void launch(const dec_params &p, cudaStream_t st)
 {
-    decode_kernel<T, D><<<dim3((unsigned)(p.B * p.Hkv), (unsigned)p.nsplit), 32 * NW, 0, st>>>(p);
+    const dim3 grid((unsigned)(p.B * p.Hkv), (unsigned)p.nsplit);
+    if ((p.H / p.Hkv) * p.S <= 4)
+        decode_kernel<T, D, 4><<<grid, 32 * NW, 0, st>>>(p);
+    else
+        decode_kernel<T, D, 8><<<grid, 32 * NW, 0, st>>>(p);
     if (p.nsplit > 1)
         ab_split_combine_launch<T, D>({p.opart, p.mpart, p.lpart}, p.o,
                                       (size_t)p.B * p.H * p.S, p.nsplit, st);
