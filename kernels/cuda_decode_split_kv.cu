@@ -50,6 +50,14 @@
  * tile, wmma, 182 registers). Next: the rows x keys product as one MMA per
  * key tile (rows padded to 16), or lanes over keys for Q K^T (no
  * reductions); fewer registers for more warps.
+ * Then (same day): 4-row chunks when a group has at most 4 rows, 64
+ * registers instead of 116, 8 blocks per SM instead of 4. Prediction:
+ * 1.5-1.9x at long caches (twice the warps to hide the chains). Measured
+ * (run 3 of reports/llama3-8b.db, reports/llama3-8b-run3.md): B = 1,
+ * S_kv = 64K 855 -> 1241 GB/s (1.45x), 16K 585 -> 776, B = 8 and 64
+ * 864-1250 GB/s (1.22-1.37x); short caches unchanged (157-381 at B = 1,
+ * S_kv <= 4K); cudnn_sdpa in the same run 3832-4479 at long caches, so
+ * still 3.1-4.8x behind. The prediction's lower end is not reached.
  * Checked: gpu_check (60 cases, 36 of them H_kv < H or S_kv != S) and
  * compute-sanitizer memcheck clean. ptxas: 111-116 registers, no spills.
  *
