@@ -31,7 +31,7 @@
  *   - D = 64: three consumer warpgroups (BR = 192 query rows per tile,
  *     FlashAttention-3's hdim-64 shape), registers 24 (producer) / 160
  *     (consumers); D = 128: two consumers, 24 / 240, 3 (K, V) stages.
- The Q-empty barrier is released by every consumer thread (not one lane
+ * The Q-empty barrier is released by every consumer thread (not one lane
  * per warp): the threads read the tile slot the producer rewrites after it.
  *
  * Source: Shah et al. 2024 (FlashAttention-3) section 3.1 (persistent
@@ -119,8 +119,8 @@ template <int D> struct cfg {
 };
 
 /* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
- * together. Causal: heads in sections of G (SECTION_HEADS), and within a section the
- * longest query tiles first (rank-major: every head's last query tile,
+ * together. Causal: heads in sections of G (SECTION_HEADS), and within a
+ * section the longest query tiles first (rank-major: every head's last query tile,
  * then every head's second last, ...), so that the dynamic scheduler
  * below hands out the longest remaining work first (LPT) while the ~130
  * tiles in flight share the K and V of a few heads. */
