@@ -155,22 +155,12 @@ static double median_of(const double *x, size_t n)
 }
 
 /* variant order: the experiment's list, then any others by first appearance */
-static size_t variant_order(sqlite3 *db, long long run_id, const ab_rmeas *m, size_t n,
+static size_t variant_order(const ab_experiment *e, const ab_rmeas *m, size_t n,
                             char (*names)[64], size_t cap)
 {
     size_t k = 0;
-    char err[AB_ERR], *path = NULL, *text = NULL;
-    if (ab_run_experiment_load(db, run_id, &path, &text, NULL, err) == 0) {
-        ab_experiment e;
-        memset(&e, 0, sizeof e);
-        if (path && text && ab_experiment_parse(path, text, 0, &e, err, sizeof err) == 0) {
-            for (size_t v = 0; v < e.nvariants && k < cap; v++)
-                snprintf(names[k++], 64, "%s", e.variants[v].name);
-            ab_experiment_free(&e);
-        }
-        free(path);
-        free(text);
-    }
+    for (size_t v = 0; e && v < e->nvariants && k < cap; v++)
+        snprintf(names[k++], 64, "%s", e->variants[v].name);
     for (size_t i = 0; i < n && k < cap; i++) {
         int seen = 0;
         for (size_t j = 0; j < k; j++)
@@ -292,7 +282,8 @@ static int sweep_plot(const char *path, const ab_rmeas *m, size_t n, const ab_rm
     return gnuplot_close(&job, path);
 }
 
-int ab_report_plots(sqlite3 *db, long long run_id, const char *report_path, FILE *md)
+int ab_report_plots(const ab_rmeas *m, size_t n, const ab_experiment *e, const char *report_path,
+                    FILE *md)
 {
     fprintf(md, "\n## Plots\n\n");
     if (!report_path || strcmp(report_path, "-") == 0) {
@@ -303,12 +294,11 @@ int ab_report_plots(sqlite3 *db, long long run_id, const char *report_path, FILE
         fprintf(md, "Plots: gnuplot not found; this report has no images.\n");
         return 0;
     }
-    ab_rmeas *m = NULL;
-    size_t n = 0;
-    if (ab_run_load(db, run_id, &m, &n))
-        return -1;
-    char(*names)[64] = calloc(n ? n : 1, 64);
-    size_t nv = names ? variant_order(db, run_id, m, n, names, n) : 0;
+    size_t cap = n + (e ? e->nvariants : 0);
+    char(*names)[64] = calloc(cap ? cap : 1, 64);
+    if (!names)
+        return error("out of memory");
+    size_t nv = variant_order(e, m, n, names, cap);
     /* file names: the report's path without .md, then -K.svg */
     char base[1024], file[1100];
     snprintf(base, sizeof base, "%s", report_path);
@@ -365,7 +355,6 @@ int ab_report_plots(sqlite3 *db, long long run_id, const char *report_path, FILE
     if (rc)
         fprintf(md, "Plots: gnuplot failed; this report's images are incomplete.\n\n");
     free(names);
-    ab_run_free(m, n);
     return rc;
 }
 

@@ -11,23 +11,28 @@
 #ifndef ATTNBENCH_PLOT_H
 #define ATTNBENCH_PLOT_H
 
-#include <sqlite3.h>
+#include "experiment.h"
+#include "rundata.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
 /* 1 when `gnuplot --version` runs and succeeds. */
 int ab_gnuplot_available(void);
 
-/* Writes the figures of run_id next to the report at report_path (the
+/* Writes the figures of one run's measurements m[0..n) (as the report
+ * loaded them, samples in ms; m is only read) next to the report at report_path (the
  * report's name without .md, then -1.svg, -2.svg, ... one per configuration
  * (strip plot: every sample, jittered, per variant, with the median marked),
  * then -sweepK.svg for each group of configurations differing only in S
  * (median TFLOP/s against S per variant)), and appends a "## Plots" section
- * with markdown image links (relative names) to md. Without gnuplot, or
+ * with markdown image links (relative names) to md. Variants are drawn in
+ * the order of e's list (NULL: none), then by first appearance. Without gnuplot, or
  * when report_path is NULL or "-" (no directory to put images in), the
  * section holds one line saying so instead. Returns 0, or -1 after printing
- * an error (database error, gnuplot failed, file not writable). */
-int ab_report_plots(sqlite3 *db, long long run_id, const char *report_path, FILE *md);
+ * an error (out of memory, gnuplot failed, file not writable). */
+int ab_report_plots(const ab_rmeas *m, size_t n, const ab_experiment *e, const char *report_path,
+                    FILE *md);
 
 /* One point of a history series. */
 typedef struct ab_hist_point {

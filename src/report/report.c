@@ -852,8 +852,14 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         }
     ab_report_check_coverage(db, run_id, out);
 
-    if (o->plots)
-        ab_report_plots(db, run_id, o->path, out); /* prints its own errors */
+    if (o->plots) { /* the figures draw the model loaded above, in the measurements' order */
+        ab_rmeas *pm = calloc(n ? n : 1, sizeof *pm);
+        for (size_t i = 0; pm && i < n; i++)
+            pm[i] = m[i].r; /* shallow: the samples stay m's */
+        if (pm)
+            ab_report_plots(pm, n, &e, o->path, out); /* prints its own errors */
+        free(pm);
+    }
 
     /* ---- environment ---- */
     fprintf(out, "\n## Environment fingerprint\n\n```json\n");
