@@ -10,9 +10,11 @@
 
 #include <sqlite3.h>
 
+#include "ab_id.h"
+
 /* Sets measurement id's check seed (0: every row was checked, stored as
  * NULL) and rows_total (B * H * S). Returns 0, or -1 with err (AB_ERR). */
-int ab_db_put_check(sqlite3 *db, sqlite3_int64 id, unsigned long seed, long rows_total,
+int ab_db_put_check(sqlite3 *db, ab_id id, unsigned long seed, long rows_total,
                     char *err);
 
 #endif

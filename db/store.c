@@ -3,6 +3,7 @@
  * environments, experiments, runs, measurements and samples.
  */
 #include "store.h"
+
 #include "resolution.h"
 
 #include "db_internal.h"
@@ -17,6 +18,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+_Static_assert(sizeof(sqlite3_int64) == sizeof(ab_id) && (ab_id)-1 < 0,
+               "ab_id (ab_id.h) must be SQLite's 64-bit rowid type");
 
 /* The file each open read-write connection was opened on (device, inode),
  * so that a run notices its database removed or replaced under it. */

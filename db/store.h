@@ -17,6 +17,8 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
+#include "ab_id.h"
+
 #include "variant.h"
 
 #define AB_ERR 1024
@@ -55,31 +57,31 @@ void ab_db_close(sqlite3 *db);
 /* Inserts the environment (fingerprint JSON text, its hash) unless a row
  * with that hash exists; returns its id either way. */
 int ab_db_put_environment(sqlite3 *db, const char *hash, const char *fingerprint,
-                          sqlite3_int64 *id, char *err);
+                          ab_id *id, char *err);
 
 /* Same for an experiment definition (name, path as given, file text, hash). */
 int ab_db_put_experiment(sqlite3 *db, const char *name, const char *path, const char *text,
-                         const char *hash, sqlite3_int64 *id, char *err);
+                         const char *hash, ab_id *id, char *err);
 
 /* Starts a run: status 'running', started_at = now (UTC, ISO 8601), the
  * command line that reproduces it. A fresh random uuid gives the run an
  * identity that survives export and import. */
-int ab_db_begin_run(sqlite3 *db, sqlite3_int64 experiment_id, sqlite3_int64 environment_id,
-                    const char *command, const char *timing_mode, sqlite3_int64 *run_id,
+int ab_db_begin_run(sqlite3 *db, ab_id experiment_id, ab_id environment_id,
+                    const char *command, const char *timing_mode, ab_id *run_id,
                     char *err);
 
 /* Resumes run_id: status 'running' again, finished_at cleared, this
  * process recorded as the one running it (host, PID, start time, boot id;
  * ab_db_begin_run records them for a new run). */
-int ab_db_resume_run(sqlite3 *db, sqlite3_int64 run_id, char *err);
+int ab_db_resume_run(sqlite3 *db, ab_id run_id, char *err);
 
 /* 1 when run_id has a measurement of variant at shape s (any status), 0
  * when not, -1 on a database error. */
-int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant,
+int ab_db_has_measurement(sqlite3 *db, ab_id run_id, const char *variant,
                           const ab_shape *s, char *err);
 
 /* The run's measurements: all of them and those with status 'ok'. */
-int ab_db_count_measurements(sqlite3 *db, sqlite3_int64 run_id, long *all, long *ok, char *err);
+int ab_db_count_measurements(sqlite3 *db, ab_id run_id, long *all, long *ok, char *err);
 
 /* -1 with a message naming the file when the database db was opened on
  * (read-write) has since been removed or replaced by another file (another
@@ -88,11 +90,11 @@ int ab_db_check_file(sqlite3 *db, char *err);
 
 /* Ends a run: status one of 'complete', 'failed', 'interrupted';
  * finished_at = now. */
-int ab_db_end_run(sqlite3 *db, sqlite3_int64 run_id, const char *status, char *err);
+int ab_db_end_run(sqlite3 *db, ab_id run_id, const char *status, char *err);
 
 /* One measurement: a (variant, configuration) of a run and its outcome. */
 typedef struct ab_measurement {
-    sqlite3_int64 run_id;
+    ab_id run_id;
     const char *variant, *backend;
     ab_shape shape;
     int warmup;
@@ -133,22 +135,22 @@ typedef struct ab_clock_block {
 /* Writes m, its samples and its clock blocks (may be 0) in one transaction;
  * *id gets the measurement id. */
 int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample *s, size_t n,
-                          const ab_clock_block *cb, size_t ncb, sqlite3_int64 *id, char *err);
+                          const ab_clock_block *cb, size_t ncb, ab_id *id, char *err);
 
 /* Records the timer floor of one mode for a run. */
-int ab_db_put_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const char *mode, size_t n,
+int ab_db_put_timer_floor(sqlite3 *db, ab_id run_id, const char *mode, size_t n,
                           double median_ms, char *err);
 
 /* Records the machine's ceilings measured at the run's start. */
-int ab_db_set_peaks(sqlite3 *db, sqlite3_int64 run_id, double gemm_tflops, double copy_gbs,
+int ab_db_set_peaks(sqlite3 *db, ab_id run_id, double gemm_tflops, double copy_gbs,
                     char *err);
 
 /* Marks whether the run's clocks were monitored through NVML. */
-int ab_db_set_clocks_monitored(sqlite3 *db, sqlite3_int64 run_id, int yes, char *err);
+int ab_db_set_clocks_monitored(sqlite3 *db, ab_id run_id, int yes, char *err);
 
 /* Loads the samples (ms) of a measurement in index order; *ms is malloc'd.
  * include_throttled: 0 leaves out samples flagged throttled. */
-int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttled,
+int ab_db_samples(sqlite3 *db, ab_id measurement_id, int include_throttled,
                   double **ms, size_t *n, char *err);
 
 /* The file name of db's main database (absolute, as SQLite resolved it), or

@@ -63,7 +63,7 @@ int cmd_calibrate(int argc, char **argv)
     snprintf(calpath, sizeof calpath, "%s (A/A calibration)", path);
     int rc = 1;
     sqlite3 *db = NULL;
-    sqlite3_int64 run = 0;
+    ab_id run = 0;
     if (!text || ab_experiment_parse(calpath, text, 1, &cal, err, sizeof err) ||
         ab_experiment_validate(&cal, err, sizeof err)) {
         error("calibrate: %s", text ? err : "out of memory");

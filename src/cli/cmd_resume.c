@@ -89,7 +89,7 @@ int cmd_resume(int argc, char **argv)
             goto done;
         }
     }
-    sqlite3_int64 run_id = run;
+    ab_id run_id = run;
     int r = ab_run_experiment(&e, db, row.command, &run_id);
     printf("%lld\n", run);
     rc = r == 0 ? 0 : r == 1 ? 128 + ab_run_signal() : 1;

@@ -66,7 +66,7 @@ int cmd_run(int argc, char **argv)
     }
     char command[1024];
     snprintf(command, sizeof command, "attnbench run %s%s", path, shard_cmd);
-    sqlite3_int64 run_id = 0;
+    ab_id run_id = 0;
     int rc = ab_run_experiment(&e, db, command, &run_id);
     if (run_id)
         printf("%lld\n", (long long)run_id);

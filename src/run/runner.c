@@ -276,7 +276,7 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
 static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
 {
     char err[AB_ERR];
-    sqlite3_int64 id;
+    ab_id id;
     st->m.status = status;
     st->m.message = msg && *msg ? msg : NULL;
     if (st->ext) {
@@ -499,7 +499,7 @@ static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
 
 /* Measures one external variant on shape s and stores it. */
 static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_variant *ev,
-                        const ab_shape *s, sqlite3_int64 run_id, double run_t0,
+                        const ab_shape *s, ab_id run_id, double run_t0,
                         ab_gpu_bufs *bufs)
 {
     ab_ext_request rq = {0};
@@ -580,7 +580,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
 }
 
 /* Times the empty kernel in each mode and stores the medians. */
-static void measure_timer_floor(sqlite3 *db, sqlite3_int64 run_id, const ab_experiment *e)
+static void measure_timer_floor(sqlite3 *db, ab_id run_id, const ab_experiment *e)
 {
     ab_shape tiny = {1, 1, 1, 1, 0, AB_FP32, 0, 0};
     float one = 0.5f;
@@ -612,7 +612,7 @@ static int resuming = 0;
  * Returns 1 when it is ready to sample in the rounds, 0 when it was stored
  * as failed or errored, -1 on a database error. */
 static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
-                        const ab_exp_variant *ev, const ab_shape *s, sqlite3_int64 run_id,
+                        const ab_exp_variant *ev, const ab_shape *s, ab_id run_id,
                         ab_gpu_bufs *bufs)
 {
     char err[AB_ERR];
@@ -740,7 +740,7 @@ static int stabilise_config(vstate *st, size_t nv, ab_gpu_bufs *bufs, const ab_g
     return rc < 0 ? -1 : 0;
 }
 
-static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, sqlite3_int64 run_id,
+static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_id,
                       const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
 {
     const ab_shape *s = &e->configs[ci];
@@ -938,12 +938,12 @@ cleanup:
 }
 
 int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
-                      sqlite3_int64 *run_id)
+                      ab_id *run_id)
 {
     char err[AB_ERR], *fp_text = NULL, hash[17];
     int any_gpu = 0, rc = -1;
     ab_gpu_info gpu;
-    sqlite3_int64 env_id, exp_id;
+    ab_id env_id, exp_id;
     json_t *fp = NULL, *settings = NULL;
     gsl_rng *order_rng = NULL;
     struct sigaction sa, old_sa[NSTOP];

@@ -7,6 +7,8 @@
 
 #include <sqlite3.h>
 
+#include "ab_id.h"
+
 #include "experiment.h"
 
 /* Runs experiment e into db. `command` is the command line that reproduces
@@ -27,7 +29,7 @@
  * error (message printed; the run, if started, is marked 'failed').
  * *run_id is set as soon as the run exists (0 before). */
 int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
-                      sqlite3_int64 *run_id);
+                      ab_id *run_id);
 
 /* The signal that interrupted the last run, or 0. */
 int ab_run_signal(void);

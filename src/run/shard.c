@@ -54,19 +54,19 @@ int ab_shard_select(ab_experiment *e, int k, int n, char *err, size_t errn)
     return 0;
 }
 
-int ab_shard_record(sqlite3 *db, sqlite3_int64 run_id, const ab_experiment *e, char *err)
+int ab_shard_record(sqlite3 *db, ab_id run_id, const ab_experiment *e, char *err)
 {
     if (!e->shard_n && !e->worker)
         return 0;
     return ab_run_shard_store(db, run_id, e->shard_k, e->shard_n, e->hash, e->worker, err);
 }
 
-int ab_shard_of_run(sqlite3 *db, sqlite3_int64 run_id, int *k, int *n, char *err)
+int ab_shard_of_run(sqlite3 *db, ab_id run_id, int *k, int *n, char *err)
 {
     return ab_run_shard_load(db, run_id, k, n, err);
 }
 
-void ab_shard_report_row(FILE *out, sqlite3 *db, sqlite3_int64 run_id)
+void ab_shard_report_row(FILE *out, sqlite3 *db, ab_id run_id)
 {
     ab_run_shard_info s;
     if (ab_run_shard_info_load(db, run_id, &s) != 1)

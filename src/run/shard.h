@@ -11,6 +11,8 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+#include "ab_id.h"
+
 #include "experiment.h"
 
 /* Predicted cost of each configuration of e: its forward FLOPs
@@ -33,14 +35,14 @@ int ab_shard_select(ab_experiment *e, int k, int n, char *err, size_t errn);
 
 /* Stores e's part and worker with run run_id (nothing when e is not split
  * and has no worker label). 0, or -1 with err (AB_ERR bytes). */
-int ab_shard_record(sqlite3 *db, sqlite3_int64 run_id, const ab_experiment *e, char *err);
+int ab_shard_record(sqlite3 *db, ab_id run_id, const ab_experiment *e, char *err);
 
 /* Reads the part of run run_id: 1 with *k, *n set when it ran one part, 0
  * when it ran the whole experiment, -1 on a database error (err). */
-int ab_shard_of_run(sqlite3 *db, sqlite3_int64 run_id, int *k, int *n, char *err);
+int ab_shard_of_run(sqlite3 *db, ab_id run_id, int *k, int *n, char *err);
 
 /* The report's row for a run of one part ("| shard | part K of N ... |"),
  * nothing for a run of the whole experiment. */
-void ab_shard_report_row(FILE *out, sqlite3 *db, sqlite3_int64 run_id);
+void ab_shard_report_row(FILE *out, sqlite3 *db, ab_id run_id);
 
 #endif
