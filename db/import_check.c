@@ -85,6 +85,7 @@ static const field meas_fields[] = {
     {"input_sets", K_INT, 0, 1, 1e6, NULL},
     {"H_kv", K_INT, 0, 1, AXIS, NULL},
     {"S_kv", K_INT, 0, 1, AXIS, NULL},
+    {"pass", K_ONEOF, 0, 0, 0, "fwd bwd fwd+bwd"},
     {NULL, 0, 0, 0, 0, NULL}};
 
 static const field sample_fields[] = {

@@ -3,6 +3,7 @@
  * and clock_blocks tables for reports and commands.
  */
 #include "read.h"
+#include "rundata.h"
 #include "db_internal.h"
 #include "store.h"
 #include "util.h"
@@ -349,7 +350,7 @@ int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
                       "WHERE m.variant = ?1 AND m.B = ?2 AND m.H = ?3 AND m.S = ?4 AND m.D = ?5 "
                       "AND (?6 < 0 OR m.causal = ?6) AND (?7 = '' OR m.dtype = ?7) "
                       "AND m.H_kv = (CASE WHEN ?8 > 0 THEN ?8 ELSE m.H END) "
-                      "AND m.S_kv = (CASE WHEN ?9 > 0 THEN ?9 ELSE m.S END) "
+                      "AND m.S_kv = (CASE WHEN ?9 > 0 THEN ?9 ELSE m.S END) AND m.pass = ?10 "
                       "AND m.status = 'ok' ORDER BY r.started_at, r.id",
                       &st, err))
         return -1;
@@ -362,6 +363,7 @@ int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
     sqlite3_bind_text(st, 7, pat->dtype, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 8, pat->H_kv);
     sqlite3_bind_int(st, 9, pat->S_kv);
+    sqlite3_bind_text(st, 10, pat->pass[0] ? pat->pass : "fwd", -1, SQLITE_STATIC);
     size_t n = 0, cap = 16;
     ab_history_point *p = calloc(cap, sizeof *p);
     while (p && sqlite3_step(st) == SQLITE_ROW) {
@@ -387,5 +389,70 @@ int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
     sqlite3_finalize(st);
     *out = p;
     *nout = p ? n : 0;
+    return 0;
+}
+
+int ab_grad_checks_load(sqlite3 *db, long long run_id, ab_grad_entry **out, size_t *n, char *err)
+{
+    sqlite3_stmt *st = NULL;
+    *out = NULL;
+    *n = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT m.id, m.variant, m.B, m.H, m.S, m.D, m.causal, m.dtype, m.H_kv, "
+                           "m.S_kv, m.pass, g.grad, g.max_abs_err, g.rel_l2_err, "
+                           "g.plain_max_abs_err, g.tolerance, g.nonfinite, g.pass "
+                           "FROM grad_checks g JOIN measurements m ON m.id = g.measurement_id "
+                           "WHERE m.run_id = ? ORDER BY m.id, "
+                           "CASE g.grad WHEN 'dQ' THEN 0 WHEN 'dK' THEN 1 ELSE 2 END",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0; /* no grad_checks table: an older schema, nothing to show */
+    sqlite3_bind_int64(st, 1, run_id);
+    size_t cap = 0;
+    ab_grad_entry *e = NULL;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            ab_grad_entry *ne = realloc(e, cap * sizeof *e);
+            if (!ne) {
+                free(e);
+                sqlite3_finalize(st);
+                snprintf(err, AB_ERR, "out of memory");
+                return -1;
+            }
+            e = ne;
+        }
+        ab_grad_entry *x = &e[(*n)++];
+        ab_rmeas r;
+        memset(&r, 0, sizeof r);
+        memset(x, 0, sizeof *x);
+        x->measurement_id = sqlite3_column_int64(st, 0);
+        snprintf(x->variant, sizeof x->variant, "%s", ab_db_text(st, 1));
+        r.B = sqlite3_column_int(st, 2);
+        r.H = sqlite3_column_int(st, 3);
+        r.S = sqlite3_column_int(st, 4);
+        r.D = sqlite3_column_int(st, 5);
+        r.causal = sqlite3_column_int(st, 6);
+        snprintf(r.dtype, sizeof r.dtype, "%s", ab_db_text(st, 7));
+        r.H_kv = sqlite3_column_int(st, 8);
+        r.S_kv = sqlite3_column_int(st, 9);
+        snprintf(r.pass, sizeof r.pass, "%s", ab_db_text(st, 10));
+        ab_rmeas_title(&r, x->title, sizeof x->title);
+        snprintf(x->grad, sizeof x->grad, "%s", ab_db_text(st, 11));
+        x->max_abs_err = sqlite3_column_double(st, 12);
+        x->rel_l2_err = sqlite3_column_double(st, 13);
+        x->plain_max_abs_err = sqlite3_column_double(st, 14);
+        x->tolerance = sqlite3_column_double(st, 15);
+        x->nonfinite = sqlite3_column_int64(st, 16);
+        x->pass = sqlite3_column_int(st, 17);
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_DONE) {
+        free(e);
+        snprintf(err, AB_ERR, "%s: reading the gradient checks: %s", ab_db_name(db),
+                 sqlite3_errmsg(db));
+        return -1;
+    }
+    *out = e;
     return 0;
 }

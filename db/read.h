@@ -141,4 +141,19 @@ typedef struct ab_check_coverage {
  * the columns (nothing allocated). */
 int ab_check_coverage_load(sqlite3 *db, long long run_id, ab_check_coverage *c);
 
+/* One gradient's check of a backward measurement (grad_checks, issue 18). */
+typedef struct ab_grad_entry {
+    long long measurement_id;
+    char variant[64], title[160]; /* title: ab_rmeas_title of the configuration */
+    char grad[4];                 /* "dQ", "dK", "dV" */
+    double max_abs_err, rel_l2_err, plain_max_abs_err, tolerance;
+    long long nonfinite;
+    int pass;
+} ab_grad_entry;
+
+/* The gradient checks of run run_id, by measurement id then dQ, dK, dV,
+ * into *out (malloc'd, *n entries; NULL and 0 when there are none or the
+ * database predates the table). Returns 0, or -1 with err. */
+int ab_grad_checks_load(sqlite3 *db, long long run_id, ab_grad_entry **out, size_t *n, char *err);
+
 #endif

@@ -47,7 +47,7 @@ int ab_rmeas_same_config(const ab_rmeas *a, const ab_rmeas *b)
 {
     return a->B == b->B && a->H == b->H && a->S == b->S && a->D == b->D &&
            a->causal == b->causal && strcmp(a->dtype, b->dtype) == 0 && a->H_kv == b->H_kv &&
-           a->S_kv == b->S_kv;
+           a->S_kv == b->S_kv && strcmp(a->pass, b->pass) == 0;
 }
 
 void ab_rmeas_title(const ab_rmeas *m, char *buf, size_t n)
@@ -58,8 +58,11 @@ void ab_rmeas_title(const ab_rmeas *m, char *buf, size_t n)
         snprintf(hk, sizeof hk, " H_kv=%d", m->H_kv);
     if (ab_shape_skv(&s) != m->S)
         snprintf(sk, sizeof sk, " S_kv=%d", m->S_kv);
-    snprintf(buf, n, "B=%d H=%d%s S=%d%s D=%d %s %s", m->B, m->H, hk, m->S, sk, m->D,
-             m->causal ? "causal" : "non-causal", m->dtype);
+    /* the forward pass is the default and is not named (titles of older
+     * reports stay as they were) */
+    const int fwd = m->pass[0] == '\0' || strcmp(m->pass, "fwd") == 0;
+    snprintf(buf, n, "B=%d H=%d%s S=%d%s D=%d %s %s%s%s", m->B, m->H, hk, m->S, sk, m->D,
+             m->causal ? "causal" : "non-causal", m->dtype, fwd ? "" : " ", fwd ? "" : m->pass);
 }
 
 /* The rounds of the unthrottled samples of measurement id, in the order of
@@ -112,7 +115,7 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
     if (ab_db_prepare(db,
                       "SELECT id, variant, dtype, status, coalesce(stop_reason, ''), B, H, S, D, "
                       "causal, flops, (SELECT count(*) FROM samples s WHERE s.measurement_id = "
-                      "m.id AND s.throttled), H_kv, S_kv, bytes FROM measurements m "
+                      "m.id AND s.throttled), H_kv, S_kv, bytes, pass FROM measurements m "
                       "WHERE run_id = ? ORDER BY id",
                       &st, err)) {
         free(m);
@@ -148,6 +151,7 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
         x->H_kv = sqlite3_column_int(st, 12);
         x->S_kv = sqlite3_column_int(st, 13);
         x->bytes = sqlite3_column_double(st, 14);
+        snprintf(x->pass, sizeof x->pass, "%s", text(st, 15));
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE) { /* never a silently shorter run */
@@ -194,6 +198,7 @@ int ab_config_parse(const char *textin, ab_config_pat *p)
     p->causal = -1;
     p->dtype[0] = '\0';
     p->H_kv = p->S_kv = 0;
+    snprintf(p->pass, sizeof p->pass, "fwd");
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *end;
         while (*tok == ' ')
@@ -210,6 +215,9 @@ int ab_config_parse(const char *textin, ab_config_pat *p)
             p->causal = 0;
         } else if (strcmp(tok, "fp16") == 0 || strcmp(tok, "bf16") == 0 || strcmp(tok, "fp32") == 0) {
             snprintf(p->dtype, sizeof p->dtype, "%s", tok);
+        } else if (strcmp(tok, "fwd") == 0 || strcmp(tok, "bwd") == 0 ||
+                   strcmp(tok, "fwd+bwd") == 0) {
+            snprintf(p->pass, sizeof p->pass, "%s", tok);
         } else if (strncmp(tok, "H_kv=", 5) == 0 || strncmp(tok, "S_kv=", 5) == 0) {
             long x = strtol(tok + 5, &end, 10);
             if (!tok[5] || *end || x <= 0 || x > (1 << 24))
@@ -217,7 +225,7 @@ int ab_config_parse(const char *textin, ab_config_pat *p)
             *(tok[0] == 'H' ? &p->H_kv : &p->S_kv) = (int)x;
         } else {
             return error("--config: unknown field '%s' (causal, noncausal, fp16, bf16, fp32, "
-                         "H_kv=N, S_kv=N)", tok);
+                         "H_kv=N, S_kv=N, fwd, bwd, fwd+bwd)", tok);
         }
     }
     if (k < 4)

@@ -665,7 +665,7 @@ int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant
     if (ab_db_prepare(db,
                       "SELECT 1 FROM measurements WHERE run_id = ? AND variant = ? AND B = ? AND "
                       "H = ? AND S = ? AND D = ? AND causal = ? AND dtype = ? AND H_kv = ? AND "
-                      "S_kv = ?",
+                      "S_kv = ? AND pass = ?",
                       &st, err))
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
@@ -678,6 +678,7 @@ int ab_db_has_measurement(sqlite3 *db, sqlite3_int64 run_id, const char *variant
     sqlite3_bind_text(st, 8, ab_dtype_name(s->dtype), -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 9, ab_shape_hkv(s));
     sqlite3_bind_int(st, 10, ab_shape_skv(s));
+    sqlite3_bind_text(st, 11, ab_pass_name(s->pass), -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : fail(db, err, "reading measurements");
     sqlite3_finalize(st);
@@ -722,8 +723,8 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
                       "dtype, warmup, timing_mode, graph_k, status, message, checked, "
                       "max_abs_err, mean_abs_err, rel_l2_err, tolerance, nonfinite, rows_checked, "
                       "flops, bytes, peak_bytes, stop_reason, external, adapter_env, stderr_text, "
-                      "input_sets, H_kv, S_kv) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      "input_sets, H_kv, S_kv, pass) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                       &st, err))
         goto cleanup;
     int i = 1;
@@ -763,11 +764,40 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
     sqlite3_bind_int(st, i++, m->input_sets > 0 ? m->input_sets : 1);
     sqlite3_bind_int(st, i++, ab_shape_hkv(&m->shape));
     sqlite3_bind_int(st, i++, ab_shape_skv(&m->shape));
+    sqlite3_bind_text(st, i++, ab_pass_name(m->shape.pass), -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) {
         fail(db, err, "storing the measurement");
         goto rollback;
     }
     *id = sqlite3_last_insert_rowid(db);
+    for (int g = 0; g < m->ngrads; g++) {
+        sqlite3_stmt *sg = NULL;
+        const ab_grad_row *r = &m->grads[g];
+        if (ab_db_prepare(db,
+                          "INSERT INTO grad_checks(measurement_id, grad, max_abs_err, rel_l2_err, "
+                          "plain_max_abs_err, atol, tolerance, ref_absmax, nonfinite, elems, pass) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                          &sg, err))
+            goto rollback;
+        sqlite3_bind_int64(sg, 1, *id);
+        sqlite3_bind_text(sg, 2, r->grad, -1, SQLITE_STATIC);
+        /* an infinite error (a NaN compared) is stored as 1e308: REAL NOT NULL */
+        sqlite3_bind_double(sg, 3, r->max_abs_err < 1e308 ? r->max_abs_err : 1e308);
+        sqlite3_bind_double(sg, 4, r->rel_l2_err < 1e308 ? r->rel_l2_err : 1e308);
+        sqlite3_bind_double(sg, 5, r->plain_max_abs_err);
+        sqlite3_bind_double(sg, 6, r->atol);
+        sqlite3_bind_double(sg, 7, r->tolerance);
+        sqlite3_bind_double(sg, 8, r->ref_absmax);
+        sqlite3_bind_int64(sg, 9, r->nonfinite);
+        sqlite3_bind_int64(sg, 10, r->elems);
+        sqlite3_bind_int(sg, 11, r->pass);
+        int ok = sqlite3_step(sg) == SQLITE_DONE;
+        sqlite3_finalize(sg);
+        if (!ok) {
+            fail(db, err, "storing the gradient checks");
+            goto rollback;
+        }
+    }
     if (ab_db_prepare(db,
                       "INSERT INTO samples(measurement_id, idx, ms, round, t_s, throttled) "
                       "VALUES (?, ?, ?, ?, ?, ?)",

@@ -92,6 +92,15 @@ int ab_db_check_file(sqlite3 *db, char *err);
  * finished_at = now. */
 int ab_db_end_run(sqlite3 *db, ab_id run_id, const char *status, char *err);
 
+/* The check of one gradient of a backward pass (issue 18; kernels/check.h
+ * ab_grad_check holds how each figure is computed). */
+typedef struct ab_grad_row {
+    const char *grad;        /* "dQ", "dK", "dV" */
+    double max_abs_err, rel_l2_err, plain_max_abs_err, atol, tolerance, ref_absmax;
+    long nonfinite, elems;
+    int pass;
+} ab_grad_row;
+
 /* One measurement: a (variant, configuration) of a run and its outcome. */
 typedef struct ab_measurement {
     ab_id run_id;
@@ -105,13 +114,15 @@ typedef struct ab_measurement {
     int checked;            /* correctness figures present */
     double max_abs_err, mean_abs_err, rel_l2_err, tolerance;
     long nonfinite, rows_checked;
-    double flops, bytes;    /* per forward pass */
+    double flops, bytes;    /* per timed pass (ab_attention_flops, ab_attention_bytes) */
     double peak_bytes;      /* device (or host) bytes the variant needed */
     const char *stop_reason; /* 'fixed', 'converged', 'max_samples', 'budget' */
     int external;
     const char *adapter_env; /* JSON of an external adapter, or NULL */
     const char *stderr_text; /* adapter's stderr, or NULL */
     int input_sets;         /* copies of Q, K, V, O rotated in hot/graph mode (>= 1) */
+    const ab_grad_row *grads; /* checked backward: one row per gradient, or NULL */
+    int ngrads;
 } ab_measurement;
 
 /* One latency sample. */
@@ -132,7 +143,8 @@ typedef struct ab_clock_block {
     int throttled, power_capped;
 } ab_clock_block;
 
-/* Writes m, its samples and its clock blocks (may be 0) in one transaction;
+/* Writes m (with its gradient checks, if any), its samples and its clock
+ * blocks (may be 0) in one transaction;
  * *id gets the measurement id. */
 int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample *s, size_t n,
                           const ab_clock_block *cb, size_t ncb, ab_id *id, char *err);

@@ -14,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+static double rounding_near(double x, double m, ab_dtype t);
+
 /* FlashAttention's fwd_atol term for one value x, FlashAttention's 0.3
  * replaced by the output size m. */
+double ab_check_rounding_near(double x, double m, ab_dtype t) { return rounding_near(x, m, t); }
+
 static double rounding_near(double x, double m, ab_dtype t)
 {
     float xr = ab_round_to((float)x, t);

@@ -134,6 +134,45 @@ unsigned long ab_check_fresh_seed(void);
  * whose outputs are not at hand (external variants). */
 double ab_check_atol_bound(ab_dtype t, double xmax);
 
+/* ---- gradients (issue 18) ------------------------------------------------
+ * A backward pass is checked gradient by gradient with the rule above
+ * (FlashAttention's tests check dQ, dK and dV each against a float64-like
+ * reference with 2x the error of a same-precision implementation): for g in
+ * dQ, dK, dV, g_ref = ab_reference_bwd (float64), g_plain = ab_plain_bwd
+ * with rounding (PyTorch's autograd through attention in the dtype),
+ * g_shadow = ab_plain_bwd without rounding; sums as for O over every
+ * element, then ab_check_decide per gradient. The pass fails when any
+ * gradient fails; why names the first. */
+typedef struct ab_grad_check {
+    ab_check g[3]; /* dQ, dK, dV */
+    int pass;
+    char why[200];
+} ab_grad_check;
+
+/* "dQ", "dK", "dV" for i = 0, 1, 2. */
+const char *ab_grad_name(int i);
+
+/* FlashAttention's atol term for one value x at output size m
+ * (|fl(fl(x + m) - m) - x| in dtype t, x rounded first). */
+double ab_check_rounding_near(double x, double m, ab_dtype t);
+
+/* Fills sums x for one gradient: g (numel floats, the variant's, NaN
+ * poisoned before it ran), ref, plain and shadow (doubles). */
+void ab_grad_sums(const float *g, const double *ref, const double *plain, const double *shadow,
+                  size_t numel, ab_dtype t, ab_check_sums *x);
+
+/* Host check of a backward pass: dq [B,H,S,D], dk, dv [B,H_kv,S_kv,D] (host
+ * floats of the dtype) against the float64 reference for inputs q, k, v and
+ * output gradient dO. Every element (a CPU check: O(B H S S_kv D) three
+ * times, serial; for test-sized shapes). Returns 0 and fills *out, or -1
+ * when out of memory. */
+int ab_check_grads(const ab_shape *s, const float *q, const float *k, const float *v,
+                   const float *dO, const float *dq, const float *dk, const float *dv,
+                   ab_grad_check *out);
+
+/* The verdict of the three gradients' sums (x[0..3): dQ, dK, dV). */
+void ab_grad_check_decide(const ab_check_sums x[3], ab_dtype t, ab_grad_check *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -121,3 +121,93 @@ int cpu_flash_run(void *ctx, const ab_shape *s, const void *q, const void *k, co
 }
 
 void cpu_flash_teardown(void *ctx) { (void)ctx; }
+
+/* ---- backward pass (issue 18) ---------------------------------------------
+ * FlashAttention-2's backward (Dao 2023, Algorithm 2) in float, split the
+ * way its paper suggests for no atomics: dK and dV per tile of BC keys (a
+ * task owns a K/V tile and loops over its group's query heads and rows,
+ * recomputing P_ij = exp(scale q_i.k_j - lse_i) from the forward's
+ * logsumexp), then dQ per query row in a second pass over the keys;
+ * Delta_i = rowsum(dO_i * O_i) first. OpenMP over tasks. Same masks and
+ * head map as the forward (src/core/variant.h). */
+int cpu_flash_run_bwd(void *ctx, const ab_shape *s, const void *q_, const void *k_,
+                      const void *v_, const void *o_, const void *dout_, const float *lse,
+                      void *dq_, void *dk_, void *dv_, void *stream)
+{
+    (void)ctx;
+    (void)stream;
+    const float *q = q_, *k = k_, *v = v_, *o = o_, *g = dout_;
+    float *dq = dq_, *dk = dk_, *dv = dv_;
+    const int S = s->S, D = s->D, SK = ab_shape_skv(s), H = s->H, HK = ab_shape_hkv(s);
+    const int G = H / HK;
+    const float scale = 1.0f / sqrtf((float)D);
+    const long rows = (long)s->B * H * S;
+    float *Di = malloc(sizeof(float) * (size_t)(rows ? rows : 1));
+    if (!Di)
+        return -1;
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < rows; r++) {
+        float a = 0.0f;
+        for (int d = 0; d < D; d++)
+            a += g[(size_t)r * D + d] * o[(size_t)r * D + d];
+        Di[r] = a;
+    }
+    /* dK, dV: one task per (b, K/V head, tile of BC keys) */
+    const long ktiles = (SK + BC - 1) / BC, tasks = (long)s->B * HK * ktiles;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long t = 0; t < tasks; t++) {
+        const long bk = t / ktiles; /* b * HK + hk */
+        const int j0 = (int)(t % ktiles) * BC, nj = j0 + BC <= SK ? BC : SK - j0;
+        const size_t kb = ((size_t)bk * SK + (size_t)j0) * D;
+        memset(dk + kb, 0, sizeof(float) * (size_t)nj * D);
+        memset(dv + kb, 0, sizeof(float) * (size_t)nj * D);
+        const long b = bk / HK, hk = bk % HK;
+        for (int gi = 0; gi < G; gi++) {
+            const size_t bh = (size_t)b * H + (size_t)hk * G + gi;
+            for (int i = 0; i < S; i++) {
+                const int L = ab_row_keys(s, i);
+                if (L <= j0)
+                    continue;
+                const size_t qr = (bh * S + (size_t)i) * D;
+                const float li = lse[bh * S + (size_t)i], di = Di[bh * S + (size_t)i];
+                for (int jj = 0; jj < nj && j0 + jj < L; jj++) {
+                    const float *kj = k + kb + (size_t)jj * D, *vj = v + kb + (size_t)jj * D;
+                    float sc = 0.0f, dp = 0.0f;
+                    for (int d = 0; d < D; d++) {
+                        sc += q[qr + d] * kj[d];
+                        dp += g[qr + d] * vj[d];
+                    }
+                    const float p = expf(scale * sc - li), ds = p * (dp - di);
+                    float *dkj = dk + kb + (size_t)jj * D, *dvj = dv + kb + (size_t)jj * D;
+                    for (int d = 0; d < D; d++) {
+                        dvj[d] += p * g[qr + d];
+                        dkj[d] += scale * ds * q[qr + d];
+                    }
+                }
+            }
+        }
+    }
+    /* dQ: one task per query row */
+#pragma omp parallel for schedule(dynamic, 64)
+    for (long r = 0; r < rows; r++) {
+        const size_t bh = (size_t)(r / S);
+        const int i = (int)(r % S), L = ab_row_keys(s, i);
+        const size_t qr = (size_t)r * D, kb = ab_kv_offset(s, bh);
+        float *dqi = dq + qr;
+        for (int d = 0; d < D; d++)
+            dqi[d] = 0.0f;
+        for (int j = 0; j < L; j++) {
+            const float *kj = k + kb + (size_t)j * D, *vj = v + kb + (size_t)j * D;
+            float sc = 0.0f, dp = 0.0f;
+            for (int d = 0; d < D; d++) {
+                sc += q[qr + d] * kj[d];
+                dp += g[qr + d] * vj[d];
+            }
+            const float ds = expf(scale * sc - lse[r]) * (dp - Di[r]);
+            for (int d = 0; d < D; d++)
+                dqi[d] += scale * ds * kj[d];
+        }
+    }
+    free(Di);
+    return 0;
+}

@@ -60,3 +60,16 @@ int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, fl
     }
     return 0;
 }
+
+int ab_dout_fill(const ab_shape *s, unsigned long seed, float *dout)
+{
+    const size_t n = ab_shape_numel(s);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        return -1;
+    gsl_rng_set(r, seed + 1);
+    for (size_t i = 0; i < n; i++)
+        dout[i] = ab_round_to((float)(2.0 * gsl_rng_uniform(r) - 1.0), s->dtype);
+    gsl_rng_free(r);
+    return 0;
+}

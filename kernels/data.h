@@ -30,6 +30,12 @@ float ab_round_to(float x, ab_dtype t);
  * equal-shape layout). Returns 0, or -1 when the RNG cannot be allocated. */
 int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, float *v);
 
+/* Fills dout (ab_shape_numel(s) floats, [B,H,S,D]), the output gradient dO
+ * of a backward pass (issue 18), the same way from MT19937 seeded with
+ * seed + 1 (its own stream: Q, K, V stay those of the forward). Returns 0,
+ * or -1 when the RNG cannot be allocated. */
+int ab_dout_fill(const ab_shape *s, unsigned long seed, float *dout);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,16 @@ extern "C" {
 #include "variants.def"
 #undef AB_VARIANT
 
+/* the backward passes of variants.def's AB_BWD lines */
+#define AB_VARIANT(...)
+#define AB_BWD(x, kind)                                                                 \
+    int x##_run_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,          \
+                    const void *v, const void *o, const void *dout, const float *lse,    \
+                    void *dq, void *dk, void *dv, void *stream);
+#include "variants.def"
+#undef AB_BWD
+#undef AB_VARIANT
+
 #ifdef __cplusplus
 }
 #endif

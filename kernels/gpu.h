@@ -50,10 +50,21 @@ int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k, const 
                        ab_gpu_bufs **out, char *err, size_t n);
 void ab_gpu_bufs_destroy(ab_gpu_bufs *b);
 
+/* Backward pass (issue 18): gives b, made for a shape with pass != fwd, the
+ * backward's buffers (dO uploaded from dout, numel floats of the dtype's
+ * values; dQ, dK, dV; the logsumexp floats) and computes the forward state
+ * on the device in float64 (gpu_reference_bwd.cu): O rounded to the dtype
+ * into b's O, the logsumexp into its lse. Input rotation is off for a
+ * backward (one set). 0 or -1 with err. */
+int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, size_t n);
+/* Fills dQ, dK, dV with NaN. */
+int ab_gpu_poison_grads(ab_gpu_bufs *b, char *err, size_t n);
+
 /* Fills O with NaN (0xFFFF / 0xFFFFFFFF bit patterns). */
 int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n);
 
-/* Runs variant v once, synchronises, checks launch and execution errors. */
+/* Runs variant v once (the pass of b's shape: forward, backward, or both
+ * in that order), synchronises, checks launch and execution errors. */
 int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n);
 
 /* Times `count` samples of v in mode m, writing milliseconds to ms[0..count).

@@ -44,6 +44,18 @@ int ab_gpu_check(ab_gpu_bufs *b, ab_check *out, char *err, size_t n);
  * against the CPU oracle. 0, 1 or -1 as ab_gpu_check. */
 int ab_gpu_reference(ab_gpu_bufs *b, double *oref, ab_check_sums *sums, char *err, size_t n);
 
+/* The gradient check of a backward pass (check.h, ab_grad_check) on the
+ * device over every element: dQ, dK, dV of b (left by ab_gpu_run_once)
+ * against the float64 backward of gpu_reference_bwd.cu, the tolerance from
+ * its plain same-precision instantiation. 0 or -1 with err. */
+int ab_gpu_check_bwd(ab_gpu_bufs *b, ab_grad_check *out, char *err, size_t n);
+
+/* The device's float64 gradients dq [numel], dk, dv [kv numel] of b's
+ * backward (for the test that holds them against ab_reference_bwd). 0 or
+ * -1 with err. */
+int ab_gpu_reference_bwd(ab_gpu_bufs *b, double *dq, double *dk, double *dv, char *err,
+                         size_t n);
+
 /* Frees a cached device reference (ab_gpu_bufs_destroy calls it). */
 void ab_gpu_ref_free(void *ref);
 

@@ -30,6 +30,11 @@ int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k, const 
 }
 void ab_gpu_bufs_destroy(ab_gpu_bufs *b) { (void)b; }
 int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n) { return fail(err, n); }
+int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, size_t n)
+{
+    return fail(err, n);
+}
+int ab_gpu_poison_grads(ab_gpu_bufs *b, char *err, size_t n) { return fail(err, n); }
 int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n)
 {
     return fail(err, n);
@@ -67,3 +72,11 @@ int ab_gpu_reference(ab_gpu_bufs *b, double *oref, ab_check_sums *sums, char *er
     return fail(err, n);
 }
 void ab_gpu_ref_free(void *ref) { (void)ref; }
+int ab_gpu_check_bwd(ab_gpu_bufs *b, ab_grad_check *out, char *err, size_t n)
+{
+    return fail(err, n);
+}
+int ab_gpu_reference_bwd(ab_gpu_bufs *b, double *dq, double *dk, double *dv, char *err, size_t n)
+{
+    return fail(err, n);
+}

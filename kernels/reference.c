@@ -153,3 +153,34 @@ int cpu_reference_run(void *ctx, const ab_shape *s, const void *q, const void *k
 }
 
 void cpu_reference_teardown(void *ctx) { (void)ctx; }
+
+/* cpu_reference's backward (issue 18): ab_reference_bwd in float64 (the
+ * oracle itself, lse and O unused: it recomputes P exactly), rounded to the
+ * dtype. Allocates its double buffers per call (a CPU oracle, not a rival). */
+int cpu_reference_run_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,
+                          const void *v, const void *o, const void *dout, const float *lse,
+                          void *dq, void *dk, void *dv, void *stream)
+{
+    (void)ctx;
+    (void)o;
+    (void)lse;
+    (void)stream;
+    const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+    double *gq = malloc(sizeof(double) * (nq ? nq : 1));
+    double *gk = malloc(sizeof(double) * (nkv ? nkv : 1));
+    double *gv = malloc(sizeof(double) * (nkv ? nkv : 1));
+    int rc = -1;
+    if (gq && gk && gv && ab_reference_bwd(s, q, k, v, dout, gq, gk, gv) == 0) {
+        for (size_t i = 0; i < nq; i++)
+            ((float *)dq)[i] = ab_round_to((float)gq[i], s->dtype);
+        for (size_t i = 0; i < nkv; i++) {
+            ((float *)dk)[i] = ab_round_to((float)gk[i], s->dtype);
+            ((float *)dv)[i] = ab_round_to((float)gv[i], s->dtype);
+        }
+        rc = 0;
+    }
+    free(gq);
+    free(gk);
+    free(gv);
+    return rc;
+}

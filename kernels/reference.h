@@ -39,6 +39,29 @@ void ab_reference_row(const ab_shape *s, const float *q, const float *k, const f
 void ab_plain_row(const ab_shape *s, const float *q, const float *k, const float *v,
                   size_t bh, int i, double *out, double *shadow, double *scratch);
 
+/* The forward state a backward pass is given (variant.h, ab_bwd_fn), in
+ * float64 on every row: o [B,H,S,D] = the attention output rounded to the
+ * dtype, lse [B,H,S] = max_j + log sum_j exp(scale q.k_j - max_j) over the
+ * keys the row sees (-inf for none). OpenMP over (b, h) slices. Returns 0,
+ * or -1 when out of memory. */
+int ab_reference_fwd_lse(const ab_shape *s, const float *q, const float *k, const float *v,
+                         float *o, float *lse);
+
+/* The plain same-precision backward whose error sets the gradients'
+ * tolerance (check.h): what PyTorch's autograd does through attention
+ * written out in the dtype (FlashAttention's tests/test_flash_attn.py,
+ * attention_ref(upcast=False) backward: dq_pt, dk_pt, dv_pt): Q * scale
+ * rounded to the dtype; scores QK^T accumulated in fp32 and rounded;
+ * softmax in fp32 rounded; dP = dO V^T rounded; Di = rowsum(P * dP) in
+ * fp32; dS = P * (dP - Di) rounded; dQ = (dS K rounded) * scale rounded,
+ * dK = dS^T (Q * scale), dV = P^T dO accumulated in fp32 and rounded.
+ * round = 0 gives its shadow: the same operations in float64, nothing
+ * rounded. Outputs in double: dq [B,H,S,D], dk, dv [B,H_kv,S_kv,D]
+ * (dtype values when round = 1). Serial. Returns 0, or -1 when out of
+ * memory. */
+int ab_plain_bwd(const ab_shape *s, const float *q, const float *k, const float *v,
+                 const float *dO, int round, double *dq, double *dk, double *dv);
+
 #ifdef __cplusplus
 }
 #endif

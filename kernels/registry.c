@@ -118,6 +118,30 @@ static const struct {
 #undef AB_VARIANT
     {NULL, 0}};
 
+/* AB_BWD lines of variants.def: the backward entry point, NULL where the
+ * variant's file is not built (the KIND's FN macro above) */
+#define CPU_FN(f) f
+static const struct {
+    const char *name;
+    ab_bwd_fn run_bwd;
+} bwd_of[] = {
+#define AB_VARIANT(...)
+#define AB_BWD(name, kind) {#name, kind##_FN(name##_run_bwd)},
+#include "variants.def"
+#undef AB_BWD
+#undef AB_VARIANT
+    {NULL, NULL}};
+
+ab_bwd_fn ab_variant_bwd(const ab_variant *v)
+{
+    if (v->run_bwd)
+        return v->run_bwd;
+    for (size_t i = 0; bwd_of[i].name; i++)
+        if (strcmp(bwd_of[i].name, v->name) == 0)
+            return bwd_of[i].run_bwd;
+    return NULL;
+}
+
 unsigned ab_variant_caps(const ab_variant *v)
 {
     unsigned c = v->caps;
@@ -152,6 +176,11 @@ int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_
     if ((ab_variant_caps(v) & AB_CAP_DECODE) && s->S > AB_DECODE_MAX_S) {
         snprintf(why, n, "%s: S=%d: a decode rung (S <= %d query rows; prefill is the "
                  "tensor-core rungs' job)", v->name, s->S, AB_DECODE_MAX_S);
+        return -1;
+    }
+    if (s->pass != AB_FWD && !ab_variant_bwd(v)) {
+        snprintf(why, n, "%s: pass %s: the variant has no backward pass (only fwd)", v->name,
+                 ab_pass_name(s->pass));
         return -1;
     }
     if (ab_shape_kv_differs(s) && !(ab_variant_caps(v) & AB_CAP_KV)) {

@@ -35,6 +35,10 @@ int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_
 /* The row's AB_CAP_* flags (its own and its AB_CAPS line in variants.def). */
 unsigned ab_variant_caps(const ab_variant *v);
 
+/* The backward entry point of v (its run_bwd, else its AB_BWD line in
+ * variants.def), or NULL when v has none or it is not built. */
+ab_bwd_fn ab_variant_bwd(const ab_variant *v);
+
 /* Writes the supported dtypes ("fp16,bf16") or head dims ("64,128" or
  * "any") of v into buf; returns buf. */
 const char *ab_variant_dtypes_str(const ab_variant *v, char *buf, size_t n);

@@ -15,6 +15,29 @@ static const char *const dtype_names[AB_NDTYPES] = {"fp16", "bf16", "fp32"};
 
 size_t ab_dtype_size(ab_dtype t) { return t == AB_FP32 ? 4 : 2; }
 
+const char *ab_pass_name(ab_pass p)
+{
+    switch (p) {
+    case AB_FWD:
+        return "fwd";
+    case AB_BWD:
+        return "bwd";
+    case AB_FWDBWD:
+        return "fwd+bwd";
+    }
+    return NULL;
+}
+
+int ab_pass_parse(const char *name, ab_pass *p)
+{
+    for (int i = 0; i < AB_NPASSES; i++)
+        if (name && strcmp(name, ab_pass_name((ab_pass)i)) == 0) {
+            *p = (ab_pass)i;
+            return 0;
+        }
+    return -1;
+}
+
 const char *ab_dtype_name(ab_dtype t)
 {
     return (unsigned)t < AB_NDTYPES ? dtype_names[t] : NULL;
@@ -50,20 +73,31 @@ static double causal_pairs(double S, double Skv)
     return Skv >= S ? S * (2.0 * Skv - S + 1.0) / 2.0 : Skv * (Skv + 1.0) / 2.0;
 }
 
+/* FLOPs of the pass relative to the forward's (FlashAttention's benchmark
+ * convention: the backward is 2.5 forwards, five GEMMs against two). */
+static double pass_factor(ab_pass p) { return p == AB_BWD ? 2.5 : p == AB_FWDBWD ? 3.5 : 1.0; }
+
 double ab_attention_flops(const ab_shape *s)
 {
     const double skv = ab_shape_skv(s);
     const double f = 4.0 * s->B * s->H * (double)s->S * skv * s->D;
+    double fwd;
     if (!s->causal)
-        return f;
-    if (skv == (double)s->S)
-        return f / 2.0; /* FlashAttention's convention: S^2/2 pairs */
-    return 4.0 * s->B * s->H * (double)s->D * causal_pairs(s->S, skv);
+        fwd = f;
+    else if (skv == (double)s->S)
+        fwd = f / 2.0; /* FlashAttention's convention: S^2/2 pairs */
+    else
+        fwd = 4.0 * s->B * s->H * (double)s->D * causal_pairs(s->S, skv);
+    return fwd * pass_factor(s->pass);
 }
 
 double ab_attention_bytes(const ab_shape *s)
 {
-    return (2.0 * (double)ab_shape_numel(s) + 2.0 * (double)ab_shape_kv_numel(s)) *
+    /* tensors of the query side (Q, O, dO, dQ) and of the K/V side (K, V,
+     * dK, dV) each pass moves once: forward Q, O + K, V; backward Q, O, dO,
+     * dQ + K, V, dK, dV (logsumexp and Delta, B*H*S floats, left out) */
+    const double nq = s->pass == AB_BWD ? 4.0 : s->pass == AB_FWDBWD ? 6.0 : 2.0;
+    return nq * ((double)ab_shape_numel(s) + (double)ab_shape_kv_numel(s)) *
            (double)ab_dtype_size(s->dtype);
 }
 
@@ -98,6 +132,10 @@ int ab_shape_check(const ab_shape *s, ab_shape_sizes *out, char *err, size_t err
     }
     if (!ab_dtype_name(s->dtype)) {
         snprintf(err, errlen, "dtype %d is not a dtype", (int)s->dtype);
+        return -1;
+    }
+    if (!ab_pass_name(s->pass)) {
+        snprintf(err, errlen, "pass %d is not a pass", (int)s->pass);
         return -1;
     }
     ab_shape_sizes z;

@@ -43,16 +43,27 @@ typedef enum ab_dtype { AB_FP16 = 0, AB_BF16 = 1, AB_FP32 = 2 } ab_dtype;
 #define AB_DT_HALF (AB_DT(AB_FP16) | AB_DT(AB_BF16))
 #define AB_DT_ALL (AB_DT(AB_FP16) | AB_DT(AB_BF16) | AB_DT(AB_FP32))
 
+/* Which pass a measurement times (the experiment's `pass` axis, issue 18):
+ * the forward alone, the backward alone (the forward's O and logsumexp
+ * prepared outside the timed region), or forward then backward. */
+typedef enum ab_pass { AB_FWD = 0, AB_BWD = 1, AB_FWDBWD = 2 } ab_pass;
+#define AB_NPASSES 3
+/* "fwd", "bwd", "fwd+bwd"; NULL for an invalid value. */
+const char *ab_pass_name(ab_pass p);
+/* Parses a pass name; returns 0 and sets *p, or -1 when unknown. */
+int ab_pass_parse(const char *name, ab_pass *p);
+
 /* One configuration of the sweep: batch B, query heads H, query length S,
  * head dimension D, causal flag, dtype; K/V heads H_kv and key/value length
  * S_kv (0: equal to H resp. S; read them through ab_shape_hkv and
- * ab_shape_skv). The first six fields are include/attnbench/plugin.h's
- * attnbench_shape. */
+ * ab_shape_skv); the pass timed (0: forward). The first six fields are
+ * include/attnbench/plugin.h's attnbench_shape. */
 typedef struct ab_shape {
     int B, H, S, D;
     int causal;
     ab_dtype dtype;
     int H_kv, S_kv;
+    ab_pass pass;
 } ab_shape;
 
 /* K/V heads and key/value length of s (H resp. S when the field is 0). */
@@ -101,6 +112,17 @@ typedef int (*ab_setup_fn)(const ab_shape *s, void **ctx, size_t *workspace_byte
 /* run: one forward pass. Returns 0 or non-zero (library status codes). */
 typedef int (*ab_run_fn)(void *ctx, const ab_shape *s, const void *q, const void *k,
                          const void *v, void *o, void *stream);
+/* run_bwd: one backward pass (issue 18). Inputs q, k, v, o and dout (dO,
+ * [B,H,S,D]) as run's, in the same memory and dtype; lse: float [B,H,S], the
+ * forward's logsumexp per query row in natural log, lse_i = log sum_j
+ * exp(scale * q_i . k_j) over the keys row i sees (-inf for a row that sees
+ * none), on the variant's device. Writes dq [B,H,S,D] and dk, dv
+ * [B,H_kv,S_kv,D] in the dtype (CPU variants: host floats); dK and dV sum
+ * over the query heads of a K/V head. setup is called with s->pass set, so
+ * a variant can size its backward workspace there. Returns 0 or non-zero. */
+typedef int (*ab_bwd_fn)(void *ctx, const ab_shape *s, const void *q, const void *k,
+                         const void *v, const void *o, const void *dout, const float *lse,
+                         void *dq, void *dk, void *dv, void *stream);
 /* teardown: frees what setup allocated; ctx may be NULL. */
 typedef void (*ab_teardown_fn)(void *ctx);
 /* FLOPs of one forward pass of shape s (see ab_attention_flops). */
@@ -122,6 +144,7 @@ typedef struct ab_variant {
     ab_flops_fn flops;
     const char *unavailable;
     unsigned caps;         /* AB_CAP_* */
+    ab_bwd_fn run_bwd;     /* the backward pass, or NULL: only "fwd" runs */
 } ab_variant;
 
 /* FLOPs of attention forward, FlashAttention's convention (Dao et al. 2022,
@@ -130,13 +153,18 @@ typedef struct ab_variant {
  * counts S^2/2 pairs for the S(S+1)/2 visible ones); for S != S_kv the
  * visible (query, key) pairs of the bottom-right mask counted exactly,
  * sum over i of clamp(i + S_kv - S + 1, 0, S_kv), times 4*B*H*D (a decode
- * step S = 1 sees every key: no halving). Softmax FLOPs are not counted. */
+ * step S = 1 sees every key: no halving). Softmax FLOPs are not counted.
+ * Pass (issue 18): the backward counts 2.5 forwards (FlashAttention's
+ * benchmark scripts: five GEMMs against the forward's two), forward plus
+ * backward 3.5. */
 double ab_attention_flops(const ab_shape *s);
 
 /* Bytes of the ideal traffic: Q read and O written once (B*H*S*D each) and
  * K, V read once per K/V head (B*H_kv*S_kv*D each), times sizeof(dtype):
  * for decode the K/V cache dominates, so GB/s against the copy ceiling is
- * the figure that bounds it. */
+ * the figure that bounds it. The backward moves Q, O, dO, dQ and K, V, dK,
+ * dV once each (twice the forward's bytes), forward plus backward three
+ * times the forward's; the logsumexp and Delta rows are left out. */
 double ab_attention_bytes(const ab_shape *s);
 
 /* Elements of one of K, V: B*H_kv*S_kv*D (only for checked shapes). */

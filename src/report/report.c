@@ -851,6 +851,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
         }
     ab_report_check_coverage(db, run_id, out);
+    ab_report_grad_checks(db, run_id, out);
 
     if (o->plots) { /* the figures draw the model loaded above, in the measurements' order */
         ab_rmeas *pm = calloc(n ? n : 1, sizeof *pm);

@@ -15,7 +15,7 @@ const char *const ab_exp_root_keys[] = {
     "warmup",   "samples",    "round_size", "timing", "seed",  "stopping",
     "alpha",    "practical",  "graph_k",  "skip_unsupported", "threads",
     "expect",   "stabilise", NULL};
-const char *const ab_exp_axis_keys[] = {"B", "H", "S", "D", "causal", "dtype", "H_kv", "S_kv", NULL};
+const char *const ab_exp_axis_keys[] = {"B", "H", "S", "D", "causal", "dtype", "H_kv", "S_kv", "pass", NULL};
 const char *const ab_exp_stopping_keys[] = {"target_rel_ci", "min_samples", "max_samples",
                                             "budget_s", NULL};
 const char *const ab_exp_variant_keys[] = {"name", "command", "variant", "timing", "timeout",

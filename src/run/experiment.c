@@ -2,7 +2,8 @@
  * experiment.c: parsing and validating experiment files with libconfig.
  *
  * An experiment names its variants, a baseline, and a sweep: axes B, H, S, D,
- * causal, dtype, H_kv, S_kv (K/V heads and length; default H and S), each a
+ * causal, dtype, H_kv, S_kv (K/V heads and length; default H and S), pass
+ * ("fwd", "bwd", "fwd+bwd"; default "fwd", issue 18), each a
  * scalar or a list, whose cross product is the list of configurations. An optional `configs` list of groups gives several sweeps
  * (each group's axes override the top-level sweep's), for studies that are
  * not one cross product (seed 000's five shapes, seed 004's S/B/H sweeps).
@@ -29,8 +30,9 @@
 #define AB_EXP_MAX_CONFIGS 65536
 #define AB_EXP_MAX_VARIANTS 256
 
-enum { AX_B, AX_H, AX_S, AX_D, AX_CAUSAL, AX_DTYPE, AX_HKV, AX_SKV, NAXES };
-static const char *const axis_names[NAXES] = {"B", "H", "S", "D", "causal", "dtype", "H_kv", "S_kv"};
+enum { AX_B, AX_H, AX_S, AX_D, AX_CAUSAL, AX_DTYPE, AX_HKV, AX_SKV, AX_PASS, NAXES };
+static const char *const axis_names[NAXES] = {"B",    "H",    "S",    "D",   "causal",
+                                              "dtype", "H_kv", "S_kv", "pass"};
 
 typedef struct axis {
     int v[64];
@@ -61,6 +63,13 @@ static int axis_value(const config_setting_t *s, int ax, int *out)
         *out = (int)d;
         return 0;
     }
+    if (ax == AX_PASS) {
+        ab_pass p;
+        if (t != CONFIG_TYPE_STRING || ab_pass_parse(config_setting_get_string(s), &p))
+            return -1;
+        *out = (int)p;
+        return 0;
+    }
     if (ax == AX_CAUSAL) {
         if (t == CONFIG_TYPE_BOOL)
             *out = config_setting_get_bool(s);
@@ -88,6 +97,8 @@ static const char *axis_rule(int ax)
         return "%s must be a dtype or a list of dtypes (\"fp16\", \"bf16\", \"fp32\")";
     case AX_CAUSAL:
         return "%s must be true/false or a list of them";
+    case AX_PASS:
+        return "%s must be a pass or a list of passes (\"fwd\", \"bwd\", \"fwd+bwd\")";
     default:
         return "%s must be a list of positive integers";
     }
@@ -124,7 +135,7 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES], const char 
 {
     size_t add = 1;
     for (int i = 0; i < NAXES; i++)
-        add *= (size_t)ax[i].n; /* at most 64^8 = 2^48: no overflow */
+        add *= (size_t)ax[i].n; /* at most 64^9 = 2^54: no overflow */
     if (add > AB_EXP_MAX_CONFIGS || e->nconfigs + add > AB_EXP_MAX_CONFIGS) {
         char msg[200];
         snprintf(msg, sizeof msg,
@@ -154,7 +165,9 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES], const char 
     if (!c)
         return where(err, n, path, g, "out of memory for %s", "the configurations");
     e->configs = c;
-    /* dtype outermost, S innermost: sweeps over S read as contiguous rows */
+    /* pass, then dtype outermost, S innermost: sweeps over S read as
+     * contiguous rows */
+    for (int ps = 0; ps < ax[AX_PASS].n; ps++)
     for (int t = 0; t < ax[AX_DTYPE].n; t++)
         for (int ca = 0; ca < ax[AX_CAUSAL].n; ca++)
             for (int d = 0; d < ax[AX_D].n; d++)
@@ -166,7 +179,8 @@ static int add_cross_product(ab_experiment *e, const axis ax[NAXES], const char 
                                     ab_shape x = {ax[AX_B].v[b], ax[AX_H].v[h], ax[AX_S].v[s],
                                                   ax[AX_D].v[d], ax[AX_CAUSAL].v[ca],
                                                   (ab_dtype)ax[AX_DTYPE].v[t], ax[AX_HKV].v[hk],
-                                                  ax[AX_SKV].v[sk]};
+                                                  ax[AX_SKV].v[sk],
+                                                  (ab_pass)ax[AX_PASS].v[ps]};
                                     /* equal to H / S is stored as 0 ("the same") */
                                     if (x.H_kv == x.H)
                                         x.H_kv = 0;
@@ -185,11 +199,11 @@ typedef struct keyed {
 static int cmp_keyed(const void *pa, const void *pb)
 {
     const keyed *a = pa, *b = pb;
-    const int x[8] = {a->s.B, a->s.H, a->s.S, a->s.D, a->s.causal, (int)a->s.dtype,
-                      ab_shape_hkv(&a->s), ab_shape_skv(&a->s)};
-    const int y[8] = {b->s.B, b->s.H, b->s.S, b->s.D, b->s.causal, (int)b->s.dtype,
-                      ab_shape_hkv(&b->s), ab_shape_skv(&b->s)};
-    for (int k = 0; k < 8; k++)
+    const int x[9] = {a->s.B, a->s.H, a->s.S, a->s.D, a->s.causal, (int)a->s.dtype,
+                      ab_shape_hkv(&a->s), ab_shape_skv(&a->s), (int)a->s.pass};
+    const int y[9] = {b->s.B, b->s.H, b->s.S, b->s.D, b->s.causal, (int)b->s.dtype,
+                      ab_shape_hkv(&b->s), ab_shape_skv(&b->s), (int)b->s.pass};
+    for (int k = 0; k < 9; k++)
         if (x[k] != y[k])
             return (x[k] > y[k]) - (x[k] < y[k]);
     return (a->i > b->i) - (a->i < b->i);
@@ -400,7 +414,8 @@ static int load_configs(const config_setting_t *root, ab_experiment *e, const ch
                         char *err, size_t n)
 {
     axis base[NAXES] = {{{1}, 1}, {{1}, 1}, {{0}, 0}, {{64}, 1}, {{0}, 1}, {{AB_FP16}, 1},
-                        {{0}, 1}, {{0}, 1}}; /* H_kv, S_kv: 0 = equal to H, S */
+                        {{0}, 1}, {{0}, 1}, /* H_kv, S_kv: 0 = equal to H, S */
+                        {{AB_FWD}, 1}};
     const config_setting_t *sweep = config_setting_get_member(root, "sweep");
     const config_setting_t *groups = config_setting_get_member(root, "configs");
     if (!sweep && !groups)

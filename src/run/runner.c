@@ -31,6 +31,7 @@
 #include "check_store.h"
 #include "gpu_check.h"
 #include "data.h"
+#include "reference.h"
 #include "env.h"
 #include "external.h"
 #include "external2.h"
@@ -94,11 +95,71 @@ typedef struct vstate {
     ab_variant pseudo;     /* ... and the registry-like row v points to */
     char *ext_env, *ext_stderr; /* its environment JSON and stderr tail (malloc'd) */
     int next_check;        /* adaptive: rounds at which convergence is next checked */
+    ab_grad_row grads[3];  /* a checked backward pass: dQ, dK, dV (m.grads points here) */
 } vstate;
 
 /* Seed of the check's row samples: fresh per run (issue 12), stored with
  * each measurement that was sampled. */
 static unsigned long check_seed_base;
+
+/* The backward pass's host data of the configuration being measured
+ * (issue 18; all NULL for a forward configuration): dO (ab_dout_fill), the
+ * forward state O and logsumexp (ab_reference_fwd_lse, float64; made only
+ * when a CPU variant runs the configuration), and the gradients a CPU
+ * variant writes; grads[] the check of the last prepared variant. */
+static struct {
+    float *dout, *o, *lse, *dq, *dk, *dv;
+    ab_grad_row grads[3];
+} bwd;
+
+static void bwd_free(void)
+{
+    free(bwd.dout);
+    free(bwd.o);
+    free(bwd.lse);
+    free(bwd.dq);
+    free(bwd.dk);
+    free(bwd.dv);
+    memset(&bwd, 0, sizeof bwd);
+}
+
+/* Allocates and fills the host data of a backward configuration s: dO
+ * always, O and logsumexp when host = 1 (CPU variants run it). 0 or -1. */
+static int bwd_make(const ab_shape *s, unsigned long seed, const float *q, const float *k,
+                    const float *v, int host)
+{
+    const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+    bwd.dout = malloc(sizeof(float) * nq);
+    if (!bwd.dout || ab_dout_fill(s, seed, bwd.dout))
+        return -1;
+    if (!host)
+        return 0;
+    bwd.o = malloc(sizeof(float) * nq);
+    bwd.lse = malloc(sizeof(float) * (size_t)s->B * (size_t)s->H * (size_t)s->S);
+    bwd.dq = malloc(sizeof(float) * nq);
+    bwd.dk = malloc(sizeof(float) * nkv);
+    bwd.dv = malloc(sizeof(float) * nkv);
+    if (!bwd.o || !bwd.lse || !bwd.dq || !bwd.dk || !bwd.dv)
+        return -1;
+    return ab_reference_fwd_lse(s, q, k, v, bwd.o, bwd.lse);
+}
+
+/* One timed unit of a CPU variant: the forward, the backward (from the
+ * float64 forward state), or the forward then the backward (from the O it
+ * just wrote and the float64 logsumexp). */
+static int cpu_pass(vstate *st, const ab_shape *s, const float *q, const float *k,
+                    const float *v, float *o)
+{
+    if (s->pass == AB_FWD)
+        return st->v->run(st->ctx, s, q, k, v, o, NULL);
+    ab_bwd_fn bw = ab_variant_bwd(st->v);
+    if (!bw || !bwd.dq)
+        return -1;
+    if (s->pass == AB_FWDBWD && st->v->run(st->ctx, s, q, k, v, o, NULL))
+        return -1;
+    return bw(st->ctx, s, q, k, v, s->pass == AB_FWDBWD ? o : bwd.o, bwd.dout, bwd.lse, bwd.dq,
+              bwd.dk, bwd.dv, NULL);
+}
 
 
 /* Adaptive stopping converges only after this many rounds: the round-level
@@ -140,8 +201,9 @@ static const char *shape_str(const ab_shape *s, char *buf, size_t n)
         snprintf(hk, sizeof hk, " H_kv=%d", ab_shape_hkv(s));
     if (ab_shape_skv(s) != s->S)
         snprintf(sk, sizeof sk, " S_kv=%d", ab_shape_skv(s));
-    snprintf(buf, n, "B=%d H=%d%s S=%d%s D=%d %s %s", s->B, s->H, hk, s->S, sk, s->D,
-             s->causal ? "causal" : "non-causal", ab_dtype_name(s->dtype));
+    snprintf(buf, n, "B=%d H=%d%s S=%d%s D=%d %s %s%s%s", s->B, s->H, hk, s->S, sk, s->D,
+             s->causal ? "causal" : "non-causal", ab_dtype_name(s->dtype),
+             s->pass == AB_FWD ? "" : " ", s->pass == AB_FWD ? "" : ab_pass_name(s->pass));
     return buf;
 }
 
@@ -151,7 +213,7 @@ static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *
 {
     for (size_t i = 0; i < count; i++) {
         double t0 = ab_now_s();
-        if (st->v->run(st->ctx, s, q, k, v, o, NULL))
+        if (cpu_pass(st, s, q, k, v, o))
             return -1;
         ms[i] = (ab_now_s() - t0) * 1e3;
     }
@@ -320,6 +382,80 @@ static void print_outcome(const vstate *st, const char *shape)
 /* Prepares st for variant ev on shape s: setup, warm-up, correctness check.
  * Returns 1 when it is ready to sample, 0 when it was stored as failed or
  * errored, -1 on a database error. */
+/* The check of a backward pass (check.h, gradients): dQ, dK, dV poisoned
+ * with NaN, one pass (the forward too for fwd+bwd), each gradient against
+ * the float64 reference, on the host for a CPU variant and on the device
+ * for a GPU one (gpu_check.h). Fills st->m's correctness columns from the
+ * gradient furthest from its tolerance and st->grads. Returns 1 (passed:
+ * sample it), 0 (failed or error, stored) or -1 (database error). */
+static int check_bwd(sqlite3 *db, vstate *st, const ab_shape *s, ab_gpu_bufs *bufs,
+                     const float *q, const float *k, const float *v, float *o)
+{
+    char err[AB_ERR] = "";
+    ab_grad_check gc;
+    const double t_check = ab_now_s();
+    int rc;
+    if (bufs) {
+        rc = ab_gpu_poison_grads(bufs, err, sizeof err) ||
+             ab_gpu_run_once(st->v, st->ctx, bufs, err, sizeof err) ||
+             ab_gpu_check_bwd(bufs, &gc, err, sizeof err);
+    } else {
+        const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+        for (size_t i = 0; i < nq; i++)
+            bwd.dq[i] = NAN;
+        for (size_t i = 0; i < nkv; i++)
+            bwd.dk[i] = bwd.dv[i] = NAN;
+        rc = cpu_pass(st, s, q, k, v, o);
+        if (rc)
+            snprintf(err, sizeof err, "%s: backward pass failed", st->v->name);
+#ifdef _OPENMP
+        const int timed_threads = omp_get_max_threads();
+        omp_set_num_threads(omp_get_num_procs());
+#endif
+        if (!rc && ab_check_grads(s, q, k, v, bwd.dout, bwd.dq, bwd.dk, bwd.dv, &gc)) {
+            snprintf(err, sizeof err, "out of memory for the gradient check");
+            rc = -1;
+        }
+#ifdef _OPENMP
+        omp_set_num_threads(timed_threads);
+#endif
+    }
+    wt.check_s += ab_now_s() - t_check;
+    if (rc)
+        return store(db, st, "error", err[0] ? err : "backward check failed") ? -1 : 0;
+    int worst = 0;
+    double worst_r = -1;
+    long nonfinite = 0;
+    for (int i = 0; i < 3; i++) {
+        const ab_check *c = &gc.g[i];
+        const double r = c->tolerance > 0 ? c->max_abs_err / c->tolerance : INFINITY;
+        if (!(r <= worst_r)) {
+            worst_r = r;
+            worst = i;
+        }
+        nonfinite += c->nonfinite;
+        st->grads[i] = (ab_grad_row){ab_grad_name(i), c->max_abs_err, c->rel_l2_err,
+                                     c->plain_max_abs_err, c->atol, c->tolerance, c->ref_absmax,
+                                     c->nonfinite, c->rows_checked, c->pass};
+    }
+    st->m.grads = st->grads;
+    st->m.ngrads = 3;
+    st->m.checked = 1;
+    st->m.max_abs_err = gc.g[worst].max_abs_err;
+    st->m.mean_abs_err = gc.g[worst].mean_abs_err;
+    st->m.rel_l2_err = gc.g[worst].rel_l2_err;
+    st->m.tolerance = gc.g[worst].tolerance;
+    st->m.nonfinite = nonfinite;
+    st->m.rows_checked = (long)s->B * s->H * s->S;
+    st->check_seed = 0; /* every element checked */
+    st->rows_total = st->m.rows_checked;
+    if (!gc.pass) {
+        snprintf(st->message, sizeof st->message, "correctness: %s: not timed", gc.why);
+        return store(db, st, "failed", st->message) ? -1 : 0;
+    }
+    return 1;
+}
+
 static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
                    ab_gpu_bufs *bufs, const float *q, const float *k, const float *v, float *o,
                    unsigned long check_seed)
@@ -345,7 +481,9 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
         size_t grew = used_after > used_before ? used_after - used_before : 0;
         /* Q, K, V, O plus what setup allocated (the larger of what it
          * reported and what the allocator saw) */
-        st->m.peak_bytes = (double)(2 * (ab_shape_numel(s) + ab_shape_kv_numel(s)) *
+        /* Q, K, V, O (and for a backward dO, dQ, dK, dV) */
+        st->m.peak_bytes = (double)((s->pass == AB_FWD ? 2 : 4) *
+                                    (ab_shape_numel(s) + ab_shape_kv_numel(s)) *
                                     ab_dtype_size(s->dtype)) +
                            (double)(ws > grew ? ws : grew);
     } else {
@@ -369,6 +507,9 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
             return store(db, st, "error", err) ? -1 : 0;
         }
     }
+
+    if (s->pass != AB_FWD)
+        return check_bwd(db, st, s, gpu ? bufs : NULL, q, k, v, o);
 
     /* check: poisoned output, one run, float64 reference (check.h) */
     const size_t numel = ab_shape_numel(s);
@@ -764,10 +905,21 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         error("out of memory for the RNG");
         goto cleanup;
     }
-    for (size_t i = 0; i < e->nvariants; i++)
+    int any_cpu = 0;
+    for (size_t i = 0; i < e->nvariants; i++) {
         any_gpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA;
-    if (any_gpu && ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err))
+        any_cpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CPU;
+    }
+    if (s->pass != AB_FWD && bwd_make(s, e->seed, q, k, v, any_cpu)) {
+        error("%s: out of host memory for the backward pass's data", sh);
+        goto cleanup;
+    }
+    if (any_gpu && (ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err) ||
+                    (s->pass != AB_FWD && ab_gpu_bwd_prepare(bufs, bwd.dout, err, sizeof err)))) {
         fprintf(stderr, "  %s\n", err); /* each GPU variant is stored as an error below */
+        ab_gpu_bufs_destroy(bufs);
+        bufs = NULL;
+    }
     if (!any_gpu) { /* external variants alone: their outputs are checked on a GPU if there is one */
         int any_ext = 0;
         ab_gpu_info gi;
@@ -934,6 +1086,7 @@ cleanup:
     free(k);
     free(v);
     free(o);
+    bwd_free();
     return rc;
 }
 

@@ -4,8 +4,10 @@
  * ab_test_variants (kernels/registry.h) the test program's experiments can
  * name `cpu_broken_scale`, attention with the softmax scale 1/D instead of
  * 1/sqrt(D); a run containing it must store it `failed`, with no samples,
- * and its report must say so (tests/check/cli_check.sh).
+ * and its report must say so (tests/check/cli_check.sh); and
+ * `cpu_broken_dv`, whose backward's dV is 1% off (issue 18).
  */
+#include "entry_points.h"
 #include "registry.h"
 
 #include <math.h>
@@ -55,10 +57,28 @@ static int broken_run(void *ctx, const ab_shape *s, const void *qv, const void *
 
 static void broken_teardown(void *ctx) { (void)ctx; }
 
+/* cpu_broken_dv (issue 18): a right forward (cpu_flash's) and cpu_flash's
+ * backward with dV 1% too large, the size of error a wrong rescaling of
+ * the P^T dO accumulator leaves; the gradient check must fail it on dV
+ * alone. */
+static int broken_dv_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,
+                         const void *v, const void *o, const void *dout, const float *lse,
+                         void *dq, void *dk, void *dv, void *stream)
+{
+    int rc = cpu_flash_run_bwd(ctx, s, q, k, v, o, dout, lse, dq, dk, dv, stream);
+    float *x = dv;
+    for (size_t i = 0; i < ab_shape_kv_numel(s); i++)
+        x[i] *= 1.01f;
+    return rc;
+}
+
 static const ab_variant broken[] = {
     {"cpu_broken_scale", "cpu", AB_DEV_CPU, AB_DT_ALL, {0},
      "TEST ONLY: softmax scale 1/D instead of 1/sqrt(D)", broken_setup, broken_run,
-     broken_teardown, ab_attention_flops, NULL, 0},
+     broken_teardown, ab_attention_flops, NULL, 0, NULL},
+    {"cpu_broken_dv", "cpu", AB_DEV_CPU, AB_DT(AB_FP32), {0},
+     "TEST ONLY: cpu_flash with dV 1% too large in its backward", cpu_flash_setup, cpu_flash_run,
+     cpu_flash_teardown, ab_attention_flops, NULL, AB_CAP_KV, broken_dv_bwd},
 };
 
 const ab_variant *ab_test_variants(size_t *n)

@@ -8,6 +8,11 @@
 #                   stored `failed`, with no samples, its message names the
 #                   check; cpu_flash is `ok` with samples; the report lists the
 #                   failure; the real attnbench neither lists nor runs it
+#   broken-bwd      issue 18: cpu_flash and cpu_broken_dv (dV 1% off) with
+#                   pass = fwd, bwd, fwd+bwd: the broken backward is stored
+#                   `failed` on dV alone (dQ, dK pass), untimed; its forward
+#                   and cpu_flash's every pass are `ok`; the report's gradient
+#                   table says so
 #   zero-length     S = 0 (and B, H, D = 0) refused with the file and line
 #   throttled       samples flagged throttled stay out of the report's median
 set -u
@@ -32,6 +37,34 @@ CFG
 }
 
 case $case_name in
+broken-bwd)
+  cat >x.cfg <<CFG
+name = "check-bwd";
+hypothesis = "test";
+variants = ["cpu_flash", "cpu_broken_dv"];
+sweep = { B = 1; H = 4; H_kv = [4, 2]; S = 40; D = 16; causal = [false, true]; dtype = "fp32";
+          pass = ["fwd", "bwd", "fwd+bwd"]; };
+warmup = 1; samples = 8; round_size = 4; seed = 5;
+CFG
+  "$ABC" run x.cfg --db t.db >out.txt 2>err.txt || { cat err.txt >&2; fail "run failed"; }
+  v=$(q t.db "SELECT count(*) FROM measurements WHERE variant = 'cpu_broken_dv' AND pass != 'fwd' AND status = 'failed' AND message LIKE 'correctness: dV:%not timed'")
+  [ "$v" = 8 ] || fail "cpu_broken_dv: $v of 8 backward measurements failed on dV (want 8)"
+  v=$(q t.db "SELECT count(*) FROM grad_checks g JOIN measurements m ON m.id = g.measurement_id WHERE m.variant = 'cpu_broken_dv' AND g.pass = (g.grad != 'dV')")
+  [ "$v" = 24 ] || fail "cpu_broken_dv: $v of 24 gradient rows as expected (dQ, dK pass; dV fails)"
+  v=$(q t.db "SELECT count(*) FROM samples s JOIN measurements m ON m.id = s.measurement_id WHERE m.variant = 'cpu_broken_dv' AND m.pass != 'fwd'")
+  [ "$v" = 0 ] || fail "cpu_broken_dv's backward was timed: $v samples"
+  v=$(q t.db "SELECT count(*) FROM measurements WHERE status = 'ok' AND (variant = 'cpu_flash' OR pass = 'fwd')")
+  [ "$v" = 16 ] || fail "$v of 16 measurements ok (cpu_flash every pass, cpu_broken_dv forward)"
+  v=$(q t.db "SELECT count(*) FROM grad_checks g JOIN measurements m ON m.id = g.measurement_id WHERE m.variant = 'cpu_flash' AND g.pass = 1 AND g.nonfinite = 0 AND g.elems > 0")
+  [ "$v" = 24 ] || fail "cpu_flash: $v of 24 gradient rows pass"
+  v=$(q t.db "SELECT count(*) FROM measurements WHERE pass = 'fwd+bwd' AND abs(flops / (3.5 * 4 * 1 * 4 * 40 * 40 * 16 / (1 + causal)) - 1) < 1e-12")
+  [ "$v" = 8 ] || fail "fwd+bwd FLOPs are not 3.5 forwards ($v of 8)"
+  "$ABC" report 1 --db t.db -o r.md >/dev/null 2>&1 || fail "report failed"
+  v=$(grep -c '^| B=1 H=4 H_kv=2 S=40 D=16 causal fp32 bwd | cpu_broken_dv | dV | .* | \*\*no\*\* |$' r.md)
+  [ "$v" = 1 ] || fail "report's gradient table lacks the failed dV row"
+  v=$(grep -c '^| .* | cpu_flash | d[QKV] | .* | yes |$' r.md)
+  [ "$v" = 24 ] || fail "report's gradient table shows $v passing cpu_flash rows, want 24"
+  ;;
 broken-variant)
   cfg x.cfg '"cpu_flash", "cpu_broken_scale"' ''
   "$ABC" run x.cfg --db t.db >out.txt 2>err.txt || { cat err.txt >&2; fail "run failed"; }

@@ -167,6 +167,9 @@ static void read_back(sqlite3 *db, const char *label)
              * the samples (children of the rebuilt table) all kept */
             CHECK(m[0].H_kv == 2 && m[0].S_kv == 128 && m[1].H_kv == 2 && m[1].S_kv == 128,
                   "%s: H_kv %d S_kv %d after the migration", label, m[0].H_kv, m[0].S_kv);
+            /* issue 18's rebuild: older rows timed the forward pass */
+            CHECK(strcmp(m[0].pass, "fwd") == 0 && strcmp(m[1].pass, "fwd") == 0,
+                  "%s: pass '%s' after the migration", label, m[0].pass);
         }
         ab_run_free(m, n);
     } else {
