@@ -267,7 +267,7 @@ static int check_measurement(const json_t *m, const char *where, char *err, size
                   (int)json_integer_value(json_object_get(m, "S")),
                   (int)json_integer_value(json_object_get(m, "D")), 0, AB_FP32,
                   (int)json_integer_value(json_object_get(m, "H_kv")),
-                  (int)json_integer_value(json_object_get(m, "S_kv"))};
+                  (int)json_integer_value(json_object_get(m, "S_kv")), AB_FWD};
     char why[200];
     if (ab_shape_check(&s, NULL, why, sizeof why))
         return bad(err, n, where, "%s", why);

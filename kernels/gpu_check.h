@@ -29,6 +29,12 @@ typedef struct ab_gpu_parts {
     void *q, *k, *v, *o; /* device tensors in s.dtype, [B,H,S,D] */
     void *stream;        /* cudaStream_t */
     void **ref;          /* the cached device reference (NULL until made) */
+    /* backward pass (issue 18; NULL for a forward shape): dO, dQ [B,H,S,D],
+     * dK, dV [B,H_kv,S_kv,D] in s.dtype, the logsumexp floats [B,H,S], and
+     * the cached float64 backward reference (gpu_reference_bwd.cu) */
+    void *dout, *dq, *dk, *dv;
+    float *lse;
+    void **bref;
 } ab_gpu_parts;
 void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p);
 
@@ -55,6 +61,14 @@ int ab_gpu_check_bwd(ab_gpu_bufs *b, ab_grad_check *out, char *err, size_t n);
  * -1 with err. */
 int ab_gpu_reference_bwd(ab_gpu_bufs *b, double *dq, double *dk, double *dv, char *err,
                          size_t n);
+
+/* The forward state of a backward pass on the device (ab_gpu_bwd_prepare):
+ * float64 attention of every row written as O (rounded to the dtype) into
+ * p->o and its logsumexp into p->lse, and the row statistics of the
+ * backward reference cached in *p->bref. 0 or -1 with err. */
+int ab_gpu_bwd_state(const ab_gpu_parts *p, char *err, size_t n);
+/* Frees a cached backward reference. */
+void ab_gpu_bref_free(void *bref);
 
 /* Frees a cached device reference (ab_gpu_bufs_destroy calls it). */
 void ab_gpu_ref_free(void *ref);

@@ -5,6 +5,7 @@
  */
 #include "gpu.h"
 #include "gpu_check.h"
+#include "registry.h"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -32,6 +33,10 @@ struct ab_gpu_bufs {
     cudaStream_t stream;
     cudaEvent_t e0, e1;
     void *ref; /* the device reference of these inputs (gpu_reference.cu), made on first check */
+    /* backward pass (ab_gpu_bwd_prepare; NULL otherwise) */
+    void *dout, *dq, *dk, *dv;
+    float *lse;
+    void *bref; /* the float64 backward reference (gpu_reference_bwd.cu) */
 };
 
 extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
@@ -43,6 +48,12 @@ extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
     p->o = b->o;
     p->stream = (void *)b->stream;
     p->ref = &b->ref;
+    p->dout = b->dout;
+    p->dq = b->dq;
+    p->dk = b->dk;
+    p->dv = b->dv;
+    p->lse = b->lse;
+    p->bref = &b->bref;
 }
 
 #define CK(call)                                                                        \
@@ -178,7 +189,9 @@ extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float
         int dev = 0, l2 = 0;
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
-        b->nsets = ab_l2_rotation_sets(s, (long long)l2);
+        /* a backward pass reads 5 and writes 3 tensors: no rotation copies
+         * (one set; the pass's own traffic is 4x the forward's O) */
+        b->nsets = s->pass != AB_FWD ? 1 : ab_l2_rotation_sets(s, (long long)l2);
         b->stride = (bytes + 255) & ~(size_t)255;
         if (b->nsets > 1)
             CKB(cudaMalloc((void **)&b->rot, (size_t)(b->nsets - 1) * 4 * b->stride));
@@ -227,6 +240,12 @@ extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
     cudaFree(b->flush);
     cudaFree(b->rot);
     ab_gpu_ref_free(b->ref);
+    ab_gpu_bref_free(b->bref);
+    cudaFree(b->dout);
+    cudaFree(b->dq);
+    cudaFree(b->dk);
+    cudaFree(b->dv);
+    cudaFree(b->lse);
     if (b->stream)
         cudaStreamDestroy(b->stream);
     if (b->e0)
@@ -234,6 +253,33 @@ extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
     if (b->e1)
         cudaEventDestroy(b->e1);
     free(b);
+}
+
+extern "C" int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, size_t n)
+{
+    const ab_shape *s = &b->s;
+    const size_t es = ab_dtype_size(s->dtype), nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+    CK(cudaMalloc(&b->dout, nq * es));
+    CK(cudaMalloc(&b->dq, nq * es));
+    CK(cudaMalloc(&b->dk, nkv * es));
+    CK(cudaMalloc(&b->dv, nkv * es));
+    CK(cudaMalloc((void **)&b->lse, (size_t)s->B * s->H * s->S * sizeof(float)));
+    if (upload(b->dout, dout, nq, s->dtype, err, n))
+        return -1;
+    CK(cudaDeviceSynchronize()); /* the upload ran on the legacy stream (see bufs_create) */
+    ab_gpu_parts p;
+    ab_gpu_bufs_parts(b, &p);
+    return ab_gpu_bwd_state(&p, err, n);
+}
+
+extern "C" int ab_gpu_poison_grads(ab_gpu_bufs *b, char *err, size_t n)
+{
+    const size_t es = ab_dtype_size(b->s.dtype);
+    CK(cudaMemsetAsync(b->dq, 0xff, ab_shape_numel(&b->s) * es, b->stream));
+    CK(cudaMemsetAsync(b->dk, 0xff, ab_shape_kv_numel(&b->s) * es, b->stream));
+    CK(cudaMemsetAsync(b->dv, 0xff, ab_shape_kv_numel(&b->s) * es, b->stream));
+    CK(cudaStreamSynchronize(b->stream));
+    return 0;
 }
 
 extern "C" int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n)
@@ -257,7 +303,12 @@ static int launch_set(const ab_variant *v, void *ctx, ab_gpu_bufs *b, int set, c
         vv = base + 2 * b->stride;
         o = base + 3 * b->stride;
     }
-    int r = v->run(ctx, &b->s, q, k, vv, o, (void *)b->stream);
+    int r = 0;
+    ab_bwd_fn bw = b->s.pass != AB_FWD ? ab_variant_bwd(v) : NULL;
+    if (!bw || b->s.pass == AB_FWDBWD)
+        r = v->run(ctx, &b->s, q, k, vv, o, (void *)b->stream);
+    if (r == 0 && bw) /* the backward from O (the harness's, or the forward's just written) */
+        r = bw(ctx, &b->s, q, k, vv, o, b->dout, b->lse, b->dq, b->dk, b->dv, (void *)b->stream);
     if (r != 0) {
         snprintf(err, n, "%s: run returned status %d", v->name, r);
         return -1;

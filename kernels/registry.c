@@ -55,7 +55,7 @@
 /* one row per entry of variants.def, in its order */
 static const ab_variant registry[] = {
 #define AB_VARIANT(name, kind, backend, device, dtypes, idea, ...) \
-    {#name, backend, device, dtypes, {__VA_ARGS__}, idea, ROW_##kind(name), 0},
+    {#name, backend, device, dtypes, {__VA_ARGS__}, idea, ROW_##kind(name), 0, NULL},
 #include "variants.def"
 #undef AB_VARIANT
 };
