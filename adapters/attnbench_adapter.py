@@ -41,6 +41,7 @@ import traceback
 ROWS_PER_SLICE = 64            # as kernels/check.h's AB_CHECK_ROWS_PER_SLICE
 ALL_ROWS_MAX_SCORES = 1 << 26  # B*H*S*S at most this: every row is checked
 DTYPES = ("fp16", "bf16", "fp32")
+PASSES = ("fwd", "bwd", "fwd+bwd")  # issue 18: what a sample times
 TIMINGS = ("cold", "hot", "graph")
 
 
@@ -81,6 +82,9 @@ def _validate(raw, names, where):
             raise AdapterError("%s%s must be >= 1" % (where, key))
     if out["h"] % out["h_kv"]:
         raise AdapterError("%sH_kv=%d does not divide H=%d" % (where, out["h_kv"], out["h"]))
+    out["pass"] = raw.get("pass") or "fwd"  # issue 18, optional: fwd when absent
+    if out["pass"] not in PASSES:
+        raise AdapterError("%spass=%r is not fwd, bwd or fwd+bwd" % (where, out["pass"]))
     return out
 
 
@@ -94,6 +98,7 @@ def config_from_env():
     raw = {k: env.get("ATTNBENCH_" + k) for k in names + ("H_KV", "S_KV")}
     raw["dtype"] = env.get("ATTNBENCH_DTYPE", "")
     raw["timing"] = env.get("ATTNBENCH_TIMING", "")
+    raw["pass"] = env.get("ATTNBENCH_PASS", "")
     return _validate(raw, names, "ATTNBENCH_")
 
 
@@ -143,6 +148,18 @@ def make_inputs(B, H, S, D, dtype, seed, Hkv=None, Skv=None):
         x = (2.0 * (u32.astype(np.float64) / 4294967296.0) - 1.0).astype(np.float32)
         out.append(round_to_dtype(x, dtype).reshape(shape))
     return out
+
+
+def make_dout(B, H, S, D, dtype, seed):
+    """dO [B, H, S, D] of a backward pass (issue 18) as kernels/data.c's
+    ab_dout_fill: the same draws from its own MT19937 stream, seeded with
+    seed + 1."""
+    import numpy as np
+    s1 = seed + 1
+    rs = np.random.RandomState(4357 if s1 == 0 else s1 & 0xFFFFFFFF)
+    u32 = rs.randint(0, 2 ** 32, size=B * H * S * D, dtype=np.uint32)
+    x = (2.0 * (u32.astype(np.float64) / 4294967296.0) - 1.0).astype(np.float32)
+    return round_to_dtype(x, dtype).reshape((B, H, S, D))
 
 
 def expand_kv(cfg, k32, v32):
@@ -420,6 +437,8 @@ class TorchRunner:
         # exact: the float32 values are already dtype values
         q, k, v = (torch.from_numpy(x).to("cuda").to(tdt).contiguous() for x in (q32, k32, v32))
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
+        if cfg["pass"] != "fwd":
+            return self._prepare_bwd(cfg, describe, q, k, v, tdt)
 
         def call():
             return fn(q, k, v, causal, scale)
@@ -449,6 +468,47 @@ class TorchRunner:
             torch.cuda.synchronize()
         return call, check
 
+    def _prepare_bwd(self, cfg, describe, q, k, v, tdt):
+        """A backward pass (issue 18) through autograd: "bwd" times
+        torch.autograd.grad of the output (the forward made once, outside the
+        timed region, its graph retained), "fwd+bwd" the forward and that
+        backward together. dQ, dK, dV go to ATTNBENCH_OUTPUT for attnbench's
+        gradient check (required: the kit has no gradient check of its own)."""
+        import numpy as np
+        torch = self.torch
+        B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+        opath = os.environ.get("ATTNBENCH_OUTPUT")
+        if not opath:
+            raise AdapterError("pass=%s needs ATTNBENCH_OUTPUT (attnbench checks the gradients)"
+                               % cfg["pass"])
+        g = torch.from_numpy(make_dout(B, H, S, D, cfg["dtype"], cfg["seed"])).to("cuda").to(tdt)
+        for x in (q, k, v):
+            x.requires_grad_(True)
+        causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
+        with self.context():
+            try:
+                out = fn(q, k, v, causal, scale)
+                if cfg["pass"] == "bwd":
+                    def call():
+                        return torch.autograd.grad(out, (q, k, v), g, retain_graph=True)
+                else:
+                    def call():
+                        return torch.autograd.grad(fn(q, k, v, causal, scale), (q, k, v), g)
+                grads = call()
+                torch.cuda.synchronize()
+            except RuntimeError as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise AdapterError("%s rejects the %s pass of B=%d H=%d H_kv=%d S=%d S_kv=%d "
+                                   "D=%d %s causal=%d: %s"
+                                   % (describe, cfg["pass"], B, H, cfg["h_kv"], S, cfg["s_kv"],
+                                      D, cfg["dtype"], cfg["causal"], first))
+            np.concatenate([x.float().cpu().numpy().ravel() for x in grads]).tofile(opath)
+            del grads
+            for _ in range(cfg["warmup"]):
+                call()
+            torch.cuda.synchronize()
+        return call, {"output": opath}
+
     def time(self, call, cfg):
         with self.context():
             ms = time_torch(self.torch, call, cfg)
@@ -473,6 +533,9 @@ class NumpyRunner:
 
     def prepare(self, cfg, describe):
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
+        if cfg["pass"] != "fwd":
+            raise AdapterError("%s: the numpy kit runs the forward pass only (pass=%s)"
+                               % (describe, cfg["pass"]))
         q, k, v = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"], cfg["h_kv"], cfg["s_kv"])
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
 

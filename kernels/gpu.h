@@ -57,6 +57,10 @@ void ab_gpu_bufs_destroy(ab_gpu_bufs *b);
  * into b's O, the logsumexp into its lse. Input rotation is off for a
  * backward (one set). 0 or -1 with err. */
 int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, size_t n);
+/* Uploads g (an external variant's dQ [B,H,S,D] then dK, dV
+ * [B,H_kv,S_kv,D], floats holding dtype values) into b's gradients, for
+ * ab_gpu_check_bwd. 0 or -1 with err. */
+int ab_gpu_set_grads(ab_gpu_bufs *b, const float *g, char *err, size_t n);
 /* Fills dQ, dK, dV with NaN. */
 int ab_gpu_poison_grads(ab_gpu_bufs *b, char *err, size_t n);
 

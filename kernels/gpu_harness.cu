@@ -272,6 +272,20 @@ extern "C" int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, 
     return ab_gpu_bwd_state(&p, err, n);
 }
 
+extern "C" int ab_gpu_set_grads(ab_gpu_bufs *b, const float *g, char *err, size_t n)
+{
+    const size_t nq = ab_shape_numel(&b->s), nkv = ab_shape_kv_numel(&b->s);
+    if (!b->dq) {
+        snprintf(err, n, "no backward buffers (ab_gpu_bwd_prepare)");
+        return -1;
+    }
+    if (upload(b->dq, g, nq, b->s.dtype, err, n) || upload(b->dk, g + nq, nkv, b->s.dtype, err, n) ||
+        upload(b->dv, g + nq + nkv, nkv, b->s.dtype, err, n))
+        return -1;
+    CK(cudaDeviceSynchronize());
+    return 0;
+}
+
 extern "C" int ab_gpu_poison_grads(ab_gpu_bufs *b, char *err, size_t n)
 {
     const size_t es = ab_dtype_size(b->s.dtype);

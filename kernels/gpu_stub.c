@@ -35,6 +35,7 @@ int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, size_t n)
     return fail(err, n);
 }
 int ab_gpu_poison_grads(ab_gpu_bufs *b, char *err, size_t n) { return fail(err, n); }
+int ab_gpu_set_grads(ab_gpu_bufs *b, const float *g, char *err, size_t n) { return fail(err, n); }
 int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n)
 {
     return fail(err, n);

@@ -38,6 +38,16 @@ int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
                         unsigned long input_seed, unsigned long check_seed, ab_check *out,
                         char *err, size_t n);
 
+/* The same for a backward pass (issue 18): the file holds dQ [B,H,S,D]
+ * then dK and dV [B,H_kv,S_kv,D] as float32 (numel + 2 kv numel values);
+ * checked gradient by gradient (check.h ab_grad_check) on the device when
+ * bufs holds the configuration's backward buffers, else on the host with
+ * the inputs and dO regenerated from input_seed (every element; for small
+ * shapes). The file is removed once read. 0 with *out filled, or -1 with
+ * err. */
+int ab_ext_grads_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
+                       unsigned long input_seed, ab_grad_check *out, char *err, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

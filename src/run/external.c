@@ -147,7 +147,7 @@ static char **build_env(const ab_ext_request *rq)
     size_t n_env = 0;
     for (char **e = environ; e && *e; e++)
         n_env++;
-    enum { N_OURS = 24 }; /* the variables below: 19 */
+    enum { N_OURS = 24 }; /* the variables below: 20 */
     char **env = calloc(n_env + N_OURS + 1, sizeof *env);
     if (!env)
         return NULL;
@@ -196,6 +196,9 @@ static char **build_env(const ab_ext_request *rq)
         if (!(env[k++] = xstrdup(tmp)))
             fail = 1;
     }
+    snprintf(tmp, sizeof tmp, "ATTNBENCH_PASS=%s", rq->pass ? rq->pass : "fwd");
+    if (!(env[k++] = xstrdup(tmp)))
+        fail = 1;
     snprintf(tmp, sizeof tmp, "ATTNBENCH_SEED=%lu", rq->seed);
     if (!(env[k++] = xstrdup(tmp)))
         fail = 1;

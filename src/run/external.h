@@ -41,6 +41,7 @@ typedef struct ab_ext_request {
     const char *workdir;      /* where to run (the experiment's repository root), may be NULL */
     const char *output_path;  /* offered as ATTNBENCH_OUTPUT (where the adapter may write O); NULL: none */
     int H_kv, S_kv;           /* K/V heads and length; 0: equal to H, S */
+    const char *pass;         /* "fwd", "bwd", "fwd+bwd" (issue 18); NULL: fwd */
 } ab_ext_request;
 
 typedef struct ab_ext_result {

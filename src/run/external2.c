@@ -303,11 +303,14 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
     if ((rq->H_kv > 0 && rq->H_kv != rq->H) || (rq->S_kv > 0 && rq->S_kv != rq->S))
         snprintf(kv, sizeof kv, " H_kv=%d S_kv=%d", rq->H_kv > 0 ? rq->H_kv : rq->H,
                  rq->S_kv > 0 ? rq->S_kv : rq->S);
+    char ps[24] = ""; /* likewise only for a backward pass (issue 18) */
+    if (rq->pass && strcmp(rq->pass, "fwd") != 0)
+        snprintf(ps, sizeof ps, " pass=%s", rq->pass);
     snprintf(req, sizeof req,
              "config B=%d H=%d S=%d D=%d causal=%d dtype=%s warmup=%d seed=%lu timing=%s "
-             "graph_k=%d%s\n",
+             "graph_k=%d%s%s\n",
              rq->B, rq->H, rq->S, rq->D, rq->causal ? 1 : 0, rq->dtype, rq->warmup, rq->seed,
-             rq->timing_mode, rq->graph_k, kv);
+             rq->timing_mode, rq->graph_k, kv, ps);
     if (send_line(p, req, why, sizeof why)) {
         fail(p, out->error, sizeof out->error, why);
         return -1;

@@ -388,6 +388,8 @@ static void print_outcome(const vstate *st, const char *shape)
  * for a GPU one (gpu_check.h). Fills st->m's correctness columns from the
  * gradient furthest from its tolerance and st->grads. Returns 1 (passed:
  * sample it), 0 (failed or error, stored) or -1 (database error). */
+static int fill_grads(vstate *st, const ab_shape *s, const ab_grad_check *gc);
+
 static int check_bwd(sqlite3 *db, vstate *st, const ab_shape *s, ab_gpu_bufs *bufs,
                      const float *q, const float *k, const float *v, float *o)
 {
@@ -423,6 +425,19 @@ static int check_bwd(sqlite3 *db, vstate *st, const ab_shape *s, ab_gpu_bufs *bu
     wt.check_s += ab_now_s() - t_check;
     if (rc)
         return store(db, st, "error", err[0] ? err : "backward check failed") ? -1 : 0;
+    if (!fill_grads(st, s, &gc)) {
+        snprintf(st->message, sizeof st->message, "correctness: %s: not timed", gc.why);
+        return store(db, st, "failed", st->message) ? -1 : 0;
+    }
+    return 1;
+}
+
+/* st's correctness columns and gradient rows from the gradient check gc
+ * (the main columns from the gradient furthest from its tolerance);
+ * returns gc.pass. */
+static int fill_grads(vstate *st, const ab_shape *s, const ab_grad_check *gc_)
+{
+    const ab_grad_check gc = *gc_;
     int worst = 0;
     double worst_r = -1;
     long nonfinite = 0;
@@ -449,11 +464,7 @@ static int check_bwd(sqlite3 *db, vstate *st, const ab_shape *s, ab_gpu_bufs *bu
     st->m.rows_checked = (long)s->B * s->H * s->S;
     st->check_seed = 0; /* every element checked */
     st->rows_total = st->m.rows_checked;
-    if (!gc.pass) {
-        snprintf(st->message, sizeof st->message, "correctness: %s: not timed", gc.why);
-        return store(db, st, "failed", st->message) ? -1 : 0;
-    }
-    return 1;
+    return gc.pass;
 }
 
 static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
@@ -601,6 +612,23 @@ static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
             st->m.checked = 0;
             return -1;
         }
+        if (s->pass != AB_FWD) { /* the adapter wrote dQ, dK, dV (issue 18) */
+            ab_grad_check gc;
+            const double t = ab_now_s();
+            int rc = ab_ext_grads_check(s, offered, bufs, e->seed, &gc, err, sizeof err);
+            wt.check_s += ab_now_s() - t;
+            if (rc) {
+                snprintf(msg, n, "%s", err);
+                st->m.checked = 0;
+                return -1;
+            }
+            if (!fill_grads(st, s, &gc)) {
+                snprintf(msg, n, "correctness (attnbench's check of the adapter's gradients): %s",
+                         gc.why);
+                return 0;
+            }
+            return 1;
+        }
         const double t = ab_now_s();
         int rc = ab_ext_output_check(s, offered, bufs, e->seed, check_seed, &c, err, sizeof err);
         wt.check_s += ab_now_s() - t;
@@ -622,6 +650,12 @@ static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
             return 0;
         }
         return 1;
+    }
+    if (s->pass != AB_FWD) {
+        snprintf(msg, n, "a backward pass must write dQ, dK, dV to ATTNBENCH_OUTPUT for "
+                         "attnbench's gradient check (adapters/PROTOCOL.md); none was written");
+        st->m.checked = 0;
+        return -1;
     }
     const double atol = ab_check_atol_bound(s->dtype, 1.0);
     st->m.max_abs_err = res->max_abs_err;
@@ -656,6 +690,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     rq.dtype = ab_dtype_name(s->dtype);
     rq.H_kv = s->H_kv;
     rq.S_kv = s->S_kv;
+    rq.pass = ab_pass_name(s->pass);
     rq.warmup = e->warmup;
     rq.samples = e->adaptive ? e->max_samples : e->samples;
     if (e->adaptive && rq.samples > 1000)
@@ -792,6 +827,7 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     rq.dtype = ab_dtype_name(s->dtype);
     rq.H_kv = s->H_kv;
     rq.S_kv = s->S_kv;
+    rq.pass = ab_pass_name(s->pass);
     rq.warmup = e->warmup;
     rq.seed = e->seed;
     rq.timing_mode = ab_timing_mode_name(ev->timing);
