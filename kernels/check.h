@@ -141,13 +141,18 @@ double ab_check_atol_bound(ab_dtype t, double xmax);
  * dQ, dK, dV, g_ref = ab_reference_bwd (float64), g_plain = ab_plain_bwd
  * with rounding (PyTorch's autograd through attention in the dtype),
  * g_shadow = ab_plain_bwd without rounding; sums as for O over every
- * element, then ab_check_decide per gradient. The pass fails when any
+ * element, then ab_check_decide per gradient; the atol's size is
+ * max(max|g_ref|, AB_GRAD_ATOL_FLOOR), FlashAttention's dq_atol with its
+ * 0.3 as a floor. The pass fails when any
  * gradient fails; why names the first. */
 typedef struct ab_grad_check {
     ab_check g[3]; /* dQ, dK, dV */
     int pass;
     char why[200];
 } ab_grad_check;
+
+/* The floor of a gradient's atol size (FlashAttention's tests' 0.3). */
+#define AB_GRAD_ATOL_FLOOR 0.3
 
 /* "dQ", "dK", "dV" for i = 0, 1, 2. */
 const char *ab_grad_name(int i);

@@ -386,7 +386,9 @@ __global__ void ref_norms(const double *__restrict__ g, long long n, gsums *s)
 template <typename T>
 __global__ void atol_rows(const double *__restrict__ g, long long n, gsums *s)
 {
-    const float m = (float)__longlong_as_double((long long)s->ref_absmax);
+    /* at max(max|g_ref|, 0.3): check.h's AB_GRAD_ATOL_FLOOR */
+    const float m = fmaxf((float)__longlong_as_double((long long)s->ref_absmax),
+                          (float)AB_GRAD_ATOL_FLOOR);
     double a = 0.0;
     for (long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x; x < n;
          x += (long long)gridDim.x * blockDim.x) {

@@ -962,8 +962,11 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         for (size_t i = 0; i < e->nvariants; i++)
             any_ext |= !e->variants[i].native;
         if (any_ext && ab_gpu_query(&gi, err, sizeof err) == 0 &&
-            ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err))
+            (ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err) ||
+             (s->pass != AB_FWD && ab_gpu_bwd_prepare(bufs, bwd.dout, err, sizeof err)))) {
+            ab_gpu_bufs_destroy(bufs);
             bufs = NULL; /* no room: checked on the host */
+        }
     }
     wt.inputs_s += ab_now_s() - t_inputs;
 
