@@ -13,6 +13,7 @@
 #include "report.h"
 #include "shard.h"
 #include "report_internal.h"
+#include "training.h"
 #include "report_check.h"
 #include "resolution.h"
 #include "rundata.h"
@@ -810,6 +811,9 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             i = j;
         }
     }
+
+    /* ---- backward passes: training step, scaling with B, bandwidth (issue 18) ---- */
+    ab_report_training(out, sorted, n, peak_copy);
 
     /* ---- wall time (runs that recorded it) ---- */
     {
