@@ -28,6 +28,28 @@
  * Every load is synchronous (loads, barrier, compute, barrier): correctness
  * first; the Q/dO tile of step i+1 is not prefetched.
  *
+ * Measured (NVIDIA H200, 2026-11-24, reports/issue18/issue18-bwd-run1.md:
+ * attnbench run of experiments/issue18-bwd.cfg, hot mode, 40 samples in 20
+ * rounds, backward FLOPs = 2.5 forwards; clocks 1935-1980 MHz, 55 of 2400
+ * blocks at the software power cap): 56-67 TFLOP/s at S = 512 (B = 32),
+ * 88-105 at S = 8192 (B = 2), H = 16, D = 64/128, fp16/bf16, causal or not;
+ * every gradient within FlashAttention's tolerance. Against PyTorch 2.11's
+ * SDPA backward in the same run: 0.41x the speed of its flash backend
+ * (geometric mean over the 40 configurations; 0.32-0.58x) and 0.24x its
+ * cuDNN backend (0.17-0.51x). Predicted before the run: about 100 TFLOP/s
+ * at long S, 3x behind flash, 5x behind cuDNN (the quick timing of
+ * gpu_check_bwd --time); held. Where it loses: every tile load is
+ * synchronous (two barriers per query tile, no overlap of loads with the
+ * five GEMMs), dS goes through shared memory with scalar stores, dQ is 2 x
+ * D/2 x 16 scalar fp32 atomics per warp per tile, and at D = 128 the 128
+ * accumulator registers of dK and dV leave none to spare (ptxas, nvcc 13.0,
+ * sm_90a: 255 registers and 80 bytes of spills at D = 128, 185 registers
+ * and no spills at D = 64; 79 KB of shared memory per block at D = 128).
+ * Checked: tests/gpu/gpu_check_bwd (104 cases: fp16/bf16, D 64/128,
+ * causal or not, S = 1..1025, GQA, S != S_kv; bwd and fwd+bwd, gradients
+ * poisoned between two launches) and compute-sanitizer memcheck, racecheck
+ * and synccheck clean (reports/issue18/*.log).
+ *
  * Source: Tri Dao, "FlashAttention-2: Faster Attention with Better
  * Parallelism and Work Partitioning" (2023), Algorithm 2; the fragment
  * layouts of kernels/mma_common.cuh (PTX ISA, mma.m16n8k16).

@@ -455,6 +455,9 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     double ref_mhz = 0;
     if (o->by_clock && ab_run_max_sm_mhz(db, run_id, &ref_mhz))
         goto cleanup;
+    int any_bwd = 0; /* a backward measurement: say what it times and counts (issue 18) */
+    for (size_t i = 0; i < n; i++)
+        any_bwd |= m[i].r.pass[0] && strcmp(m[i].r.pass, "fwd") != 0;
     int any_kv = 0; /* a configuration with H_kv != H or S_kv != S: say how it is counted */
     for (size_t i = 0; i < n; i++)
         any_kv |= m[i].r.H_kv != m[i].r.H || m[i].r.S_kv != m[i].r.S;
@@ -620,7 +623,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "fences, mild (1.5 IQR) / severe (3 IQR), counted, never dropped. Drift: Spearman's "
                  "ρ of latency against sample order, flagged at p < 0.05. %s = 4·B·H·S²·D "
                  "(halved when causal) / median; %s = Q, K, V read and O written once / "
-                 "median.%s%s\n\n",
+                 "median.%s%s%s\n\n",
             100 * co.boot.level, ROUND_RESAMPLES, co.boot.seed, baseline, co.alpha,
             ab_ci_method_name(co.boot.method), co.boot.resamples, family, co.alpha,
             100 * co.practical, flop_unit.name, byte_unit.name,
@@ -633,7 +636,14 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                      "for the bottom-right mask (key j visible to query i when j ≤ i + S_kv − S; "
                      "a decode row sees every key), bytes Q and O once and K, V once per K/V "
                      "head, so decode's GB/s is against the copy ceiling."
-                   : "");
+                   : "",
+            any_bwd ? " Configurations marked bwd or fwd+bwd (issue 18) time the backward pass "
+                      "alone (dQ, dK, dV from Q, K, V, O, dO and the forward's logsumexp, "
+                      "prepared outside the timed region) or the forward then the backward, "
+                      "per pass; their FLOPs are 2.5× resp. 3.5× the forward's "
+                      "(FlashAttention's convention) and their bytes Q, O, dO, dQ and K, V, dK, "
+                      "dV once (and the forward's for fwd+bwd)."
+                    : "");
 
     /* ---- a calibration run: its A/A table ---- */
     {
