@@ -48,7 +48,7 @@
  * Checked: tests/gpu/gpu_check_bwd (104 cases: fp16/bf16, D 64/128,
  * causal or not, S = 1..1025, GQA, S != S_kv; bwd and fwd+bwd, gradients
  * poisoned between two launches) and compute-sanitizer memcheck, racecheck
- * and synccheck clean (reports/issue18/*.log).
+ * and synccheck clean (the logs in reports/issue18/).
  *
  * Source: Tri Dao, "FlashAttention-2: Faster Attention with Better
  * Parallelism and Work Partitioning" (2023), Algorithm 2; the fragment
@@ -73,7 +73,6 @@ namespace {
 
 constexpr int BC = 64;      /* keys per block */
 constexpr int BR = 64;      /* query rows per step */
-constexpr int NWARP = 4;    /* 16 keys each */
 constexpr float LOG2E = 1.4426950408889634f;
 
 template <int D> struct smem_layout {

@@ -76,7 +76,12 @@ enum {
     UID_Q = 1, UID_KT, UID_V, UID_O, UID_SCALE, UID_NEG_INF, UID_STATS,
     UID_S1 = 100, UID_S2, UID_ROW, UID_COL, UID_MASK, UID_S3, UID_MAX, UID_SUB,
     UID_EXP, UID_SUM, UID_P, UID_LOG, UID_ROW_SHIFTED,
-    UID_SHIFT = 20 /* S_kv - S, by value: the bottom-right causal mask's diagonal */
+    UID_SHIFT = 20, /* S_kv - S, by value: the bottom-right causal mask's diagonal */
+    /* the backward graph (issue 18) */
+    UID_DO = 30, UID_DQ, UID_DK, UID_DV, UID_VT, UID_ONE, UID_SOFTMAX_SUM, UID_DQ_ACCUM,
+    UID_B_T1 = 200, UID_B_T2, UID_B_S1, UID_B_S2, UID_B_ROW, UID_B_COL, UID_B_MASK, UID_B_S3,
+    UID_B_SUB, UID_B_P, UID_B_PT, UID_B_DP, UID_B_T3, UID_B_T4, UID_B_DS, UID_B_DST, UID_B_KR,
+    UID_B_ROW_SHIFTED
 };
 
 /* Whether the graph has a causal mask: not for S = 1 against a longer K/V
@@ -103,6 +108,13 @@ typedef struct cudnn_sdpa_ctx {
     float scale, neg_inf;  /* by-value scalars: the variant pack points here */
     int32_t shift;         /* S_kv - S (by value) for the bottom-right mask */
     int64_t engine_index;
+    /* the backward (issue 18; NULL for pass = fwd): its own plan and
+     * descriptors, and in its workspace softmax_sum and dQ_accum */
+    struct cudnn_sdpa_ctx *bwd;
+    float one;
+    float *softmax_sum, *dq_accum;
+    const void *vp_do, *vp_dq, *vp_dk, *vp_dv;
+    const float *vp_lse;
     /* every descriptor setup created, destroyed at teardown */
     cudnnBackendDescriptor_t descs[MAX_DESCS];
     int ndescs;
@@ -365,6 +377,143 @@ static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
     return 0;
 }
 
+/* A reshape y = x (y's dims and strides reinterpret x's elements: the
+ * transposes of P, dS and K^T in the backward graph). */
+static int reshape(build *b, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_t y,
+                   cudnnBackendDescriptor_t *op, const char *step)
+{
+    if (create(b, CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR, op, step))
+        return -1;
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x));
+    CK(step, set_desc(*op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y));
+    CK(step, cudnnBackendFinalize(*op));
+    return 0;
+}
+
+/* Builds the SDPA backward graph (issue 18) into *graph: the documented
+ * flash-attention bprop pattern, node by node in the order cudnn-frontend's
+ * CompositeSDPABackwardNode expands it (multi-head, no dropout, no bias):
+ *     softmax_sum = rowsum(dO * O) * 1        (a real float tensor [B,H,S,1])
+ *     S = Q K^T * scale  [causal: select -inf where row + S_kv - S < column]
+ *     P = exp(S - stats)                      (stats: the forward's logsumexp)
+ *     dV = P^T dO                             (P^T: a reshape of P, in the dtype)
+ *     dS = (dO V^T - softmax_sum) * P * scale
+ *     dK = dS^T Q,  dQ_accum = dS K (float, real),  dQ = identity(dQ_accum)
+ * Source: cudnn-frontend include/cudnn_frontend/node/
+ * scaled_dot_product_flash_attention.h (CompositeSDPABackwardNode::
+ * expand_node), read as a specification of the graph the fused engine
+ * matches; cuDNN's "Fused Flash Attention bprop" documentation. */
+static int build_graph_bwd(build *b, cudnnBackendDescriptor_t *graph)
+{
+    const ab_shape *s = b->s;
+    const int64_t B = s->B, H = s->H, S = s->S, D = s->D, SK = ab_shape_skv(s);
+    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, i32 = CUDNN_DATA_INT32;
+    const cudnnDataType_t boolean = CUDNN_DATA_BOOLEAN;
+    const int64_t qd[4] = {B, H, S, D}, qs[4] = {H * S * D, S * D, D, 1};
+    const int64_t t1s[4] = {H * S * D, S * D, H * D, 1}; /* as the frontend's mul_dO_O */
+    const int64_t ktd[4] = {B, H, D, SK}, kts[4] = {H * SK * D, SK * D, 1, D}; /* K^T, V^T */
+    const int64_t kd[4] = {B, H, SK, D}, ks[4] = {H * SK * D, SK * D, D, 1};   /* K, dK, dV */
+    const int64_t sd[4] = {B, H, S, SK}, ss[4] = {H * S * SK, S * SK, SK, 1};
+    const int64_t std_[4] = {B, H, SK, S}, sts[4] = {H * S * SK, S * SK, 1, SK}; /* P^T, dS^T */
+    const int64_t rd[4] = {B, H, S, 1}, rs[4] = {H * S, S, 1, 1};
+    const int64_t one[4] = {1, 1, 1, 1};
+    cudnnBackendDescriptor_t q, kt, vt, o, dO, stats, dq, dk, dv, scale, onev, ninf;
+    cudnnBackendDescriptor_t t1, t2, ssum, s1, s2, sub, p, pt, dp, t3, t4, ds, dst, kr, dqa;
+    cudnnBackendDescriptor_t ops[32];
+    int nops = 0;
+    if (tensor(b, UID_Q, b->io, qd, qs, false, false, &q, "tensor Q") ||
+        tensor(b, UID_KT, b->io, ktd, kts, false, false, &kt, "tensor K^T") ||
+        tensor(b, UID_VT, b->io, ktd, kts, false, false, &vt, "tensor V^T") ||
+        tensor(b, UID_O, b->io, qd, qs, false, false, &o, "tensor O") ||
+        tensor(b, UID_DO, b->io, qd, qs, false, false, &dO, "tensor dO") ||
+        tensor(b, UID_STATS, f32, rd, rs, false, false, &stats, "tensor stats") ||
+        tensor(b, UID_DQ, b->io, qd, qs, false, false, &dq, "tensor dQ") ||
+        tensor(b, UID_DK, b->io, kd, ks, false, false, &dk, "tensor dK") ||
+        tensor(b, UID_DV, b->io, kd, ks, false, false, &dv, "tensor dV") ||
+        tensor(b, UID_SCALE, f32, one, one, false, true, &scale, "tensor scale") ||
+        tensor(b, UID_ONE, f32, one, one, false, true, &onev, "tensor one") ||
+        tensor(b, UID_B_T1, f32, qd, t1s, true, false, &t1, "tensor dO*O") ||
+        tensor(b, UID_B_T2, f32, rd, rs, true, false, &t2, "tensor rowsum(dO*O)") ||
+        tensor(b, UID_SOFTMAX_SUM, f32, rd, rs, false, false, &ssum, "tensor softmax_sum") ||
+        tensor(b, UID_B_S1, f32, sd, ss, true, false, &s1, "tensor S") ||
+        tensor(b, UID_B_S2, f32, sd, ss, true, false, &s2, "tensor S*scale") ||
+        tensor(b, UID_B_SUB, f32, sd, ss, true, false, &sub, "tensor S-stats") ||
+        tensor(b, UID_B_P, f32, sd, ss, true, false, &p, "tensor P") ||
+        tensor(b, UID_B_PT, b->io, std_, sts, true, false, &pt, "tensor P^T") ||
+        tensor(b, UID_B_DP, f32, sd, ss, true, false, &dp, "tensor dP") ||
+        tensor(b, UID_B_T3, f32, sd, ss, true, false, &t3, "tensor dP-sum") ||
+        tensor(b, UID_B_T4, f32, sd, ss, true, false, &t4, "tensor (dP-sum)*P") ||
+        tensor(b, UID_B_DS, f32, sd, ss, true, false, &ds, "tensor dS") ||
+        tensor(b, UID_B_DST, b->io, std_, sts, true, false, &dst, "tensor dS^T") ||
+        tensor(b, UID_B_KR, b->io, kd, ks, true, false, &kr, "tensor K") ||
+        tensor(b, UID_DQ_ACCUM, f32, qd, qs, false, false, &dqa, "tensor dQ_accum"))
+        return -1;
+    if (pointwise(b, CUDNN_POINTWISE_MUL, f32, -1, dO, o, NULL, t1, &ops[nops++], "op dO*O") ||
+        reduction(b, CUDNN_REDUCE_TENSOR_ADD, t1, t2, &ops[nops++], "op rowsum(dO*O)") ||
+        pointwise(b, CUDNN_POINTWISE_MUL, f32, -1, t2, onev, NULL, ssum, &ops[nops++],
+                  "op softmax_sum") ||
+        matmul(b, q, kt, s1, &ops[nops++], "op Q K^T") ||
+        pointwise(b, CUDNN_POINTWISE_MUL, f32, -1, s1, scale, NULL, s2, &ops[nops++],
+                  "op scale"))
+        return -1;
+    cudnnBackendDescriptor_t scores = s2;
+    if (has_mask(s)) {
+        cudnnBackendDescriptor_t row, col, mask, s3;
+        if (tensor(b, UID_NEG_INF, f32, one, one, false, true, &ninf, "tensor -inf") ||
+            tensor(b, UID_B_ROW, i32, sd, ss, true, false, &row, "tensor row index") ||
+            tensor(b, UID_B_COL, i32, sd, ss, true, false, &col, "tensor column index") ||
+            tensor(b, UID_B_MASK, boolean, sd, ss, true, false, &mask, "tensor mask") ||
+            tensor(b, UID_B_S3, f32, sd, ss, true, false, &s3, "tensor masked S") ||
+            pointwise(b, CUDNN_POINTWISE_GEN_INDEX, f32, 2, s2, NULL, NULL, row, &ops[nops++],
+                      "op row index") ||
+            pointwise(b, CUDNN_POINTWISE_GEN_INDEX, f32, 3, s2, NULL, NULL, col, &ops[nops++],
+                      "op column index"))
+            return -1;
+        if (shifted(s)) {
+            cudnnBackendDescriptor_t shift, rows2;
+            if (tensor(b, UID_SHIFT, i32, one, one, false, true, &shift, "tensor S_kv - S") ||
+                tensor(b, UID_B_ROW_SHIFTED, i32, sd, ss, true, false, &rows2,
+                       "tensor shifted row index") ||
+                pointwise(b, CUDNN_POINTWISE_ADD, i32, -1, row, shift, NULL, rows2, &ops[nops++],
+                          "op row + S_kv - S"))
+                return -1;
+            row = rows2;
+        }
+        if (pointwise(b, CUDNN_POINTWISE_CMP_GE, boolean, -1, row, col, NULL, mask, &ops[nops++],
+                      "op row >= column") ||
+            pointwise(b, CUDNN_POINTWISE_BINARY_SELECT, f32, -1, s2, ninf, mask, s3, &ops[nops++],
+                      "op causal select"))
+            return -1;
+        scores = s3;
+    }
+    if (pointwise(b, CUDNN_POINTWISE_SUB, f32, -1, scores, stats, NULL, sub, &ops[nops++],
+                  "op S - stats") ||
+        pointwise(b, CUDNN_POINTWISE_EXP, f32, -1, sub, NULL, NULL, p, &ops[nops++], "op exp") ||
+        reshape(b, p, pt, &ops[nops++], "op P^T") ||
+        matmul(b, pt, dO, dv, &ops[nops++], "op dV = P^T dO") ||
+        matmul(b, dO, vt, dp, &ops[nops++], "op dP = dO V^T") ||
+        pointwise(b, CUDNN_POINTWISE_SUB, f32, -1, dp, ssum, NULL, t3, &ops[nops++],
+                  "op dP - softmax_sum") ||
+        pointwise(b, CUDNN_POINTWISE_MUL, f32, -1, t3, p, NULL, t4, &ops[nops++], "op * P") ||
+        pointwise(b, CUDNN_POINTWISE_MUL, f32, -1, t4, scale, NULL, ds, &ops[nops++],
+                  "op dS scale") ||
+        reshape(b, ds, dst, &ops[nops++], "op dS^T") ||
+        matmul(b, dst, q, dk, &ops[nops++], "op dK = dS^T Q") ||
+        reshape(b, kt, kr, &ops[nops++], "op K") ||
+        matmul(b, ds, kr, dqa, &ops[nops++], "op dQ_accum = dS K") ||
+        pointwise(b, CUDNN_POINTWISE_IDENTITY, f32, -1, dqa, NULL, NULL, dq, &ops[nops++],
+                  "op dQ"))
+        return -1;
+    if (create(b, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, graph, "operation graph"))
+        return -1;
+    CK("operation graph", cudnnBackendSetAttribute(*graph, CUDNN_ATTR_OPERATIONGRAPH_OPS,
+                                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, nops, ops));
+    CK("operation graph",
+       set1(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &b->c->handle));
+    CK("operation graph finalize", cudnnBackendFinalize(*graph));
+    return 0;
+}
+
 /* Heuristics, then the first engine config whose plan finalizes. Returns 0,
  * or -1 with the error set (the status of the last refusal). */
 static int build_plan(build *b, cudnnBackendDescriptor_t graph, int *tried)
@@ -462,6 +611,10 @@ extern "C" void cudnn_sdpa_teardown(void *ctx)
     cudnn_sdpa_ctx *c = (cudnn_sdpa_ctx *)ctx;
     if (!c)
         return;
+    if (c->bwd) {
+        c->bwd->handle = NULL; /* shared with c */
+        cudnn_sdpa_teardown(c->bwd);
+    }
     if (c->vpack)
         cudnnBackendDestroyDescriptor(c->vpack);
     destroy_descs(c);
@@ -528,6 +681,51 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
         }
         if (c->with_stats)
             c->stats = (float *)((char *)c->workspace + ws_off);
+    }
+    if (s->pass != AB_FWD) { /* the backward graph, its plan and workspace */
+        if (ab_shape_hkv(s) != s->H) {
+            snprintf(err, n, "cudnn_sdpa: the backward graph is built for H_kv = H only "
+                             "(grouped-query heads need the frontend's head reduction)");
+            cudnn_sdpa_teardown(c);
+            return -1;
+        }
+        cudnn_sdpa_ctx *w = (cudnn_sdpa_ctx *)calloc(1, sizeof *w);
+        if (!w) {
+            snprintf(err, n, "cudnn_sdpa: out of host memory");
+            cudnn_sdpa_teardown(c);
+            return -1;
+        }
+        c->bwd = w;
+        w->handle = c->handle;
+        w->scale = c->scale;
+        w->neg_inf = c->neg_inf;
+        w->shift = c->shift;
+        w->one = 1.0f;
+        build bb = {w, s, b.io, err, n};
+        int tried_b = 0;
+        cudnnBackendDescriptor_t g;
+        if (build_graph_bwd(&bb, &g) || build_plan(&bb, g, &tried_b)) {
+            cudnn_sdpa_teardown(c);
+            return -1;
+        }
+        const size_t rows = (size_t)s->B * s->H * s->S;
+        const size_t off1 = (w->plan_ws_bytes + 255) & ~(size_t)255;
+        const size_t off2 = off1 + ((rows * sizeof(float) + 255) & ~(size_t)255);
+        const size_t tot = off2 + rows * (size_t)s->D * sizeof(float);
+        cudaError_t e = cudaMalloc(&w->workspace, tot);
+        if (e != cudaSuccess) {
+            w->workspace = NULL;
+            snprintf(err, n, "cudnn_sdpa: backward workspace of %zu bytes: %s", tot,
+                     cudaGetErrorString(e));
+            cudnn_sdpa_teardown(c);
+            return -1;
+        }
+        w->softmax_sum = (float *)((char *)w->workspace + off1);
+        w->dq_accum = (float *)((char *)w->workspace + off2);
+        total += tot;
+        if (getenv("AB_CUDNN_SDPA_VERBOSE"))
+            fprintf(stderr, "cudnn_sdpa: backward: engine %lld, %d configs tried, workspace %zu "
+                            "bytes\n", (long long)w->engine_index, tried_b, tot);
     }
     *ws = total;
     if (getenv("AB_CUDNN_SDPA_VERBOSE"))
@@ -606,6 +804,84 @@ out:
     return 0;
 }
 
+/* run_bwd: one backward pass on `stream` from the forward's O and
+ * logsumexp (issue 18; lse is cuDNN's stats tensor: max + log sum, natural
+ * log). The variant pack is rebuilt only when a pointer changes; dQ_accum
+ * is zeroed first where cuDNN before 9.6 needs it (cudnn-frontend's rule).
+ * Returns a cudnnStatus_t (or a cudaError_t of the memset). */
+extern "C" int cudnn_sdpa_run_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,
+                                  const void *v, const void *o, const void *dout,
+                                  const float *lse, void *dq, void *dk, void *dv, void *stream)
+{
+    cudnn_sdpa_ctx *w = ((cudnn_sdpa_ctx *)ctx)->bwd;
+    cudnnStatus_t st;
+    const char *step = "cudnnSetStream";
+    if (!w)
+        return -1;
+    if ((st = cudnnSetStream(w->handle, (cudaStream_t)stream)) != CUDNN_STATUS_SUCCESS)
+        goto out;
+    if (!w->vpack || w->vp_q != q || w->vp_k != k || w->vp_v != v || w->vp_o != o ||
+        w->vp_do != dout || w->vp_lse != lse || w->vp_dq != dq || w->vp_dk != dk ||
+        w->vp_dv != dv) {
+        int64_t uids[16] = {UID_Q,  UID_KT, UID_VT,    UID_O,   UID_DO,
+                            UID_STATS, UID_DQ, UID_DK, UID_DV, UID_SCALE,
+                            UID_ONE, UID_SOFTMAX_SUM, UID_DQ_ACCUM};
+        void *ptrs[16] = {(void *)q, (void *)k, (void *)v, (void *)o, (void *)dout,
+                          (void *)lse, dq, dk, dv, &w->scale,
+                          &w->one, w->softmax_sum, w->dq_accum};
+        int64_t np = 13;
+        if (has_mask(s)) {
+            uids[np] = UID_NEG_INF;
+            ptrs[np++] = &w->neg_inf;
+        }
+        if (shifted(s)) {
+            uids[np] = UID_SHIFT;
+            ptrs[np++] = &w->shift;
+        }
+        if (w->vpack) {
+            cudnnBackendDestroyDescriptor(w->vpack);
+            w->vpack = NULL;
+        }
+        step = "variant pack";
+        if ((st = cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &w->vpack)) !=
+            CUDNN_STATUS_SUCCESS) {
+            w->vpack = NULL;
+            goto out;
+        }
+        if ((st = cudnnBackendSetAttribute(w->vpack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS,
+                                           CUDNN_TYPE_INT64, np, uids)) != CUDNN_STATUS_SUCCESS ||
+            (st = cudnnBackendSetAttribute(w->vpack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS,
+                                           CUDNN_TYPE_VOID_PTR, np, ptrs)) != CUDNN_STATUS_SUCCESS ||
+            (st = cudnnBackendSetAttribute(w->vpack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE,
+                                           CUDNN_TYPE_VOID_PTR, 1, &w->workspace)) !=
+                CUDNN_STATUS_SUCCESS ||
+            (st = cudnnBackendFinalize(w->vpack)) != CUDNN_STATUS_SUCCESS) {
+            cudnnBackendDestroyDescriptor(w->vpack);
+            w->vpack = NULL;
+            goto out;
+        }
+        w->vp_q = q, w->vp_k = k, w->vp_v = v, w->vp_o = (void *)o, w->vp_do = dout;
+        w->vp_lse = lse, w->vp_dq = dq, w->vp_dk = dk, w->vp_dv = dv;
+    }
+    if (cudnnGetVersion() < 90600) {
+        cudaError_t e = cudaMemsetAsync(w->dq_accum, 0,
+                                        (size_t)s->B * s->H * s->S * s->D * sizeof(float),
+                                        (cudaStream_t)stream);
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    step = "cudnnBackendExecute";
+    st = cudnnBackendExecute(w->handle, w->plan, w->vpack);
+out:
+    if (st != CUDNN_STATUS_SUCCESS) {
+        char last[256] = "";
+        cudnnGetLastErrorString(last, sizeof last);
+        fprintf(stderr, "cudnn_sdpa: backward: %s: %s %s\n", step, cudnnGetErrorString(st), last);
+        return (int)st;
+    }
+    return 0;
+}
+
 #else /* cuDNN 8 or older: the backend attributes used above do not exist */
 
 extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
@@ -624,5 +900,12 @@ extern "C" int cudnn_sdpa_run(void *ctx, const ab_shape *s, const void *q, const
 }
 
 extern "C" void cudnn_sdpa_teardown(void *ctx) {}
+
+extern "C" int cudnn_sdpa_run_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,
+                                  const void *v, const void *o, const void *dout,
+                                  const float *lse, void *dq, void *dk, void *dv, void *stream)
+{
+    return -1;
+}
 
 #endif

@@ -183,6 +183,11 @@ int ab_variant_supports(const ab_variant *v, const ab_shape *s, char *why, size_
                  ab_pass_name(s->pass));
         return -1;
     }
+    if (s->pass != AB_FWD && ab_shape_kv_differs(s) && !(ab_variant_caps(v) & AB_CAP_BWD_KV)) {
+        snprintf(why, n, "%s: pass %s with H_kv=%d S_kv=%d: its backward runs H_kv = H, S_kv = S "
+                 "only", v->name, ab_pass_name(s->pass), ab_shape_hkv(s), ab_shape_skv(s));
+        return -1;
+    }
     if (ab_shape_kv_differs(s) && !(ab_variant_caps(v) & AB_CAP_KV)) {
         snprintf(why, n, "%s: H_kv=%d S_kv=%d not supported (only H_kv = H, S_kv = S)", v->name,
                  ab_shape_hkv(s), ab_shape_skv(s));

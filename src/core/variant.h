@@ -99,6 +99,7 @@ static inline int ab_row_keys(const ab_shape *s, int i)
 #define AB_CAP_KV 1u /* H_kv < H (GQA, MQA) and S_kv != S (decode, chunked prefill) */
 #define AB_CAP_DECODE 2u /* a decode rung: only S <= AB_DECODE_MAX_S query rows */
 #define AB_DECODE_MAX_S 32
+#define AB_CAP_BWD_KV 4u /* its backward (pass bwd, fwd+bwd) runs H_kv < H and S_kv != S too */
 
 typedef enum ab_device { AB_DEV_CPU = 0, AB_DEV_CUDA = 1 } ab_device;
 
