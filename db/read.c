@@ -3,7 +3,6 @@
  * and clock_blocks tables for reports and commands.
  */
 #include "read.h"
-#include "rundata.h"
 #include "db_internal.h"
 #include "store.h"
 #include "util.h"
@@ -423,21 +422,19 @@ int ab_grad_checks_load(sqlite3 *db, long long run_id, ab_grad_entry **out, size
             e = ne;
         }
         ab_grad_entry *x = &e[(*n)++];
-        ab_rmeas r;
-        memset(&r, 0, sizeof r);
         memset(x, 0, sizeof *x);
+        ab_rmeas *r = &x->cfg;
         x->measurement_id = sqlite3_column_int64(st, 0);
         snprintf(x->variant, sizeof x->variant, "%s", ab_db_text(st, 1));
-        r.B = sqlite3_column_int(st, 2);
-        r.H = sqlite3_column_int(st, 3);
-        r.S = sqlite3_column_int(st, 4);
-        r.D = sqlite3_column_int(st, 5);
-        r.causal = sqlite3_column_int(st, 6);
-        snprintf(r.dtype, sizeof r.dtype, "%s", ab_db_text(st, 7));
-        r.H_kv = sqlite3_column_int(st, 8);
-        r.S_kv = sqlite3_column_int(st, 9);
-        snprintf(r.pass, sizeof r.pass, "%s", ab_db_text(st, 10));
-        ab_rmeas_title(&r, x->title, sizeof x->title);
+        r->B = sqlite3_column_int(st, 2);
+        r->H = sqlite3_column_int(st, 3);
+        r->S = sqlite3_column_int(st, 4);
+        r->D = sqlite3_column_int(st, 5);
+        r->causal = sqlite3_column_int(st, 6);
+        snprintf(r->dtype, sizeof r->dtype, "%s", ab_db_text(st, 7));
+        r->H_kv = sqlite3_column_int(st, 8);
+        r->S_kv = sqlite3_column_int(st, 9);
+        snprintf(r->pass, sizeof r->pass, "%s", ab_db_text(st, 10));
         snprintf(x->grad, sizeof x->grad, "%s", ab_db_text(st, 11));
         x->max_abs_err = sqlite3_column_double(st, 12);
         x->rel_l2_err = sqlite3_column_double(st, 13);

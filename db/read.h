@@ -144,7 +144,8 @@ int ab_check_coverage_load(sqlite3 *db, long long run_id, ab_check_coverage *c);
 /* One gradient's check of a backward measurement (grad_checks, issue 18). */
 typedef struct ab_grad_entry {
     long long measurement_id;
-    char variant[64], title[160]; /* title: ab_rmeas_title of the configuration */
+    char variant[64];
+    ab_rmeas cfg;                 /* its configuration (shape fields, dtype, pass; no samples) */
     char grad[4];                 /* "dQ", "dK", "dV" */
     double max_abs_err, rel_l2_err, plain_max_abs_err, tolerance;
     long long nonfinite;

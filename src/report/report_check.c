@@ -34,12 +34,15 @@ void ab_report_grad_checks(sqlite3 *db, long long run_id, FILE *out)
     fprintf(out, "| configuration | variant | gradient | max abs err | tolerance | err / tol | "
                  "plain err | rel L2 | non-finite | pass |\n");
     fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        char title[160];
+        ab_rmeas_title(&g[i].cfg, title, sizeof title);
         fprintf(out, "| %s | %s | %s | %.3e | %.3e | %.3f | %.3e | %.3e | %lld | %s |\n",
-                g[i].title, g[i].variant, g[i].grad, g[i].max_abs_err, g[i].tolerance,
+                title, g[i].variant, g[i].grad, g[i].max_abs_err, g[i].tolerance,
                 g[i].tolerance > 0 ? g[i].max_abs_err / g[i].tolerance : 0.0,
                 g[i].plain_max_abs_err, g[i].rel_l2_err, g[i].nonfinite,
                 g[i].pass ? "yes" : "**no**");
+    }
     free(g);
 }
 

@@ -78,7 +78,7 @@ static const ab_variant broken[] = {
      broken_teardown, ab_attention_flops, NULL, 0, NULL},
     {"cpu_broken_dv", "cpu", AB_DEV_CPU, AB_DT(AB_FP32), {0},
      "TEST ONLY: cpu_flash with dV 1% too large in its backward", cpu_flash_setup, cpu_flash_run,
-     cpu_flash_teardown, ab_attention_flops, NULL, AB_CAP_KV, broken_dv_bwd},
+     cpu_flash_teardown, ab_attention_flops, NULL, AB_CAP_KV | AB_CAP_BWD_KV, broken_dv_bwd},
 };
 
 const ab_variant *ab_test_variants(size_t *n)
