@@ -30,13 +30,15 @@
  *
  * Measured (NVIDIA H200, 2026-11-24, reports/issue18/issue18-bwd-run1.md:
  * attnbench run of experiments/issue18-bwd.cfg, hot mode, 40 samples in 20
- * rounds, backward FLOPs = 2.5 forwards; clocks 1935-1980 MHz, 55 of 2400
- * blocks at the software power cap): 56-67 TFLOP/s at S = 512 (B = 32),
- * 88-105 at S = 8192 (B = 2), H = 16, D = 64/128, fp16/bf16, causal or not;
- * every gradient within FlashAttention's tolerance. Against PyTorch 2.11's
- * SDPA backward in the same run: 0.41x the speed of its flash backend
- * (geometric mean over the 40 configurations; 0.32-0.58x) and 0.24x its
- * cuDNN backend (0.17-0.51x). Predicted before the run: about 100 TFLOP/s
+ * rounds, backward FLOPs = 2.5 forwards; SM clocks 1875-1980 MHz, 571 of
+ * 4000 blocks at the software power cap): 56-67 TFLOP/s at S = 512
+ * (B = 32), 88-105 at S = 8192 (B = 2), H = 16, D = 64/128, fp16/bf16,
+ * causal or not; every gradient within FlashAttention's tolerance. In the
+ * same run: 0.42x the speed of PyTorch 2.11's SDPA flash backward
+ * (geometric mean over the 40 configurations; 0.33-0.62x) and 0.23x
+ * cudnn_sdpa's backward (0.17-0.36x); its successor cuda_mma_bwd_pipeline
+ * is 2.15x faster. (A first run of the same experiment without cudnn_sdpa,
+ * made earlier that day, measured 0.41x flash.) Predicted before the run: about 100 TFLOP/s
  * at long S, 3x behind flash, 5x behind cuDNN (the quick timing of
  * gpu_check_bwd --time); held. Where it loses: every tile load is
  * synchronous (two barriers per query tile, no overlap of loads with the

@@ -56,7 +56,22 @@
  * spill; D = 128: 255 registers, 24 bytes of spill stores (cuda_mma_bwd:
  * 185 and 255 with 80 bytes).
  *
- * Measured: COMMITTED_RUN
+ * Measured (NVIDIA H200, 2026-11-24, reports/issue18/issue18-bwd-run1.md,
+ * experiments/issue18-bwd.cfg: 40 configurations, D = 64/128, S =
+ * 512..8192 at B*S = 16384, H = 16, causal or not, fp16/bf16; hot mode, 40
+ * samples in 20 rounds; SM clocks 1875-1980 MHz, 571 of 4000 blocks at the
+ * software power cap): 117-218 TFLOP/s (backward FLOPs = 2.5 forwards),
+ * every gradient within FlashAttention's tolerance. 2.15x faster than
+ * cuda_mma_bwd (geometric mean; 1.96-2.41x; predicted 2.0-2.2x: held);
+ * 0.90x the speed of PyTorch 2.11's SDPA flash backward (0.75-1.28x:
+ * faster at S = 512 and at S = 1024 causal D = 64, where PyTorch's
+ * autograd dispatch is part of its time, within 1% at S = 1024-2048 causal,
+ * 0.75-0.8x at S = 8192) and 0.49x cudnn_sdpa's backward (0.36-0.75x).
+ * Still to take (the helper that wrote it measured Bc = 128 with 8 warps
+ * 4% faster at D = 128 non-causal, not adopted here): the dQ atomics
+ * (FlashAttention-2 keeps them; FlashAttention-3 moves dQ through a
+ * separate accumulation warpgroup), the D = 128 register spill, and Hopper's
+ * wgmma/TMA, which cudnn's 2x lead stands on.
  *
  * Source: Tri Dao, "FlashAttention-2: Faster Attention with Better
  * Parallelism and Work Partitioning" (2023), Algorithm 2; the fragment

@@ -55,6 +55,15 @@
  * calls); the gap at the small causal shape is the cuDNN version, not the
  * graph.
  *
+ * Backward (issue 18, run_bwd): the flash-attention bprop graph (see
+ * build_graph_bwd), H_kv = H only; cuDNN 9.14's engine 2 takes it at every
+ * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025; 80
+ * cases, reports/issue18/). Measured (NVIDIA H200, 2026-11-24,
+ * reports/issue18/issue18-bwd-run1.md, 40 configurations): 157-598
+ * TFLOP/s, 1.82x PyTorch's flash backward and 1.11x PyTorch's own cuDNN
+ * backend (geometric means; the same engine, reached without autograd's
+ * dispatch: 1.01x at S = 8192, up to 1.45x at S = 512).
+ *
  * Set AB_CUDNN_SDPA_VERBOSE=1 to have setup print the chosen engine, the
  * graph used, the number of configs tried and the workspace on stderr.
  */
