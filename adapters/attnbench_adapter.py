@@ -395,8 +395,9 @@ def fmt(x):
 
 
 def check_line(check):
+    peak = " peak_bytes=%d" % check["peak_bytes"] if check.get("peak_bytes") else ""
     if "output" in check:  # the file attnbench offered in ATTNBENCH_OUTPUT
-        return "check output=" + check["output"]
+        return "check output=" + check["output"] + peak
     return "check " + " ".join(
         "%s=%s" % (key, check[key] if isinstance(check[key], int) else fmt(check[key]))
         for key in ("max_abs_err", "mean_abs_err", "rel_l2_err", "plain_max_abs_err",
@@ -445,6 +446,8 @@ class TorchRunner:
 
         with self.context():
             try:
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
                 out = call()
                 torch.cuda.synchronize()
             except RuntimeError as e:
@@ -455,7 +458,7 @@ class TorchRunner:
             opath = os.environ.get("ATTNBENCH_OUTPUT")
             if opath:  # attnbench checks O itself (PROTOCOL.md, "Correctness")
                 out.float().cpu().numpy().tofile(opath)
-                check = {"output": opath}
+                check = {"output": opath, "peak_bytes": torch.cuda.max_memory_allocated()}
             else:
                 check = correctness_torch(torch, cfg, q32, k32, v32, out,
                                           check_rows(B, H, S, cfg["seed"]))
@@ -487,6 +490,8 @@ class TorchRunner:
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
         with self.context():
             try:
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
                 out = fn(q, k, v, causal, scale)
                 if cfg["pass"] == "bwd":
                     def call():
@@ -496,6 +501,8 @@ class TorchRunner:
                         return torch.autograd.grad(fn(q, k, v, causal, scale), (q, k, v), g)
                 grads = call()
                 torch.cuda.synchronize()
+                # the pass's peak: inputs, dO, O and the autograd state, the gradients
+                peak = torch.cuda.max_memory_allocated()
             except RuntimeError as e:
                 first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                 raise AdapterError("%s rejects the %s pass of B=%d H=%d H_kv=%d S=%d S_kv=%d "
@@ -507,7 +514,7 @@ class TorchRunner:
             for _ in range(cfg["warmup"]):
                 call()
             torch.cuda.synchronize()
-        return call, {"output": opath}
+        return call, {"output": opath, "peak_bytes": peak}
 
     def time(self, call, cfg):
         with self.context():

@@ -283,10 +283,10 @@ static int parse_long(const char *s, long *v)
 /* Parses the figures after "check ". Returns 0, or -1 with the reason in why. */
 static int parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
 {
-    enum { K_MAX, K_MEAN, K_REL, K_PLAIN, K_NONF, K_ATOL, K_ROWS, K_OUT, K_N };
+    enum { K_MAX, K_MEAN, K_REL, K_PLAIN, K_NONF, K_ATOL, K_ROWS, K_OUT, K_PEAK, K_N };
     static const char *const keys[K_N] = {"max_abs_err", "mean_abs_err", "rel_l2_err",
                                           "plain_max_abs_err", "nonfinite", "atol",
-                                          "rows_checked", "output"};
+                                          "rows_checked", "output", "peak_bytes"};
     int seen[K_N] = {0};
     char *save = NULL;
     for (char *tok = strtok_r(rest, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
@@ -319,6 +319,15 @@ static int parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
                 snprintf(why, wn, "out of memory");
                 return -1;
             }
+            continue;
+        }
+        if (k == K_PEAK) { /* optional (issue 18): device bytes the pass needed */
+            double d;
+            if (parse_double(val, &d) != 0 || !isfinite(d) || d < 0) {
+                snprintf(why, wn, "peak_bytes='%.60s' is not a finite non-negative number", val);
+                return -1;
+            }
+            out->peak_bytes = d;
             continue;
         }
         if (k == K_NONF || k == K_ROWS) {

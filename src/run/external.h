@@ -50,6 +50,7 @@ typedef struct ab_ext_result {
     long nonfinite;
     double atol;                       /* the adapter's atol, NaN when it reported none */
     long rows_checked;                 /* query rows compared, -1 when not reported */
+    double peak_bytes;                 /* `peak_bytes=N`: device memory the pass needed, 0 when not reported */
     char *env_json;                    /* adapter's environment, compact JSON object text, malloc'd ("{}" when none) */
     char *stderr_text;                 /* last <= AB_EXT_STDERR_KEEP bytes of the adapter's stderr, malloc'd ("" when none) */
     char error[512];                   /* why it failed, empty on success */

@@ -728,6 +728,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     st.m.stop_reason = "fixed";
     st.m.adapter_env = res.env_json;
     st.m.stderr_text = res.stderr_text;
+    st.m.peak_bytes = res.peak_bytes; /* 0: not reported */
     const char *status = "ok";
     char msg[AB_ERR] = "";
     if (rc) {
@@ -838,6 +839,7 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     st->ext_env = res.env_json;
     res.env_json = NULL;
     st->m.adapter_env = st->ext_env;
+    st->m.peak_bytes = res.peak_bytes; /* 0: not reported */
     snprintf(err, sizeof err, "%s", res.error);
     free(res.stderr_text); /* the tail is read again when the measurement is stored */
     res.stderr_text = NULL;
