@@ -377,6 +377,11 @@ extern "C" int cuda_mma_bwd_setup(const ab_shape *s, void **ctx, size_t *ws, cha
         snprintf(err, n, "cuda_mma_bwd: fp16 or bf16 and D in {64, 128} only");
         return -1;
     }
+    if ((long long)s->B * ab_shape_hkv(s) > 65535) { /* the grid's y dimension */
+        snprintf(err, n, "cuda_mma_bwd: B*H_kv = %lld exceeds the grid's 65535 blocks in y",
+                 (long long)s->B * ab_shape_hkv(s));
+        return -1;
+    }
     ctx_t *c = (ctx_t *)calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, n, "cuda_mma_bwd: out of host memory");
