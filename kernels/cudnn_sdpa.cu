@@ -56,7 +56,8 @@
  * graph.
  *
  * Backward (issue 18, run_bwd): the flash-attention bprop graph (see
- * build_graph_bwd), H_kv = H only; cuDNN 9.14's engine 2 takes it at every
+ * build_graph_bwd; grouped-query heads summed by a reduction, S_kv != S by
+ * the shifted mask); cuDNN 9.14's engine 2 takes it at every
  * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025; 80
  * cases, reports/issue18/). Measured (NVIDIA H200, 2026-11-24,
  * reports/issue18/issue18-bwd-run1.md, 40 configurations): 157-598
@@ -90,7 +91,7 @@ enum {
     UID_DO = 30, UID_DQ, UID_DK, UID_DV, UID_VT, UID_ONE, UID_SOFTMAX_SUM, UID_DQ_ACCUM,
     UID_B_T1 = 200, UID_B_T2, UID_B_S1, UID_B_S2, UID_B_ROW, UID_B_COL, UID_B_MASK, UID_B_S3,
     UID_B_SUB, UID_B_P, UID_B_PT, UID_B_DP, UID_B_T3, UID_B_T4, UID_B_DS, UID_B_DST, UID_B_KR,
-    UID_B_ROW_SHIFTED
+    UID_B_ROW_SHIFTED, UID_B_DV_FULL, UID_B_DK_FULL
 };
 
 /* Whether the graph has a causal mask: not for S = 1 against a longer K/V
@@ -411,17 +412,27 @@ static int reshape(build *b, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_
  * Source: cudnn-frontend include/cudnn_frontend/node/
  * scaled_dot_product_flash_attention.h (CompositeSDPABackwardNode::
  * expand_node), read as a specification of the graph the fused engine
- * matches; cuDNN's "Fused Flash Attention bprop" documentation. */
+ * matches; cuDNN's "Fused Flash Attention bprop" documentation.
+ * Grouped-query (H_kv < H): K^T, V^T have H_kv heads (the matmuls
+ * broadcast), dV and dK are computed per query head into virtual tensors
+ * and reduced (ADD) to H_kv heads. A causal row that sees no key (S > S_kv)
+ * has stats = -inf and is not handled (its gradients come out NaN and fail
+ * the check). */
 static int build_graph_bwd(build *b, cudnnBackendDescriptor_t *graph)
 {
     const ab_shape *s = b->s;
     const int64_t B = s->B, H = s->H, S = s->S, D = s->D, SK = ab_shape_skv(s);
+    const int64_t HK = ab_shape_hkv(s);
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, i32 = CUDNN_DATA_INT32;
     const cudnnDataType_t boolean = CUDNN_DATA_BOOLEAN;
     const int64_t qd[4] = {B, H, S, D}, qs[4] = {H * S * D, S * D, D, 1};
     const int64_t t1s[4] = {H * S * D, S * D, H * D, 1}; /* as the frontend's mul_dO_O */
-    const int64_t ktd[4] = {B, H, D, SK}, kts[4] = {H * SK * D, SK * D, 1, D}; /* K^T, V^T */
-    const int64_t kd[4] = {B, H, SK, D}, ks[4] = {H * SK * D, SK * D, D, 1};   /* K, dK, dV */
+    /* K^T, V^T, K, dK, dV: H_kv heads (grouped-query: the matmuls broadcast
+     * K/V head h / (H / H_kv), as in the forward) */
+    const int64_t ktd[4] = {B, HK, D, SK}, kts[4] = {HK * SK * D, SK * D, 1, D};
+    const int64_t kd[4] = {B, HK, SK, D}, ks[4] = {HK * SK * D, SK * D, D, 1};
+    /* per query head, before the group's sum (grouped-query only) */
+    const int64_t fd[4] = {B, H, SK, D}, fs[4] = {H * SK * D, SK * D, D, 1};
     const int64_t sd[4] = {B, H, S, SK}, ss[4] = {H * S * SK, S * SK, SK, 1};
     const int64_t std_[4] = {B, H, SK, S}, sts[4] = {H * S * SK, S * SK, 1, SK}; /* P^T, dS^T */
     const int64_t rd[4] = {B, H, S, 1}, rs[4] = {H * S, S, 1, 1};
@@ -498,8 +509,21 @@ static int build_graph_bwd(build *b, cudnnBackendDescriptor_t *graph)
     if (pointwise(b, CUDNN_POINTWISE_SUB, f32, -1, scores, stats, NULL, sub, &ops[nops++],
                   "op S - stats") ||
         pointwise(b, CUDNN_POINTWISE_EXP, f32, -1, sub, NULL, NULL, p, &ops[nops++], "op exp") ||
-        reshape(b, p, pt, &ops[nops++], "op P^T") ||
-        matmul(b, pt, dO, dv, &ops[nops++], "op dV = P^T dO") ||
+        reshape(b, p, pt, &ops[nops++], "op P^T"))
+        return -1;
+    /* grouped-query: dV and dK per query head, then summed over the group
+     * (a reduction to H_kv heads, cudnn-frontend's dV_fullhead/dK_fullhead) */
+    cudnnBackendDescriptor_t dv_to = dv, dk_to = dk, dvf = NULL, dkf = NULL;
+    if (HK != H) {
+        if (tensor(b, UID_B_DV_FULL, b->io, fd, fs, true, false, &dvf, "tensor dV per head") ||
+            tensor(b, UID_B_DK_FULL, b->io, fd, fs, true, false, &dkf, "tensor dK per head"))
+            return -1;
+        dv_to = dvf;
+        dk_to = dkf;
+    }
+    if (matmul(b, pt, dO, dv_to, &ops[nops++], "op dV = P^T dO") ||
+        (dvf && reduction(b, CUDNN_REDUCE_TENSOR_ADD, dvf, dv, &ops[nops++],
+                          "op dV: sum over the group")) ||
         matmul(b, dO, vt, dp, &ops[nops++], "op dP = dO V^T") ||
         pointwise(b, CUDNN_POINTWISE_SUB, f32, -1, dp, ssum, NULL, t3, &ops[nops++],
                   "op dP - softmax_sum") ||
@@ -507,7 +531,9 @@ static int build_graph_bwd(build *b, cudnnBackendDescriptor_t *graph)
         pointwise(b, CUDNN_POINTWISE_MUL, f32, -1, t4, scale, NULL, ds, &ops[nops++],
                   "op dS scale") ||
         reshape(b, ds, dst, &ops[nops++], "op dS^T") ||
-        matmul(b, dst, q, dk, &ops[nops++], "op dK = dS^T Q") ||
+        matmul(b, dst, q, dk_to, &ops[nops++], "op dK = dS^T Q") ||
+        (dkf && reduction(b, CUDNN_REDUCE_TENSOR_ADD, dkf, dk, &ops[nops++],
+                          "op dK: sum over the group")) ||
         reshape(b, kt, kr, &ops[nops++], "op K") ||
         matmul(b, ds, kr, dqa, &ops[nops++], "op dQ_accum = dS K") ||
         pointwise(b, CUDNN_POINTWISE_IDENTITY, f32, -1, dqa, NULL, NULL, dq, &ops[nops++],
@@ -692,12 +718,6 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
             c->stats = (float *)((char *)c->workspace + ws_off);
     }
     if (s->pass != AB_FWD) { /* the backward graph, its plan and workspace */
-        if (ab_shape_hkv(s) != s->H) {
-            snprintf(err, n, "cudnn_sdpa: the backward graph is built for H_kv = H only "
-                             "(grouped-query heads need the frontend's head reduction)");
-            cudnn_sdpa_teardown(c);
-            return -1;
-        }
         cudnn_sdpa_ctx *w = (cudnn_sdpa_ctx *)calloc(1, sizeof *w);
         if (!w) {
             snprintf(err, n, "cudnn_sdpa: out of host memory");
