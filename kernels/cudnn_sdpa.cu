@@ -58,8 +58,9 @@
  * Backward (issue 18, run_bwd): the flash-attention bprop graph (see
  * build_graph_bwd; grouped-query heads summed by a reduction, S_kv != S by
  * the shifted mask); cuDNN 9.14's engine 2 takes it at every
- * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025; 80
- * cases, reports/issue18/). Measured (NVIDIA H200, 2026-11-24,
+ * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025,
+ * H_kv = 2 and 1, S_kv = 300 > S; 104 cases, reports/issue18/
+ * gpu-bwd-suite-cudnn.log). Measured (NVIDIA H200, 2026-11-24, H_kv = H,
  * reports/issue18/issue18-bwd-run1.md, 40 configurations): 157-598
  * TFLOP/s, 1.82x PyTorch's flash backward and 1.11x PyTorch's own cuDNN
  * backend (geometric means; the same engine, reached without autograd's
