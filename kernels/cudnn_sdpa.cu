@@ -103,6 +103,22 @@ static bool has_mask(const ab_shape *s)
     return s->causal && !(s->S == 1 && ab_shape_skv(s) > 1);
 }
 static bool shifted(const ab_shape *s) { return has_mask(s) && ab_shape_skv(s) != s->S; }
+/* Causal with S > S_kv: the first S - S_kv query rows see no key. */
+static bool has_empty_rows(const ab_shape *s) { return s->causal && s->S > ab_shape_skv(s); }
+
+/* The backward's stats input for shapes with rows that see no key: lse
+ * (float [B,H,S], natural log, -inf for such a row) copied with -inf
+ * turned into +inf, so that cuDNN's P = exp(S - stats) is exp(-inf) = 0
+ * there instead of exp(-inf + inf) = NaN. One thread per row; n rows. */
+__global__ void stats_for_empty_rows(const float *__restrict__ lse, float *__restrict__ out,
+                                     size_t n)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float x = lse[i];
+        out[i] = isinf(x) && x < 0.f ? INFINITY : x;
+    }
+}
 
 enum { MAX_DESCS = 96 };
 
@@ -124,6 +140,7 @@ typedef struct cudnn_sdpa_ctx {
     struct cudnn_sdpa_ctx *bwd;
     float one;
     float *softmax_sum, *dq_accum;
+    float *stats_in;       /* causal S > S_kv: the logsumexp with -inf rows as +inf */
     const void *vp_do, *vp_dq, *vp_dk, *vp_dv;
     const float *vp_lse;
     /* every descriptor setup created, destroyed at teardown */
@@ -417,8 +434,10 @@ static int reshape(build *b, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_
  * Grouped-query (H_kv < H): K^T, V^T have H_kv heads (the matmuls
  * broadcast), dV and dK are computed per query head into virtual tensors
  * and reduced (ADD) to H_kv heads. A causal row that sees no key (S > S_kv)
- * has stats = -inf and is not handled (its gradients come out NaN and fail
- * the check). */
+ * has lse = -inf, and exp(-inf - (-inf)) would make its P NaN: for such
+ * shapes run_bwd first copies the logsumexp with -inf turned into +inf
+ * (stats_for_empty_rows), so the row's P is exp(-inf) = 0 and its dQ, and
+ * its share of dK and dV, are 0 as the float64 reference has them. */
 static int build_graph_bwd(build *b, cudnnBackendDescriptor_t *graph)
 {
     const ab_shape *s = b->s;
@@ -656,6 +675,8 @@ extern "C" void cudnn_sdpa_teardown(void *ctx)
     destroy_descs(c);
     if (c->workspace)
         cudaFree(c->workspace);
+    if (c->stats_in)
+        cudaFree(c->stats_in);
     if (c->handle)
         cudnnDestroy(c->handle);
     free(c);
@@ -753,6 +774,17 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
         w->softmax_sum = (float *)((char *)w->workspace + off1);
         w->dq_accum = (float *)((char *)w->workspace + off2);
         total += tot;
+        if (has_empty_rows(s)) {
+            e = cudaMalloc(&w->stats_in, rows * sizeof(float));
+            if (e != cudaSuccess) {
+                w->stats_in = NULL;
+                snprintf(err, n, "cudnn_sdpa: backward logsumexp copy of %zu bytes: %s",
+                         rows * sizeof(float), cudaGetErrorString(e));
+                cudnn_sdpa_teardown(c);
+                return -1;
+            }
+            total += rows * sizeof(float);
+        }
         if (getenv("AB_CUDNN_SDPA_VERBOSE"))
             fprintf(stderr, "cudnn_sdpa: backward: engine %lld, %d configs tried, workspace %zu "
                             "bytes\n", (long long)w->engine_index, tried_b, tot);
@@ -857,7 +889,7 @@ extern "C" int cudnn_sdpa_run_bwd(void *ctx, const ab_shape *s, const void *q, c
                             UID_STATS, UID_DQ, UID_DK, UID_DV, UID_SCALE,
                             UID_ONE, UID_SOFTMAX_SUM, UID_DQ_ACCUM};
         void *ptrs[16] = {(void *)q, (void *)k, (void *)v, (void *)o, (void *)dout,
-                          (void *)lse, dq, dk, dv, &w->scale,
+                          w->stats_in ? (void *)w->stats_in : (void *)lse, dq, dk, dv, &w->scale,
                           &w->one, w->softmax_sum, w->dq_accum};
         int64_t np = 13;
         if (has_mask(s)) {
@@ -892,6 +924,14 @@ extern "C" int cudnn_sdpa_run_bwd(void *ctx, const ab_shape *s, const void *q, c
         }
         w->vp_q = q, w->vp_k = k, w->vp_v = v, w->vp_o = (void *)o, w->vp_do = dout;
         w->vp_lse = lse, w->vp_dq = dq, w->vp_dk = dk, w->vp_dv = dv;
+    }
+    if (w->stats_in) { /* causal S > S_kv: rows that see no key get P = 0 */
+        const size_t rows = (size_t)s->B * s->H * s->S;
+        stats_for_empty_rows<<<(unsigned)((rows + 255) / 256), 256, 0, (cudaStream_t)stream>>>(
+            lse, w->stats_in, rows);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return (int)e;
     }
     if (cudnnGetVersion() < 90600) {
         cudaError_t e = cudaMemsetAsync(w->dq_accum, 0,

@@ -17,12 +17,14 @@
  *                                 every supported dtype, D in {64, 128},
  *                                 causal and not, S in {1, 17, 97, 113, 200,
  *                                 1023, 1025} (FlashAttention's odd lengths),
- *                                 plus GQA and S_kv != S when it declares
- *                                 AB_CAP_KV: launched, gradients poisoned,
+ *                                 plus GQA, S < S_kv and S > S_kv (causal:
+ *                                 rows that see no key, whose gradients
+ *                                 are 0) when it declares AB_CAP_BWD_KV:
+ *                                 launched, gradients poisoned,
  *                                 launched again, checked on the device
  *                                 (kernels/gpu_check.h ab_gpu_check_bwd);
  *                                 then once more as fwd+bwd
- *   gpu_check_bwd --time B,H,S,D,causal,dtype,pass VARIANT...
+ *   gpu_check_bwd --time B,H,S,D,causal,dtype,pass[,H_kv,S_kv] VARIANT...
  *                                 a quick timing: 5 warm-ups, the median of
  *                                 30 hot-mode samples, TFLOP/s of the pass
  */
@@ -173,14 +175,16 @@ static int suite(const ab_variant *v)
     for (int t = 0; t < AB_NDTYPES; t++)
         for (int di = 0; di < 2; di++)
             for (int causal = 0; causal < 2; causal++)
-                for (int si = 0; si < 9; si++) {
+                for (int si = 0; si < 10; si++) {
                     ab_shape s = {2, 4, 0, di ? 128 : 64, causal, (ab_dtype)t, 0, 0, AB_BWD};
                     if (si < 7) {
                         s.S = S_list[si];
                     } else if (si == 7) { /* GQA */
                         s.S = 200, s.H_kv = 2;
-                    } else { /* chunked prefill: S != S_kv */
+                    } else if (si == 8) { /* chunked prefill: S < S_kv */
                         s.S = 113, s.S_kv = 300, s.H_kv = 1;
+                    } else { /* S > S_kv: causal rows 0..186 see no key */
+                        s.S = 300, s.S_kv = 113, s.H_kv = 2;
                     }
                     if (ab_variant_supports(v, &s, why, sizeof why))
                         continue;
@@ -205,10 +209,11 @@ static int timing(const char *spec, int argc, char **argv)
     ab_shape s;
     char dt[16] = "", ps[16] = "";
     memset(&s, 0, sizeof s);
-    if (sscanf(spec, "%d,%d,%d,%d,%d,%15[^,],%15s", &s.B, &s.H, &s.S, &s.D, &s.causal, dt, ps) !=
-            7 ||
-        ab_dtype_parse(dt, &s.dtype) || ab_pass_parse(ps, &s.pass)) {
-        fprintf(stderr, "gpu_check_bwd --time: want B,H,S,D,causal,dtype,pass\n");
+    const int got = sscanf(spec, "%d,%d,%d,%d,%d,%15[^,],%15[^,],%d,%d", &s.B, &s.H, &s.S, &s.D,
+                           &s.causal, dt, ps, &s.H_kv, &s.S_kv);
+    if ((got != 7 && got != 9) || ab_dtype_parse(dt, &s.dtype) || ab_pass_parse(ps, &s.pass) ||
+        ab_shape_check(&s, NULL, NULL, 0)) {
+        fprintf(stderr, "gpu_check_bwd --time: want B,H,S,D,causal,dtype,pass[,H_kv,S_kv]\n");
         return 1;
     }
     bcase c;
