@@ -65,6 +65,12 @@
  * TFLOP/s, 1.82x PyTorch's flash backward and 1.11x PyTorch's own cuDNN
  * backend (geometric means; the same engine, reached without autograd's
  * dispatch: 1.01x at S = 8192, up to 1.45x at S = 512).
+ * S != S_kv (NVIDIA H100, 2026-11-25, reports/issue18/issue18-kv-bwd-run1.md,
+ * H = 32, H_kv = 8, D = 128, bf16): causal with S < S_kv 1.65-1.70x
+ * PyTorch's default backward; causal with S > S_kv (rows that see no key,
+ * handled by a logsumexp copy with -inf as +inf: 120 gpu_check_bwd cases,
+ * reports/issue18/gpu-bwd-suite-kv.log) the fused engine does not skip the
+ * empty rows' tiles: 0.42 ms against 0.40 ms unmasked, 0.79x PyTorch's.
  *
  * Set AB_CUDNN_SDPA_VERBOSE=1 to have setup print the chosen engine, the
  * graph used, the number of configs tried and the workspace on stderr.
