@@ -37,6 +37,11 @@ struct ab_gpu_bufs {
     void *dout, *dq, *dk, *dv;
     float *lse;
     void *bref; /* the float64 backward reference (gpu_reference_bwd.cu) */
+    /* the hold (hold_stream below): [0] the release flag, [1] set by the
+     * kernel when it gave up waiting; host memory mapped into the device */
+    volatile int *hold;
+    int *hold_dev;
+    int hold_warned;
 };
 
 extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
@@ -246,6 +251,8 @@ extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
     cudaFree(b->dk);
     cudaFree(b->dv);
     cudaFree(b->lse);
+    if (b->hold)
+        cudaFreeHost((void *)b->hold);
     if (b->stream)
         cudaStreamDestroy(b->stream);
     if (b->e0)
@@ -353,6 +360,93 @@ extern "C" int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, c
     return 0;
 }
 
+/* The hold: a one-thread kernel that keeps the stream busy until the host
+ * has enqueued a block's events and launches, then lets them run. Without
+ * it the first event of a block is recorded on an idle GPU and the first
+ * sample includes the host's time to submit the variant's launch (cuDNN's
+ * graph execution, cuBLAS's several kernels): on an H200 cudnn_sdpa's first
+ * hot sample of a round of 2 was 63% above its second (0.0283 against
+ * 0.0174 ms at B=8 H=8 S=512 D=64, 50 rounds, reports/seed-004-p2.db),
+ * cublas_standard's 15%, a single-kernel rung's 1-3%. nvbench holds its
+ * launches behind a "blocking kernel" for the same reason (NVIDIA nvbench,
+ * docs/benchmarks.md). The kernel polls flag[0] (host memory mapped into
+ * the device) and gives up after timeout_ns (then sets flag[1]): a variant
+ * whose run waits on the host would otherwise wait for the hold forever.
+ * ATTNBENCH_HOLD=0 turns the hold off (for the A/B test of this very
+ * effect, tests/gpu/gpu_first_sample.c). */
+__global__ void hold_stream(volatile int *flag, unsigned long long timeout_ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (flag[0] == 0) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > timeout_ns) {
+            flag[1] = 1;
+            break;
+        }
+#if __CUDA_ARCH__ >= 700
+        __nanosleep(500);
+#endif
+    }
+}
+
+static int hold_enabled(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("ATTNBENCH_HOLD");
+        on = !(e && strcmp(e, "0") == 0);
+    }
+    return on;
+}
+
+/* Enqueues the hold on b's stream (the flag is allocated on first use).
+ * Returns 0 (also when the hold is off) or -1 with err. */
+static int hold_begin(ab_gpu_bufs *b, char *err, size_t n)
+{
+    if (!hold_enabled())
+        return 0;
+    if (!b->hold) {
+        int *h = NULL;
+        CK(cudaHostAlloc((void **)&h, 2 * sizeof(int), cudaHostAllocMapped));
+        b->hold = h;
+        CK(cudaHostGetDevicePointer((void **)&b->hold_dev, h, 0));
+    }
+    b->hold[0] = 0;
+    b->hold[1] = 0;
+    __sync_synchronize();
+    /* 200 ms: far more than enqueuing a block takes (tens of microseconds a
+     * launch), far less than a hang */
+    hold_stream<<<1, 1, 0, b->stream>>>(b->hold_dev, 200ull * 1000 * 1000);
+    CK(cudaGetLastError());
+    return 0;
+}
+
+/* Releases the hold (after the block is enqueued); call it on every path
+ * after hold_begin, before waiting on the stream. */
+static void hold_release(ab_gpu_bufs *b)
+{
+    if (b->hold) {
+        __sync_synchronize();
+        b->hold[0] = 1;
+        __sync_synchronize();
+    }
+}
+
+/* After the block has finished: warns once per buffer set when the hold
+ * gave up (the variant's run waited on the host, so its first sample may
+ * include host time as it would without the hold). */
+static void hold_check(ab_gpu_bufs *b, const ab_variant *v)
+{
+    if (b->hold && b->hold[1] && !b->hold_warned) {
+        b->hold_warned = 1;
+        fprintf(stderr,
+                "attnbench: %s: the launch hold timed out (its run waits on the host?); the "
+                "first sample of a block may include host time\n",
+                v->name);
+    }
+}
+
 extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m,
                            int graph_k, size_t count, double *ms, char *err, size_t n)
 {
@@ -382,14 +476,18 @@ extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_ti
             goto graph_out;
         for (size_t i = 0; i < count; i++) {
             float t = 0;
-            if (cudaEventRecord(b->e0, b->stream) != cudaSuccess ||
-                cudaGraphLaunch(exec, b->stream) != cudaSuccess ||
-                cudaEventRecord(b->e1, b->stream) != cudaSuccess ||
-                cudaEventSynchronize(b->e1) != cudaSuccess ||
+            if (hold_begin(b, err, n))
+                goto graph_out;
+            const int queued = cudaEventRecord(b->e0, b->stream) == cudaSuccess &&
+                               cudaGraphLaunch(exec, b->stream) == cudaSuccess &&
+                               cudaEventRecord(b->e1, b->stream) == cudaSuccess;
+            hold_release(b);
+            if (!queued || cudaEventSynchronize(b->e1) != cudaSuccess ||
                 cudaEventElapsedTime(&t, b->e0, b->e1) != cudaSuccess)
                 goto graph_out;
             ms[i] = (double)t / graph_k;
         }
+        hold_check(b, v);
         rc = 0;
     graph_out:
         if (rc)
@@ -408,16 +506,28 @@ extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_ti
         for (size_t i = 0; i <= count; i++)
             if (cudaEventCreate(&ev[i]) != cudaSuccess)
                 goto hot_out;
-        if (cudaEventRecord(ev[0], b->stream) != cudaSuccess)
+        /* the whole block is enqueued behind the hold, then released: every
+         * sample is the GPU's time from one launch's end to the next's */
+        if (hold_begin(b, err, n))
+            goto hot_fail;
+        if (cudaEventRecord(ev[0], b->stream) != cudaSuccess) {
+            hold_release(b);
             goto hot_out;
-        for (size_t i = 0; i < count; i++) {
-            if (launch_set(v, ctx, b, (int)(i % (size_t)b->nsets), err, n))
-                goto hot_fail;
-            if (cudaEventRecord(ev[i + 1], b->stream) != cudaSuccess)
-                goto hot_out;
         }
+        for (size_t i = 0; i < count; i++) {
+            if (launch_set(v, ctx, b, (int)(i % (size_t)b->nsets), err, n)) {
+                hold_release(b);
+                goto hot_fail;
+            }
+            if (cudaEventRecord(ev[i + 1], b->stream) != cudaSuccess) {
+                hold_release(b);
+                goto hot_out;
+            }
+        }
+        hold_release(b);
         if (cudaEventSynchronize(ev[count]) != cudaSuccess)
             goto hot_out;
+        hold_check(b, v);
         for (size_t i = 0; i < count; i++) {
             float t = 0;
             if (cudaEventElapsedTime(&t, ev[i], ev[i + 1]) != cudaSuccess)
@@ -439,16 +549,25 @@ extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_ti
     /* COLD: the flush, then one event pair around one launch; each sample is
      * read before the next is enqueued. */
     for (size_t i = 0; i < count; i++) {
-        CK(cudaMemsetAsync(b->flush, (int)(i & 0xff), b->flush_bytes, b->stream));
-        CK(cudaEventRecord(b->e0, b->stream));
-        if (launch(v, ctx, b, err, n))
+        if (hold_begin(b, err, n))
             return -1;
-        CK(cudaEventRecord(b->e1, b->stream));
+        cudaError_t qe = cudaMemsetAsync(b->flush, (int)(i & 0xff), b->flush_bytes, b->stream);
+        if (qe == cudaSuccess)
+            qe = cudaEventRecord(b->e0, b->stream);
+        if (qe == cudaSuccess && launch(v, ctx, b, err, n)) {
+            hold_release(b);
+            return -1;
+        }
+        if (qe == cudaSuccess)
+            qe = cudaEventRecord(b->e1, b->stream);
+        hold_release(b);
+        CK(qe);
         CK(cudaEventSynchronize(b->e1));
         float t = 0;
         CK(cudaEventElapsedTime(&t, b->e0, b->e1));
         ms[i] = t;
     }
+    hold_check(b, v);
     return 0;
 }
 
