@@ -330,10 +330,60 @@ def _figures(cfg, max_err, sum_err, sq_err, sq_ref, plain_max, atol, nonfinite, 
 
 # ---- timing -----------------------------------------------------------------------
 
+class _Hold:
+    """The launch hold of kernels/gpu_harness.cu, for PyTorch: before a
+    block's first event, torch.cuda._sleep keeps the GPU busy while Python
+    enqueues the block's events and calls, so the first sample does not
+    hold the host's time to submit the call (without it PyTorch's SDPA
+    samples in rounds of 2 moved 20-40% with their position in the round on
+    an H100, reports/hold-ab-run1.md). attnbench's hold waits on a flag; no
+    such kernel is in PyTorch, so this one spins for a fixed time: twice the
+    host time the previous block took to enqueue (at least 1 ms), measured
+    in cycles by timing _sleep once. Where torch.cuda._sleep is missing
+    (a private function) nothing is held. ATTNBENCH_HOLD=0 turns it off as
+    it does for attnbench."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.sleep = getattr(torch.cuda, "_sleep", None)
+        if os.environ.get("ATTNBENCH_HOLD") == "0":
+            self.sleep = None
+        self.cycles_per_s = None
+        self.enqueue_s = 1e-3
+
+    def begin(self):
+        """Enqueues the spin; returns the time it covers, in seconds (0: none)."""
+        if self.sleep is None:
+            return 0.0
+        torch = self.torch
+        if self.cycles_per_s is None:
+            e0 = torch.cuda.Event(enable_timing=True)
+            e1 = torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            e0.record()
+            self.sleep(10_000_000)
+            e1.record()
+            e1.synchronize()
+            self.cycles_per_s = 10_000_000 / max(e0.elapsed_time(e1) * 1e-3, 1e-6)
+        hold_s = max(1e-3, 2.0 * self.enqueue_s)
+        self.sleep(int(hold_s * self.cycles_per_s))
+        self.t0 = time.perf_counter()
+        return hold_s
+
+    def end(self):
+        """After the block is enqueued: remembers how long that took."""
+        if self.sleep is not None:
+            self.enqueue_s = time.perf_counter() - self.t0
+
+
+_holds = {}
+
+
 def time_torch(torch, call, cfg):
     """Milliseconds per call, cfg['samples'] of them, in cfg['timing'] mode
-    (kernels/gpu_harness.cu's ab_gpu_time)."""
+    (kernels/gpu_harness.cu's ab_gpu_time), each block behind the hold."""
     n = cfg["samples"]
+    hold = _holds.setdefault(id(torch), _Hold(torch))
     ms = []
     if cfg["timing"] == "graph":
         gk = cfg["graph_k"]
@@ -346,19 +396,23 @@ def time_torch(torch, call, cfg):
         e0 = torch.cuda.Event(enable_timing=True)
         e1 = torch.cuda.Event(enable_timing=True)
         for _ in range(n):
+            hold.begin()
             e0.record()
             g.replay()
             e1.record()
+            hold.end()
             e1.synchronize()
             ms.append(e0.elapsed_time(e1) / gk)
         del g
         return ms
     if cfg["timing"] == "hot":
         ev = [torch.cuda.Event(enable_timing=True) for _ in range(n + 1)]
+        hold.begin()
         ev[0].record()
         for i in range(n):
             call()
             ev[i + 1].record()
+        hold.end()
         ev[n].synchronize()
         return [ev[i].elapsed_time(ev[i + 1]) for i in range(n)]
     # cold: overwrite a buffer of twice the L2 size before each call
@@ -368,10 +422,12 @@ def time_torch(torch, call, cfg):
     e0 = torch.cuda.Event(enable_timing=True)
     e1 = torch.cuda.Event(enable_timing=True)
     for i in range(n):
+        hold.begin()
         flush.fill_(i & 0xFF)
         e0.record()
         call()
         e1.record()
+        hold.end()
         e1.synchronize()
         ms.append(e0.elapsed_time(e1))
     del flush

@@ -42,6 +42,7 @@ struct ab_gpu_bufs {
     volatile int *hold;
     int *hold_dev;
     int hold_warned;
+    long blocks; /* ab_gpu_time calls on these buffers */
 };
 
 extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
@@ -441,15 +442,16 @@ static void hold_check(ab_gpu_bufs *b, const ab_variant *v)
     if (b->hold && b->hold[1] && !b->hold_warned) {
         b->hold_warned = 1;
         fprintf(stderr,
-                "attnbench: %s: the launch hold timed out (its run waits on the host?); the "
-                "first sample of a block may include host time\n",
-                v->name);
+                "attnbench: %s: the launch hold timed out in block %ld of this shape (its run "
+                "waited on the host); that block's first sample may include host time\n",
+                v->name, b->blocks);
     }
 }
 
 extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m,
                            int graph_k, size_t count, double *ms, char *err, size_t n)
 {
+    b->blocks++;
     if (m == AB_TIME_GRAPH) {
         if (graph_k < 1)
             graph_k = 1;
