@@ -336,7 +336,7 @@ class _Hold:
     enqueues the block's events and calls, so the first sample does not
     hold the host's time to submit the call (without it PyTorch's SDPA
     samples in rounds of 2 moved 20-40% with their position in the round on
-    an H100, reports/hold-ab-run1.md). attnbench's hold waits on a flag; no
+    an H100, reports/hold/README.md). attnbench's hold waits on a flag; no
     such kernel is in PyTorch, so this one spins for a fixed time: twice the
     host time the previous block took to enqueue (at least 1 ms), measured
     in cycles by timing _sleep once. Where torch.cuda._sleep is missing
