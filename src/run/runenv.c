@@ -49,7 +49,7 @@ static json_t *load_json(void)
 
 void ab_runenv_tuning_add(json_t *obj)
 {
-    static const char *const tuning[] = {"AB_TUNE"};
+    static const char *const tuning[] = {"AB_TUNE", "ATTNBENCH_HOLD"};
     for (size_t i = 0; obj && i < sizeof tuning / sizeof tuning[0]; i++) {
         const char *v = getenv(tuning[i]);
         if (v && *v)
@@ -173,6 +173,15 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
         fprintf(out, "| tuning | AB_TUNE=%s: cuda_mma_pipeline ran tile candidate %s instead of "
                      "its tuning table's (recorded in the fingerprint too) |\n",
                 tune, tune);
+    const char *hold = json_string_value(json_object_get(json_object_get(s, "environment"),
+                                                         "ATTNBENCH_HOLD"));
+    if (hold)
+        fprintf(out, "| launch hold | ATTNBENCH_HOLD=%s%s |\n", hold,
+                strcmp(hold, "0") == 0
+                    ? ": off, so a block's first sample (in hot timing, every sample of a "
+                      "variant whose host submission outlasts its GPU work) includes the host's "
+                      "time to submit the launch (README, Measurement)"
+                    : " (only 0 turns the hold off)");
     json_decref(s);
 }
 

@@ -38,7 +38,8 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode);
 
 /* Adds to obj, as strings, the tuning variables of this process's
  * environment that are set: AB_TUNE (cuda_mma_pipeline's tile candidate
- * instead of its tuning table, kernels/cuda_mma_pipeline.cu). Nothing when
+ * instead of its tuning table, kernels/cuda_mma_pipeline.cu) and
+ * ATTNBENCH_HOLD (0: the launch hold of kernels/gpu_harness.cu off). Nothing when
  * none is set, so fingerprints of untuned runs keep their hash. Called for
  * the fingerprint's settings (env.c) and the run settings' environment, so
  * two runs with different tiles have different environments. */

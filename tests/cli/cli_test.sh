@@ -302,7 +302,17 @@ tuning)
   grep -q '^| tuning | AB_TUNE=3: ' t2.md || fail "report 2 has no tuning row"
   "$AB" report 1 --db t.db -o t1.md >/dev/null 2>&1 || fail "report 1 failed"
   ! grep -q '^| tuning |' t1.md || fail "the untuned run's report has a tuning row"
-  echo "ok: AB_TUNE=3 recorded in the fingerprint, the run settings and the report"
+  # the launch hold turned off (ATTNBENCH_HOLD=0) is a method change: it is
+  # recorded like AB_TUNE and named in the report
+  ATTNBENCH_HOLD=0 "$AB" run t.cfg --db t.db >/dev/null 2>&1 || fail "run without the hold failed"
+  [ "$(count t.db "SELECT json_extract(run_settings, '\$.environment.ATTNBENCH_HOLD') FROM runs WHERE id = 3")" = 0 ] ||
+    fail "run settings: $(count t.db "SELECT run_settings FROM runs WHERE id = 3")"
+  [ "$(count t.db "SELECT count(DISTINCT environment_id) FROM runs")" = 3 ] ||
+    fail "ATTNBENCH_HOLD=0 shares an environment with a held run"
+  "$AB" report 3 --db t.db -o t3.md >/dev/null 2>&1 || fail "report 3 failed"
+  grep -q '^| launch hold | ATTNBENCH_HOLD=0: off' t3.md || fail "report 3 has no launch hold row"
+  ! grep -q '^| launch hold |' t1.md || fail "a held run's report has a launch hold row"
+  echo "ok: AB_TUNE=3 and ATTNBENCH_HOLD=0 recorded in the fingerprint, the run settings and the report"
   ;;
 threads)
   # issue 16: OMP_NUM_THREADS changed the numbers 2-15x, yet compare said
