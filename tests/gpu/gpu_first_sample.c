@@ -18,21 +18,28 @@
  * to fail for cudnn_sdpa and cublas_standard: that run is its negative
  * control (tests/gpu/meson.build runs both).
  *
- * Usage: gpu_first_sample [--expect-fail] [--blocks N] VARIANT...
+ * Usage: gpu_first_sample [--expect-fail] [--blocks N] [--all-modes] VARIANT...
  *   --expect-fail   exit 0 only when some variant's first samples ARE
  *                   slower (the negative control with ATTNBENCH_HOLD=0)
+ *   --all-modes     also times 3 cold and 3 graph samples (graph_k 4) of
+ *                   each variant and fails on a sample that is not finite
+ *                   and positive: the hold in every mode, for
+ *                   compute-sanitizer
  */
 #include "data.h"
 #include "gpu.h"
 #include "registry.h"
 
 #include <gsl/gsl_sort.h>
+#include <math.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TOLERANCE 0.03
+
+static int all_modes = 0;
 
 /* Median over `blocks` blocks of (first / second sample) for variant v at
  * shape s; also the medians of the first and of the second samples (ms).
@@ -72,6 +79,19 @@ static int first_over_second(const ab_variant *v, const ab_shape *s, ab_gpu_bufs
     *ratio = gsl_stats_median_from_sorted_data(r, 1, (size_t)blocks);
     *first = gsl_stats_median_from_sorted_data(f, 1, (size_t)blocks);
     *second = gsl_stats_median_from_sorted_data(g, 1, (size_t)blocks);
+    if (all_modes) {
+        double c[3], gr[3];
+        if (ab_gpu_time(v, ctx, b, AB_TIME_COLD, 1, 3, c, err, sizeof err) ||
+            ab_gpu_time(v, ctx, b, AB_TIME_GRAPH, 4, 3, gr, err, sizeof err))
+            goto fail;
+        for (int i = 0; i < 3; i++)
+            if (!(isfinite(c[i]) && c[i] > 0 && isfinite(gr[i]) && gr[i] > 0)) {
+                snprintf(err, sizeof err, "cold %g or graph %g ms is not a latency", c[i], gr[i]);
+                goto fail;
+            }
+        printf("%-22s cold %.4f %.4f %.4f ms  graph %.4f %.4f %.4f ms\n", v->name, c[0], c[1],
+               c[2], gr[0], gr[1], gr[2]);
+    }
     rc = 0;
     goto out;
 fail:
@@ -92,6 +112,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[first_arg], "--expect-fail") == 0) {
             expect_fail = 1;
             first_arg++;
+        } else if (strcmp(argv[first_arg], "--all-modes") == 0) {
+            all_modes = 1;
+            first_arg++;
         } else if (strcmp(argv[first_arg], "--blocks") == 0 && first_arg + 1 < argc) {
             blocks = atoi(argv[first_arg + 1]);
             first_arg += 2;
@@ -100,7 +123,7 @@ int main(int argc, char **argv)
         }
     }
     if (first_arg >= argc || blocks < 5) {
-        fprintf(stderr, "usage: gpu_first_sample [--expect-fail] [--blocks N>=5] VARIANT...\n");
+        fprintf(stderr, "usage: gpu_first_sample [--expect-fail] [--blocks N>=5] [--all-modes] VARIANT...\n");
         return 2;
     }
     if (ab_gpu_query(&gi, err, sizeof err)) {
