@@ -388,7 +388,10 @@ def time_torch(torch, call, cfg):
     if cfg["timing"] == "graph":
         gk = cfg["graph_k"]
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
+        side = getattr(call, "capture_stream", None)  # a backward's forward stream
+        if side is not None:
+            side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.graph(g, stream=side):
             for _ in range(gk):
                 call()
         g.replay()  # one untimed replay: uploads the graph
@@ -548,10 +551,23 @@ class TorchRunner:
             try:
                 torch.cuda.synchronize()
                 torch.cuda.reset_peak_memory_stats()
-                out = fn(q, k, v, causal, scale)
+                # autograd runs each backward op on its forward op's stream, so
+                # for a CUDA graph of the backward alone the forward is made on
+                # the stream the graph will be captured on (PyTorch, "CUDA
+                # semantics": stream semantics of backward passes); on the
+                # default stream the capture fails
+                side = torch.cuda.Stream() if cfg["timing"] == "graph" else None
+                if side is not None:
+                    side.wait_stream(torch.cuda.current_stream())
+                    with torch.cuda.stream(side):
+                        out = fn(q, k, v, causal, scale)
+                    torch.cuda.synchronize()
+                else:
+                    out = fn(q, k, v, causal, scale)
                 if cfg["pass"] == "bwd":
                     def call():
                         return torch.autograd.grad(out, (q, k, v), g, retain_graph=True)
+                    call.capture_stream = side
                 else:
                     def call():
                         return torch.autograd.grad(fn(q, k, v, causal, scale), (q, k, v), g)
