@@ -91,6 +91,11 @@ extern const ab_variant ab_gpu_empty_variant;
 /* Input sets b rotates among in hot and graph modes (ab_l2_rotation_sets). */
 int ab_gpu_input_sets(const ab_gpu_bufs *b);
 
+/* 1 when ab_gpu_time enqueues each block behind the launch hold
+ * (gpu_harness.cu hold_stream; on unless ATTNBENCH_HOLD=0), 0 when it does
+ * not or this build has no CUDA. */
+int ab_gpu_hold_enabled(void);
+
 /* The machine's two ceilings (METHOD.md: measure them once): a bf16 GEMM of
  * 8192^3 through cuBLAS (fp32 accumulation) in TFLOP/s, and a 2 GiB
  * device-to-device copy in GB/s counting bytes read plus written; each the

@@ -629,6 +629,8 @@ extern "C" const ab_variant ab_gpu_empty_variant = {
 
 extern "C" int ab_gpu_input_sets(const ab_gpu_bufs *b) { return b ? b->nsets : 1; }
 
+extern "C" int ab_gpu_hold_enabled(void) { return hold_enabled(); }
+
 __global__ void ab_fill_random_bf16(__nv_bfloat16 *x, size_t n, unsigned seed)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;

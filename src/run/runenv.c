@@ -4,6 +4,7 @@
  * JSON in runs.run_settings.
  */
 #include "runenv.h"
+#include "gpu.h"
 #include "runmeta.h"
 #include "store.h"
 #include "util.h"
@@ -70,6 +71,8 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
     if (!s)
         return NULL;
     json_object_set_new(s, "timing_mode", json_string(timing_mode));
+    if (strcmp(timing_mode, "host") != 0) /* GPU variants: how their blocks were enqueued */
+        json_object_set_new(s, "launch_hold", json_boolean(ab_gpu_hold_enabled()));
     json_object_set_new(s, "threads", json_integer(threads));
     json_object_set_new(s, "threads_requested", json_integer(e->threads));
     json_object_set_new(s, "threads_from", json_string(e->threads_set ? "experiment" : "default"));
@@ -175,7 +178,11 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
                 tune, tune);
     const char *hold = json_string_value(json_object_get(json_object_get(s, "environment"),
                                                          "ATTNBENCH_HOLD"));
-    if (hold)
+    if (json_is_true(json_object_get(s, "launch_hold")))
+        fprintf(out, "| launch hold | on: each block of samples was enqueued behind a waiting "
+                     "kernel and released at once, so no sample holds the host's time to submit "
+                     "a launch (README, Measurement) |\n");
+    else if (hold)
         fprintf(out, "| launch hold | ATTNBENCH_HOLD=%s%s |\n", hold,
                 strcmp(hold, "0") == 0
                     ? ": off, so a block's first sample (in hot timing, every sample of a "

@@ -30,7 +30,9 @@
  * OpenMP's default) and returns the settings JSON (a new reference):
  * timing_mode, threads (the count in effect), threads_from ("experiment" or
  * "default"), openmp (built with OpenMP), affinity (CPU list, e.g. "0-3"),
- * affinity_cpus, load_avg ([1, 5, 15] minutes, from /proc/loadavg), the
+ * affinity_cpus, load_avg ([1, 5, 15] minutes, from /proc/loadavg),
+ * launch_hold (runs with GPU variants: whether ab_gpu_time held each block,
+ * ab_gpu_hold_enabled), the
  * OMP_* environment variables and tuning variables (ab_runenv_tuning_add)
  * that are set. NULL only when out of memory.
  * timing_mode: the run's ("host" when only CPU variants run). */
