@@ -43,6 +43,13 @@ struct ab_gpu_bufs {
     int *hold_dev;
     int hold_warned;
     long blocks; /* ab_gpu_time calls on these buffers */
+    /* the input set the next hot or graph launch takes: it carries on from
+     * block to block, so that blocks of round_size launches cycle through
+     * every set; each block used to start again at set 0, so with rounds of
+     * 2 only sets 0 and 1 were ever read, and where two sets fit in L2
+     * (a decode step's K/V cache up to S_kv = 4096 at H_kv = 8, D = 128)
+     * every block found them there (reports/rotation/) */
+    long next_set;
 };
 
 extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
@@ -460,7 +467,7 @@ extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_ti
         int rc = -1;
         CK(cudaStreamBeginCapture(b->stream, cudaStreamCaptureModeThreadLocal));
         for (int i = 0; i < graph_k; i++)
-            if (launch_set(v, ctx, b, i % b->nsets, err, n)) {
+            if (launch_set(v, ctx, b, (int)(b->next_set++ % b->nsets), err, n)) {
                 cudaStreamEndCapture(b->stream, &graph);
                 if (graph)
                     cudaGraphDestroy(graph);
@@ -517,7 +524,7 @@ extern "C" int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_ti
             goto hot_out;
         }
         for (size_t i = 0; i < count; i++) {
-            if (launch_set(v, ctx, b, (int)(i % (size_t)b->nsets), err, n)) {
+            if (launch_set(v, ctx, b, (int)(b->next_set++ % b->nsets), err, n)) {
                 hold_release(b);
                 goto hot_fail;
             }
