@@ -72,7 +72,11 @@ int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n);
 int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, char *err, size_t n);
 
 /* Times `count` samples of v in mode m, writing milliseconds to ms[0..count).
- * graph_k: launches per graph replay (GRAPH mode; >= 1). */
+ * graph_k: launches per graph replay (GRAPH mode; >= 1). Each block (the
+ * hot chain; each cold sample; each graph replay) is enqueued behind the
+ * launch hold (gpu_harness.cu hold_stream; off with ATTNBENCH_HOLD=0), so
+ * no sample holds the host's submission time; hot and graph launches take
+ * b's input sets in turn, carrying on from the previous call on b. */
 int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m,
                 int graph_k, size_t count, double *ms, char *err, size_t n);
 
