@@ -352,9 +352,9 @@ class _Hold:
         self.enqueue_s = 1e-3
 
     def begin(self):
-        """Enqueues the spin; returns the time it covers, in seconds (0: none)."""
+        """Enqueues the spin (nothing when the hold is off)."""
         if self.sleep is None:
-            return 0.0
+            return
         torch = self.torch
         if self.cycles_per_s is None:
             e0 = torch.cuda.Event(enable_timing=True)
@@ -368,7 +368,6 @@ class _Hold:
         hold_s = max(1e-3, 2.0 * self.enqueue_s)
         self.sleep(int(hold_s * self.cycles_per_s))
         self.t0 = time.perf_counter()
-        return hold_s
 
     def end(self):
         """After the block is enqueued: remembers how long that took."""
@@ -376,14 +375,11 @@ class _Hold:
             self.enqueue_s = time.perf_counter() - self.t0
 
 
-_holds = {}
-
-
-def time_torch(torch, call, cfg):
+def time_torch(torch, call, cfg, hold):
     """Milliseconds per call, cfg['samples'] of them, in cfg['timing'] mode
-    (kernels/gpu_harness.cu's ab_gpu_time), each block behind the hold."""
+    (kernels/gpu_harness.cu's ab_gpu_time), each block behind `hold` (a
+    _Hold)."""
     n = cfg["samples"]
-    hold = _holds.setdefault(id(torch), _Hold(torch))
     ms = []
     if cfg["timing"] == "graph":
         gk = cfg["graph_k"]
@@ -479,6 +475,7 @@ class TorchRunner:
         torch.backends.cudnn.allow_tf32 = False
         self.torch, self.fn = torch, fn
         self.context = context or contextlib.nullcontext
+        self.hold = _Hold(torch)
 
     def env(self):
         import numpy as np
@@ -556,7 +553,8 @@ class TorchRunner:
                 # the stream the graph will be captured on (PyTorch, "CUDA
                 # semantics": stream semantics of backward passes); on the
                 # default stream the capture fails
-                side = torch.cuda.Stream() if cfg["timing"] == "graph" else None
+                side = (torch.cuda.Stream()
+                        if cfg["timing"] == "graph" and cfg["pass"] == "bwd" else None)
                 if side is not None:
                     side.wait_stream(torch.cuda.current_stream())
                     with torch.cuda.stream(side):
@@ -590,7 +588,7 @@ class TorchRunner:
 
     def time(self, call, cfg):
         with self.context():
-            ms = time_torch(self.torch, call, cfg)
+            ms = time_torch(self.torch, call, cfg, self.hold)
             self.torch.cuda.synchronize()
         return ms
 
