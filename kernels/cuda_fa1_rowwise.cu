@@ -44,6 +44,7 @@
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"
+#include "gpu.h"
 
 namespace {
 
@@ -146,6 +147,8 @@ __global__ void __launch_bounds__(NT) fa1_kernel(const T *Q, const T *K, const T
 
 template <typename T, int D> int fa1_prepare(char *err, size_t errlen)
 {
+    if (int fit = ab_gpu_smem_fits(fa1_smem_bytes<D>(), "cuda_fa1_rowwise", D, err, errlen))
+        return fit; /* 112 KiB at D = 128: more than sm_86 and sm_89 give a block */
     AB_CK_SETUP(cudaFuncSetAttribute(fa1_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)fa1_smem_bytes<D>()));
     return 0;
@@ -164,8 +167,9 @@ void fa1_launch(const ab_shape *s, const void *q, const void *k, const void *v, 
 } // namespace
 
 /* setup: no workspace; raises the dynamic shared-memory limit of the kernel
- * instance (64 or 112 KiB). Fails for D other than 64, 128 or grids beyond
- * CUDA's limits (H, B <= 65535, S <= 64*65535). */
+ * instance (64 or 112 KiB). AB_SETUP_UNSUPPORTED where the device gives a
+ * block less (D = 128 on sm_86, sm_89: 99 KiB); fails for D other than 64,
+ * 128 or grids beyond CUDA's limits (H, B <= 65535, S <= 64*65535). */
 extern "C" int cuda_fa1_rowwise_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
                                       size_t errlen)
 {

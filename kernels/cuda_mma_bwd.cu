@@ -388,9 +388,9 @@ extern "C" int cuda_mma_bwd_setup(const ab_shape *s, void **ctx, size_t *ws, cha
         return -1;
     }
     size_t fws = 0;
-    if (cuda_mma_pipeline_setup(s, &c->fwd, &fws, err, n)) {
+    if (int frc = cuda_mma_pipeline_setup(s, &c->fwd, &fws, err, n)) {
         free(c);
-        return -1;
+        return frc;
     }
     if (s->pass != AB_FWD) {
         const size_t rows = (size_t)s->B * s->H * s->S;

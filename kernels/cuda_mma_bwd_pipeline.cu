@@ -78,6 +78,7 @@
  * layouts of kernels/mma_common.cuh (PTX ISA, mma.m16n8k16).
  */
 #include "entry_points.h"
+#include "gpu.h"
 #include "mma_common.cuh"
 #include "variant.h"
 
@@ -381,8 +382,8 @@ __global__ void __launch_bounds__(NTHR)
                     const int i = q0 + qr + g + h2 * 8;
                     const int d = part * 64 + n * 8 + 2 * t;
                     if (i < S)
-                        atomicAdd(reinterpret_cast<float2 *>(dqrow + (size_t)i * D + d),
-                                  make_float2(acc[n][2 * h2], acc[n][2 * h2 + 1]));
+                        atomic_add_f2(dqrow + (size_t)i * D + d,
+                                      make_float2(acc[n][2 * h2], acc[n][2 * h2 + 1]));
                 }
         }
     }
@@ -446,7 +447,9 @@ template <typename T, int D> int set_smem(void)
 
 /* setup: fp16/bf16, D in {64, 128}; the forward's setup (cuda_mma_pipeline)
  * and, unless s->pass is "fwd", the fp32 dQ accumulator (4 B*H*S*D bytes)
- * and Delta (4 B*H*S bytes), reported in *ws. Non-zero with err otherwise. */
+ * and Delta (4 B*H*S bytes), reported in *ws. AB_SETUP_UNSUPPORTED where
+ * the device gives a block less shared memory than the backward needs
+ * (D = 128 on sm_86, sm_89); non-zero with err otherwise. */
 extern "C" int cuda_mma_bwd_pipeline_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
                                   size_t n)
 {
@@ -461,15 +464,20 @@ extern "C" int cuda_mma_bwd_pipeline_setup(const ab_shape *s, void **ctx, size_t
                  (long long)s->B * ab_shape_hkv(s));
         return -1;
     }
+    if (s->pass != AB_FWD) { /* 105 KiB at D = 128: more than sm_86, sm_89 give a block */
+        const size_t need = s->D == 64 ? smem_layout<64>::bytes : smem_layout<128>::bytes;
+        if (int fit = ab_gpu_smem_fits(need, "cuda_mma_bwd_pipeline", s->D, err, n))
+            return fit;
+    }
     ctx_t *c = (ctx_t *)calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, n, "cuda_mma_bwd_pipeline: out of host memory");
         return -1;
     }
     size_t fws = 0;
-    if (cuda_mma_pipeline_setup(s, &c->fwd, &fws, err, n)) {
+    if (int frc = cuda_mma_pipeline_setup(s, &c->fwd, &fws, err, n)) {
         free(c);
-        return -1;
+        return frc;
     }
     if (s->pass != AB_FWD) {
         const size_t rows = (size_t)s->B * s->H * s->S;

@@ -129,6 +129,7 @@
  * registers): o alone is 128 floats per thread there.
  */
 #include "entry_points.h"
+#include "gpu.h"
 #include "mma_common.cuh"
 
 #include <cuda_runtime.h>
@@ -699,11 +700,9 @@ extern "C" int cuda_mma_pipeline_setup(const ab_shape *s, void **ctx, size_t *ws
         }
         cd = (int)x;
     } else {
-        int dev = 0, optin = 0;
-        if (cudaGetDevice(&dev) == cudaSuccess &&
-            cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ==
-                cudaSuccess &&
-            cand_smem(cd, s->D) > optin)
+        char why[160];
+        if (ab_gpu_smem_fits((size_t)cand_smem(cd, s->D), "cuda_mma_pipeline", s->D, why,
+                             sizeof why) == AB_SETUP_UNSUPPORTED)
             cd = kFallback;
     }
     if (!cand_built(cd, s->dtype == AB_FP16, s->D, s->causal != 0)) {

@@ -247,8 +247,8 @@ extern "C" int cuda_wgmma_setup(const ab_shape *s, void **ctx, size_t *ws, char 
         snprintf(err, n, "cuda_wgmma: B, H, S must be >= 1");
         return -1;
     }
-    if (ab_wgmma_device_ok("cuda_wgmma", err, n))
-        return -1;
+    if (int dev_rc = ab_wgmma_device_ok("cuda_wgmma", err, n))
+        return dev_rc;
     if (dispatch(0, s, NULL, NULL, NULL, NULL, 0)) {
         snprintf(err, n, "cuda_wgmma: cudaFuncSetAttribute: %s",
                  cudaGetErrorString(cudaGetLastError()));

@@ -437,8 +437,8 @@ extern "C" int cuda_wgmma_persistent_setup(const ab_shape *s, void **ctx, size_t
         snprintf(err, n, "cuda_wgmma_persistent: B, H, S must be >= 1 and B*H < 2^31");
         return -1;
     }
-    if (ab_wgmma_device_ok("cuda_wgmma_persistent", err, n))
-        return -1;
+    if (int dev_rc = ab_wgmma_device_ok("cuda_wgmma_persistent", err, n))
+        return dev_rc;
     int dev = 0, sms = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||

@@ -238,8 +238,8 @@ extern "C" int cuda_wgmma_ws_setup(const ab_shape *s, void **ctx, size_t *ws, ch
         snprintf(err, n, "cuda_wgmma_ws: B, H, S must be >= 1 and B*H < 2^31");
         return -1;
     }
-    if (ab_wgmma_device_ok("cuda_wgmma_ws", err, n))
-        return -1;
+    if (int dev_rc = ab_wgmma_device_ok("cuda_wgmma_ws", err, n))
+        return dev_rc;
     if (dispatch(0, s, NULL, NULL, NULL, NULL, 0)) {
         snprintf(err, n, "cuda_wgmma_ws: cudaFuncSetAttribute: %s",
                  cudaGetErrorString(cudaGetLastError()));

@@ -31,6 +31,13 @@ typedef struct ab_gpu_info {
     int cudnn_version;        /* 0 when cuDNN is not linked */
     int sm_clock_khz, mem_clock_khz; /* device attributes (max clocks) */
     int ecc;
+    int smem_optin;           /* bytes of shared memory one block may opt in to
+                                 (cudaDevAttrMaxSharedMemoryPerBlockOptin) */
+    /* this build's code for the device, from cudaFuncGetAttributes of a
+     * harness kernel: binary_cc = the SASS used (86 for sm_86), ptx_cc = the
+     * PTX it came from; 0/0 when the build holds no image the device can
+     * load (not compiled for it) */
+    int image_binary_cc, image_ptx_cc;
 } ab_gpu_info;
 
 /* The timing modes (ab_timing_mode) are in core/timing_mode.h. */
@@ -106,6 +113,15 @@ int ab_gpu_hold_enabled(void);
  * median of 10 timed repetitions after warm-up, random (non-zero) data.
  * Returns 0 or -1 with err. */
 int ab_gpu_measure_peaks(double *gemm_tflops, double *copy_gbs, char *err, size_t n);
+
+/* Whether one block may use `bytes` of dynamic shared memory on the
+ * current device (its opt-in limit, cudaDevAttrMaxSharedMemoryPerBlockOptin:
+ * 227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86 and sm_89). Returns 0
+ * when it fits, else AB_SETUP_UNSUPPORTED with "<who>: D=<D> needs N KiB of
+ * shared memory per block; this GPU allows M KiB" in err (-1 when the device
+ * cannot be queried). ATTNBENCH_SMEM_LIMIT=<bytes>, when set, lowers the
+ * limit: the GPU suite uses it to take the small-GPU paths on a large one. */
+int ab_gpu_smem_fits(size_t bytes, const char *who, int D, char *err, size_t n);
 
 /* Bytes of device memory in use now (total - free), for peak accounting. */
 size_t ab_gpu_mem_used(void);

@@ -79,6 +79,10 @@ extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
         }                                                                               \
     } while (0)
 
+/* Never launched: cudaFuncGetAttributes on it tells which image of this
+ * build (SASS for which sm, or PTX) the device loads. */
+__global__ void image_probe_kernel(void) {}
+
 extern "C" int ab_gpu_query(ab_gpu_info *g, char *err, size_t n)
 {
     memset(g, 0, sizeof *g);
@@ -121,7 +125,48 @@ extern "C" int ab_gpu_query(ab_gpu_info *g, char *err, size_t n)
 #ifdef AB_HAVE_CUDNN
     g->cudnn_version = (int)cudnnGetVersion();
 #endif
+    CK(cudaDeviceGetAttribute(&g->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                              g->device));
+    /* which image of this build the device loads (no image: not compiled
+     * for this GPU, and every kernel launch would fail) */
+    cudaFuncAttributes fa;
+    if (cudaFuncGetAttributes(&fa, image_probe_kernel) == cudaSuccess) {
+        g->image_binary_cc = fa.binaryVersion;
+        g->image_ptx_cc = fa.ptxVersion;
+    } else {
+        (void)cudaGetLastError(); /* clear the sticky-free "no kernel image" error */
+    }
     return 0;
+}
+
+static int smem_limit(int *bytes)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+        return -1;
+    const char *cap = getenv("ATTNBENCH_SMEM_LIMIT");
+    if (cap && *cap) {
+        char *end = NULL;
+        long x = strtol(cap, &end, 10);
+        if (*end == '\0' && x > 0 && x < *bytes)
+            *bytes = (int)x;
+    }
+    return 0;
+}
+
+extern "C" int ab_gpu_smem_fits(size_t bytes, const char *who, int D, char *err, size_t n)
+{
+    int limit = 0;
+    if (smem_limit(&limit)) {
+        snprintf(err, n, "%s: cannot query the device's shared memory per block", who);
+        return -1;
+    }
+    if (bytes <= (size_t)limit)
+        return 0;
+    snprintf(err, n, "%s: D=%d needs %.1f KiB of shared memory per block; this GPU allows %.1f KiB",
+             who, D, bytes / 1024.0, limit / 1024.0);
+    return AB_SETUP_UNSUPPORTED;
 }
 
 static size_t flush_bytes_for_device(void)

@@ -22,6 +22,10 @@ int ab_gpu_query(ab_gpu_info *g, char *err, size_t n)
     return fail(err, n);
 }
 size_t ab_gpu_bytes_needed(const ab_shape *s) { return 0; }
+int ab_gpu_smem_fits(size_t bytes, const char *who, int D, char *err, size_t n)
+{
+    return fail(err, n);
+}
 int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k, const float *v,
                        ab_gpu_bufs **out, char *err, size_t n)
 {

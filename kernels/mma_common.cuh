@@ -4,6 +4,7 @@
  * mma.sync.m16n8k16 wrappers for fp16 and bf16 with fp32 accumulation,
  * ldmatrix (.x4, .x4.trans), cp.async (16-byte, zero-filling) with its
  * commit/wait, mbarrier (init, arrive, cp.async arrive, parity wait), the
+ * float-pair atomic add (vector on sm_90, two scalars before), the
  * XOR swizzle of a shared-memory tile, and the fragment
  * layouts each kernel relies on. Header-only, device code only; each rung's
  * kernel body lives in its own .cu file.
@@ -156,6 +157,21 @@ static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
                  "@!p bra WAIT;\n}\n" ::"r"(bar),
                  "r"(parity)
                  : "memory");
+#endif
+}
+
+/* dst[0] += v.x, dst[1] += v.y in global memory (dst 8-byte aligned).
+ * sm_90 and later: one vector atomic (atomicAdd(float2 *), CUDA
+ * Programming Guide, "atomicAdd"), half the atomic transactions; earlier
+ * targets: two scalar float atomics, the same sums. Each element is added
+ * atomically in either path; the pair is not one indivisible update. */
+static __device__ __forceinline__ void atomic_add_f2(float *dst, float2 v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd(reinterpret_cast<float2 *>(dst), v);
+#else
+    atomicAdd(dst, v.x);
+    atomicAdd(dst + 1, v.y);
 #endif
 }
 

@@ -48,6 +48,7 @@
 #define ATTNBENCH_WGMMA_COMMON_CUH
 
 #include "mma_common.cuh"
+#include "variant.h"
 
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -525,8 +526,10 @@ static __device__ __forceinline__ void wg_store_o(const float (&o)[D / 2], const
 int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long long BH, int S,
                         int D, int rows, char *err, size_t n);
 
-/* 0 when the current device can run sm_90a code (compute capability 9.0),
- * else -1 with the reason in err (prefixed by name). */
+/* 0 when the current device can run sm_90a code (compute capability 9.0);
+ * AB_SETUP_UNSUPPORTED (src/core/variant.h) with the reason in err
+ * (prefixed by name) on any other GPU; -1 when the device cannot be
+ * queried. */
 int ab_wgmma_device_ok(const char *name, char *err, size_t n);
 
 #endif

@@ -22,10 +22,9 @@ int ab_wgmma_device_ok(const char *name, char *err, size_t n)
     }
     if (major != 9 || minor != 0) {
         snprintf(err, n,
-                 "%s: needs an sm_90a GPU (Hopper, compute capability 9.0: wgmma, TMA); this "
-                 "device is %d.%d",
+                 "%s: Hopper only (sm_90a: wgmma, TMA, setmaxnreg); this GPU is sm_%d%d",
                  name, major, minor);
-        return -1;
+        return AB_SETUP_UNSUPPORTED;
     }
     return 0;
 }

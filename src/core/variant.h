@@ -105,9 +105,13 @@ typedef enum ab_device { AB_DEV_CPU = 0, AB_DEV_CUDA = 1 } ab_device;
 
 /* setup: everything a variant must do before timing (plans, workspace,
  * kernel attributes), outside the timed region. Stores private state in
- * *ctx (may be NULL). Returns 0, or non-zero with a one-line reason in err.
+ * *ctx (may be NULL). Returns 0, or non-zero with a one-line reason in err:
+ * AB_SETUP_UNSUPPORTED when this device cannot run the shape (its shared
+ * memory per block, its architecture), which the runner and the GPU suite
+ * report as skipped with the reason rather than as an error.
  * For CUDA variants it may allocate device memory; it reports the bytes it
  * allocated through *workspace_bytes (peak-memory accounting). */
+#define AB_SETUP_UNSUPPORTED 2
 typedef int (*ab_setup_fn)(const ab_shape *s, void **ctx, size_t *workspace_bytes,
                            char *err, size_t errlen);
 /* run: one forward pass. Returns 0 or non-zero (library status codes). */

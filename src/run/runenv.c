@@ -50,7 +50,7 @@ static json_t *load_json(void)
 
 void ab_runenv_tuning_add(json_t *obj)
 {
-    static const char *const tuning[] = {"AB_TUNE", "ATTNBENCH_HOLD"};
+    static const char *const tuning[] = {"AB_TUNE", "ATTNBENCH_HOLD", "ATTNBENCH_SMEM_LIMIT"};
     for (size_t i = 0; obj && i < sizeof tuning / sizeof tuning[0]; i++) {
         const char *v = getenv(tuning[i]);
         if (v && *v)
@@ -176,6 +176,13 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
         fprintf(out, "| tuning | AB_TUNE=%s: cuda_mma_pipeline ran tile candidate %s instead of "
                      "its tuning table's (recorded in the fingerprint too) |\n",
                 tune, tune);
+    const char *smem = json_string_value(json_object_get(json_object_get(s, "environment"),
+                                                         "ATTNBENCH_SMEM_LIMIT"));
+    if (smem)
+        fprintf(out, "| shared memory | ATTNBENCH_SMEM_LIMIT=%s: variants were held to %s bytes of "
+                     "shared memory per block, as on a smaller GPU (recorded in the fingerprint "
+                     "too) |\n",
+                smem, smem);
     const char *hold = json_string_value(json_object_get(json_object_get(s, "environment"),
                                                          "ATTNBENCH_HOLD"));
     if (json_is_true(json_object_get(s, "launch_hold")))

@@ -467,6 +467,10 @@ static int fill_grads(vstate *st, const ab_shape *s, const ab_grad_check *gc_)
     return gc.pass;
 }
 
+/* Setup, warm-up and the correctness check of one (variant, configuration).
+ * Returns 1 when it is ready to time, 0 when its outcome was stored (error
+ * or failed check), 2 when it was skipped (this GPU cannot run the shape and
+ * the experiment has skip_unsupported), -1 on a database error. */
 static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
                    ab_gpu_bufs *bufs, const float *q, const float *k, const float *v, float *o,
                    unsigned long check_seed)
@@ -482,6 +486,12 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     double t_setup = ab_now_s();
     int setup_rc = var->setup(s, &st->ctx, &ws, err, sizeof err);
     wt.setup_s += ab_now_s() - t_setup;
+    if (setup_rc == AB_SETUP_UNSUPPORTED && e->skip_unsupported) {
+        /* this GPU cannot run the shape (shared memory, architecture): left
+         * out like a shape the variant does not declare */
+        fprintf(stderr, "  %-20s skipped: %s\n", st->ev->name, err);
+        return 2;
+    }
     if (setup_rc) {
         return store(db, st, "error", err) ? -1 : 0;
     }
