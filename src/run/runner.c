@@ -17,12 +17,14 @@
  * budget. NVML is read around each block of samples. External variants of
  * protocol 2 (src/external2.h) join the rounds like native ones; those of
  * protocol 1 run after the native ones, one process per configuration
- * (src/external.h). The run's wall time is accounted by phase
- * (src/walltime.h).
+ * (src/external.h). A CPU plugin's calls run in a worker process of its own
+ * (plugin_worker.h), so that its crash, exit or hang is one measurement's
+ * error. The run's wall time is accounted by phase (src/walltime.h).
  */
 #include "runner.h"
 #include "plugin.h"
 #include "plugin_worker.h"
+#include "plugin_watch.h"
 #include "shard.h"
 #include "runenv.h"
 #include "units.h"
@@ -125,6 +127,32 @@ static void exit_guard(void)
                     "marked failed; 'attnbench resume %lld' measures the rest\n",
             (long long)guard_run, (long long)guard_run);
     _exit(1);
+}
+
+/* CPU plugins run in worker processes unless ATTNBENCH_PLUGIN_WORKER=0
+ * (in attnbench's process, e.g. under a debugger or a profiler). */
+static int plugin_workers(void)
+{
+    const char *w = getenv("ATTNBENCH_PLUGIN_WORKER");
+    return !(w && strcmp(w, "0") == 0);
+}
+
+/* 1 when ev is a loaded plugin whose calls run in attnbench's process: a
+ * CUDA plugin, or a CPU one without workers (guarded by plugin_watch.h). */
+static int in_process_plugin(const ab_exp_variant *ev)
+{
+    return ev && ev->plugin && !ev->plugin->unavailable &&
+           (ev->plugin->device == AB_DEV_CUDA || !plugin_workers());
+}
+
+/* Arms the watchdog for `calls` in-process calls of ev's plugin. */
+static void watch_plugin(const ab_exp_variant *ev, double calls, const char *call)
+{
+    if (!in_process_plugin(ev))
+        return;
+    char who[600];
+    snprintf(who, sizeof who, "%s: variant '%s'", ev->library, ev->name);
+    ab_watch_arm(ev->timeout_s, calls > 1 ? calls : 1, who, call);
 }
 
 /* The state of one native variant within one configuration. */
@@ -351,12 +379,14 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
     if (gpu)
         ab_nvml_read(gpu->uuid, &before);
     double t0 = ab_now_s();
+    watch_plugin(st->ev, (double)count, "run");
     int rc = st->ext ? ab_ext2_take(st->ext, count, ms, st->message, sizeof st->message)
              : st->v->device == AB_DEV_CUDA
                  ? ab_gpu_time(st->v, st->ctx, bufs, st->ev->timing, e->graph_k, count, ms,
                                st->message, sizeof st->message)
                  : cpu_time(st, &st->m.shape, q, k, v, o, count, ms);
     double t1 = ab_now_s();
+    ab_watch_disarm();
     if (gpu)
         ab_nvml_read(gpu->uuid, &after);
     st->spent_s += t1 - t0;
@@ -523,9 +553,26 @@ static int fill_grads(vstate *st, const ab_shape *s, const ab_grad_check *gc_)
     return gc.pass;
 }
 
+static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
+                         ab_gpu_bufs *bufs, const float *q, const float *k, const float *v,
+                         float *o, unsigned long check_seed);
+
+/* prepare_calls under the watchdog when st is an in-process plugin: its
+ * setup, warm-up and check calls together get the deadline of as many
+ * calls (plugin_watch.h). Returns as prepare_calls. */
 static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
                    ab_gpu_bufs *bufs, const float *q, const float *k, const float *v, float *o,
                    unsigned long check_seed)
+{
+    watch_plugin(st->ev, (double)e->warmup + 3, "setup, warm-up or check");
+    int rc = prepare_calls(db, e, st, s, bufs, q, k, v, o, check_seed);
+    ab_watch_disarm();
+    return rc;
+}
+
+static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
+                         ab_gpu_bufs *bufs, const float *q, const float *k, const float *v,
+                         float *o, unsigned long check_seed)
 {
     size_t ws = 0;
     char err[AB_ERR] = "";
@@ -1095,7 +1142,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         x->m.bytes = ab_attention_bytes(s);
         x->m.adapter_env = ev->plugin_record; /* plugin: library path, size, SHA-256 */
         if (ev->native->unavailable ||
-            (ev->plugin && ev->plugin->device == AB_DEV_CPU &&
+            (ev->plugin && ev->plugin->device == AB_DEV_CPU && plugin_workers() &&
              ab_pw_start(ev->plugin, ev->library, s, q, k, v, ev->timeout_s, &x->pw, err,
                          sizeof err))) {
             /* a plugin that did not load, or whose worker could not start */
@@ -1182,7 +1229,9 @@ cleanup:
             wt.setup_s += ab_now_s() - t_td;
         } else if (st[i].have_ctx && st[i].v->teardown) {
             double t_td = ab_now_s();
+            watch_plugin(st[i].ev, 1, "teardown");
             st[i].v->teardown(st[i].ctx);
+            ab_watch_disarm();
             wt.setup_s += ab_now_s() - t_td;
         }
         free(st[i].samples);
@@ -1262,6 +1311,11 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
             registered = atexit(exit_guard) == 0;
         guard_db = db;
         guard_run = *run_id;
+        int watch = 0;
+        for (size_t i = 0; i < e->nvariants; i++)
+            watch |= in_process_plugin(&e->variants[i]);
+        if (watch)
+            ab_watch_start(db, *run_id); /* an error says so; the run goes on */
     }
     fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants%s\n", (long long)*run_id,
             e->name, e->nconfigs, e->nvariants, resuming ? " (resumed: what is missing)" : "");
@@ -1354,6 +1408,7 @@ finish:
               "measures what it lacks once the cause is fixed",
               (long long)*run_id, (long long)*run_id);
 cleanup:
+    ab_watch_stop();
     guard_db = NULL;
     stop_handlers_restore();
     for (size_t i = 0; ext_procs && i < e->nvariants; i++)

@@ -95,6 +95,32 @@ CFG
   pgrep -f "$CFG" >/dev/null && fail "hang: the worker kept running after attnbench was killed"
   echo "ok: hang: the worker died with attnbench"
   ;;
+exit-inprocess|hang-inprocess)
+  # ATTNBENCH_PLUGIN_WORKER=0: the calls run in attnbench's own process; exit()
+  # there must not be a success, a hang must meet a deadline: the run is
+  # marked failed and attnbench exits 1 with one line
+  CFG=$tmp/inproc.cfg
+  cat >"$CFG" <<CFG
+name = "hostile";
+variants = ( "cpu_flash", { name = "hostile"; library = "$LIB"; timeout = 2.0; } );
+sweep = { B = 1; H = 2; S = [32, 48]; D = 16; dtype = "fp32"; };
+warmup = 1; samples = 12; round_size = 3;
+CFG
+  start=$(date +%s)
+  ATTNBENCH_PLUGIN_WORKER=0 timeout 120 "$AB" run "$CFG" --db h.db >out.txt 2>err.txt; rc=$?
+  took=$(($(date +%s) - start))
+  [ $rc != 124 ] || fail "$case_name: attnbench hung (killed by timeout after 120 s)"
+  [ $rc = 1 ] || fail "$case_name: exit $rc, expected 1"
+  [ "$(q "SELECT status FROM runs")" = failed ] || fail "$case_name: run $(q "SELECT status FROM runs"), not failed"
+  if [ "$case_name" = exit-inprocess ]; then
+    grep -q "exit() was called during run 1 (by a plugin?): the run is marked failed" err.txt || fail "exit-inprocess: no message"
+  else
+    grep -q "$LIB: variant 'hostile': plugin exceeded its 2 s deadline in setup, warm-up or check" err.txt || fail "hang-inprocess: no message"
+    [ $took -le 60 ] || fail "hang-inprocess: took $took s with a 2 s deadline (x 4 calls)"
+  fi
+  "$AB" runs --db h.db | grep -q ' failed ' || fail "$case_name: runs does not show the run failed"
+  echo "ok: $case_name: exit 1, run failed, $(grep -c . err.txt) lines on stderr, $took s"
+  ;;
 resume)
   # a correct plugin, copied so that it can be replaced between the kill and the resume
   cp "$LIB" lib.so
