@@ -137,7 +137,7 @@ int ab_run_load(sqlite3 *db, long long run_id, ab_rmeas **out, size_t *nout)
         }
         ab_rmeas *x = &m[n++];
         x->id = sqlite3_column_int64(st, 0);
-        snprintf(x->variant, sizeof x->variant, "%s", text(st, 1));
+        ab_printable(text(st, 1), x->variant, sizeof x->variant); /* printed: escaped */
         snprintf(x->dtype, sizeof x->dtype, "%s", text(st, 2));
         snprintf(x->status, sizeof x->status, "%s", text(st, 3));
         snprintf(x->stop, sizeof x->stop, "%s", text(st, 4));

@@ -19,14 +19,19 @@
 int cmd_calibrate(int argc, char **argv)
 {
     const char *path = NULL, *db_flag = NULL, *variant = NULL, *v;
-    int pairs = 5, missing;
+    int pairs = 5, missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if ((v = ab_opt(argc, argv, &i, "--variant", &missing)))
             variant = v;
-        else if ((v = ab_opt(argc, argv, &i, "--pairs", &missing)))
-            pairs = atoi(v);
+        else if ((v = ab_opt(argc, argv, &i, "--pairs", &missing))) {
+            long long p;
+            if (ab_parse_count(v, 1, 50, &p))
+                return ab_usage("calibrate: --pairs must be a whole number between 1 and 50, "
+                                "not '%s'", v);
+            pairs = (int)p;
+        }
         else if (missing)
             return ab_usage("calibrate: %s needs a value", argv[i]);
         else if (argv[i][0] == '-')

@@ -61,7 +61,7 @@ static json_t *run_fingerprint(sqlite3 *db, long long run)
 int cmd_compare(int argc, char **argv)
 {
     const char *db_flag = NULL, *runs[2] = {NULL, NULL}, *v;
-    int missing, fail_on_regression = 0, nruns = 0;
+    int missing = 0, fail_on_regression = 0, nruns = 0;
     ab_compare_opts co;
     ab_compare_opts_default(&co);
     co.boot.method = AB_CI_BCA;

@@ -32,7 +32,7 @@ int cmd_export(int argc, char **argv)
 {
     const char *db_flag = NULL, *format = "json", *outpath = "-", *v;
     const char **run_args = calloc(argc, sizeof *run_args);
-    int missing, nruns = 0, rc = 1;
+    int missing = 0, nruns = 0, rc = 1;
     if (!run_args)
         return error("out of memory") ? 1 : 1;
     for (int i = 1; i < argc; i++) {

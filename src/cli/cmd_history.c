@@ -37,7 +37,7 @@ int cmd_history(int argc, char **argv)
 {
     const char *db_flag = NULL, *variant = NULL, *config = NULL, *plot = NULL, *v;
     double practical = 0.01;
-    int missing;
+    int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;

@@ -13,10 +13,31 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The largest export import reads (the file, or what comes on stdin). */
+#define AB_IMPORT_MAX_BYTES (4ull << 30)
+
+/* A stream read by jansson up to AB_IMPORT_MAX_BYTES (then an error). */
+typedef struct capped_input {
+    FILE *f;
+    unsigned long long got;
+} capped_input;
+
+static size_t read_capped(void *buf, size_t len, void *arg)
+{
+    capped_input *in = arg;
+    if (in->got > AB_IMPORT_MAX_BYTES)
+        return (size_t)-1;
+    size_t r = fread(buf, 1, len, in->f);
+    in->got += r;
+    if (in->got > AB_IMPORT_MAX_BYTES || (r == 0 && ferror(in->f)))
+        return (size_t)-1;
+    return r;
+}
+
 int cmd_import(int argc, char **argv)
 {
     const char *db_flag = NULL, *file = NULL, *v;
-    int missing;
+    int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
@@ -29,7 +50,16 @@ int cmd_import(int argc, char **argv)
     if (!file)
         return ab_usage("import: which file? (a JSON export: attnbench export RUN -o FILE)");
     json_error_t jerr;
-    json_t *doc = strcmp(file, "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(file, 0, &jerr);
+    char why[600];
+    capped_input in = {strcmp(file, "-") == 0 ? stdin : NULL, 0};
+    if (!in.f && !(in.f = ab_open_regular(file, AB_IMPORT_MAX_BYTES, why, sizeof why)))
+        return error("import: %s", why) ? 1 : 1;
+    json_t *doc = json_load_callback(read_capped, &in, 0, &jerr);
+    if (in.f != stdin)
+        fclose(in.f);
+    if (!doc && in.got > AB_IMPORT_MAX_BYTES)
+        return error("import: %s: larger than %llu bytes; nothing imported", file,
+                     (unsigned long long)AB_IMPORT_MAX_BYTES) ? 1 : 1;
     if (!doc)
         return error("import: %s:%d: %s", file, jerr.line, jerr.text) ? 1 : 1;
     json_t *runs = json_object_get(doc, "runs");
@@ -65,7 +95,7 @@ int cmd_import(int argc, char **argv)
 int cmd_merge(int argc, char **argv)
 {
     const char *db_flag = NULL, *other = NULL, *v;
-    int missing;
+    int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;

@@ -30,23 +30,14 @@ static size_t width(const char *s)
  * (terminal escape injection). NULL when out of memory. */
 static char *escaped(const char *s)
 {
-    size_t n = strlen(s);
-    char *out = malloc(4 * n + 1), *p = out;
-    if (!out)
+    char *flat = strdup(s);
+    if (!flat)
         return NULL;
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '\n' || *c == '\t' || *c == '\r') {
-            *p++ = ' ';
-        } else if (*c < 0x20 || *c == 0x7f) {
-            p += sprintf(p, "\\x%02x", *c);
-        } else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
-            p += sprintf(p, "\\xc2\\x%02x", c[1]);
-            c++;
-        } else {
-            *p++ = (char)*c;
-        }
-    }
-    *p = '\0';
+    for (char *c = flat; *c; c++)
+        if (*c == '\n' || *c == '\t' || *c == '\r')
+            *c = ' ';
+    char *out = ab_printable_dup(flat);
+    free(flat);
     return out;
 }
 
@@ -95,7 +86,7 @@ static int read_only_authorizer(void *denied, int action, const char *a, const c
 int cmd_query(int argc, char **argv)
 {
     const char *db_flag = NULL, *sql = NULL, *v;
-    int missing;
+    int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;

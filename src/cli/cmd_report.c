@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ int cmd_report(int argc, char **argv)
 {
     const char *run_s = NULL, *db_flag = NULL, *outpath = NULL, *v;
     ab_report_opts o = {0};
-    int missing;
+    int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
@@ -57,10 +58,10 @@ int cmd_report(int argc, char **argv)
         else
             return ab_usage("report: one run at a time ('%s' is extra)", argv[i]);
     }
-    char *end;
-    long long run = run_s ? strtoll(run_s, &end, 10) : 0;
-    if (!run_s || *end || run <= 0)
-        return ab_usage("report: RUN must be a run id (attnbench runs lists them)");
+    long long run = 0;
+    if (!run_s || ab_parse_count(run_s, 1, INT64_MAX, &run))
+        return ab_usage("report: RUN must be a run id, not '%s' (attnbench runs lists them)",
+                        run_s ? run_s : "");
 
     char err[AB_ERR], pathbuf[512];
     sqlite3 *db = NULL;

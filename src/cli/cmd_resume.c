@@ -14,14 +14,82 @@
 #include "store.h"
 #include "util.h"
 
+#include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* "sha256" (or, without libcrypto, "size") of a plugin record's JSON text
+ * (plugin.h, {"plugin": {"library", "size", "sha256"}}) into buf; 0 when
+ * the record has it. */
+static int record_identity(const char *record, char *library, size_t nl, char *buf, size_t n)
+{
+    json_t *r = json_loads(record ? record : "", 0, NULL);
+    json_t *p = json_object_get(r, "plugin");
+    const char *sha = json_string_value(json_object_get(p, "sha256"));
+    json_t *size = json_object_get(p, "size");
+    const char *lib = json_string_value(json_object_get(p, "library"));
+    int rc = -1;
+    if (lib)
+        snprintf(library, nl, "%s", lib);
+    if (sha) {
+        snprintf(buf, n, "SHA-256 %s", sha);
+        rc = 0;
+    } else if (json_is_integer(size)) {
+        snprintf(buf, n, "size %lld bytes (no SHA-256: built without libcrypto)",
+                 (long long)json_integer_value(size));
+        rc = 0;
+    }
+    json_decref(r);
+    return rc;
+}
+
+/* Every plugin library of e must be the file the run's stored measurements
+ * were taken with (their adapter_env record): a library rebuilt or replaced
+ * between a killed run and its resume would mix two builds in one run.
+ * 0, or -1 after one message naming the file and both hashes. */
+static int plugins_unchanged(sqlite3 *db, long long run, const ab_experiment *e)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT adapter_env FROM measurements WHERE run_id = ?1 AND "
+                               "variant = ?2 AND adapter_env LIKE '{\"plugin\"%' LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return error("resume: run %lld: reading its plugin records: %s", run, sqlite3_errmsg(db));
+    int rc = 0;
+    for (size_t i = 0; i < e->nvariants && rc == 0; i++) {
+        const ab_exp_variant *v = &e->variants[i];
+        if (!v->library || !v->plugin_record)
+            continue; /* not a plugin, or one that no longer loads (stored as an error) */
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, run);
+        sqlite3_bind_text(st, 2, v->name, -1, SQLITE_TRANSIENT);
+        int step = sqlite3_step(st);
+        if (step == SQLITE_DONE)
+            continue; /* nothing of it stored yet */
+        if (step != SQLITE_ROW) {
+            rc = error("resume: run %lld: reading its plugin records: %s", run, sqlite3_errmsg(db));
+            break;
+        }
+        char was[160], now[160], lib_was[4096] = "", lib_now[4096] = "";
+        const char *stored = (const char *)sqlite3_column_text(st, 0);
+        if (record_identity(stored, lib_was, sizeof lib_was, was, sizeof was) ||
+            record_identity(v->plugin_record, lib_now, sizeof lib_now, now, sizeof now))
+            continue; /* nothing to compare with */
+        if (strcmp(was, now) != 0)
+            rc = error("resume: run %lld: plugin library %s of variant '%s' changed since the "
+                       "run measured it: %s then, %s now; resuming would mix two builds in one "
+                       "run (restore the library, or start a new run)",
+                       run, lib_now, v->name, was, now);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int cmd_resume(int argc, char **argv)
 {
     const char *run_s = NULL, *db_flag = NULL, *v;
-    int missing, force = 0;
+    int missing = 0, force = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
@@ -30,15 +98,14 @@ int cmd_resume(int argc, char **argv)
         else if (strcmp(argv[i], "--force") == 0)
             force = 1;
         else if (argv[i][0] == '-' || run_s)
-            return error("resume: unexpected argument '%s' (attnbench help resume)", argv[i]) ? 2
-                                                                                            : 2;
+            return ab_usage("resume: unexpected argument '%s' (attnbench help resume)", argv[i]);
         else
             run_s = argv[i];
     }
-    char *end;
-    long long run = run_s ? strtoll(run_s, &end, 10) : 0;
-    if (!run_s || *end || run <= 0)
-        return ab_usage("resume: RUN must be a run id (attnbench runs lists them)");
+    long long run = 0;
+    if (!run_s || ab_parse_count(run_s, 1, INT64_MAX, &run))
+        return ab_usage("resume: RUN must be a run id, not '%s' (attnbench runs lists them)",
+                        run_s ? run_s : "");
 
     char err[AB_ERR];
     const char *db_path = ab_db_path(db_flag);
@@ -82,6 +149,8 @@ int cmd_resume(int argc, char **argv)
         error("resume: run %lld: %s", run, err);
         goto done;
     }
+    if (plugins_unchanged(db, run, &e))
+        goto done;
     { /* issue 20: a run of one part resumes that part only (shard.h) */
         int sk = 0, sn = 0, sh = ab_shard_of_run(db, run, &sk, &sn, err);
         if (sh < 0 || (sh == 1 && ab_shard_select(&e, sk, sn, err, sizeof err))) {

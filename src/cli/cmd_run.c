@@ -17,7 +17,7 @@ int cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *db_flag = NULL, *v;
     const char *shard_s = NULL, *devices_s = NULL, *worker = NULL; /* issue 20 */
-    int missing;
+    int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;

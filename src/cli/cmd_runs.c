@@ -38,8 +38,10 @@ static int print_run(void *arg, const ab_run_row *r)
         json_array_append_new(c->arr, o);
         return 0;
     }
-    printf("%5lld  %-28s %-20s  %-26s %-11s %lld", r->id, r->experiment, r->started, r->gpu,
-           r->status, r->measurements);
+    char name[200], gpu[200];
+    printf("%5lld  %-28s %-20s  %-26s %-11s %lld", r->id,
+           ab_printable(r->experiment, name, sizeof name), r->started,
+           ab_printable(r->gpu, gpu, sizeof gpu), r->status, r->measurements);
     if (r->not_ok)
         printf(" (%lld not ok)", r->not_ok);
     printf("\n");
@@ -58,7 +60,7 @@ int cmd_runs(int argc, char **argv)
 {
     const char *db_flag = NULL, *experiment = NULL, *variant = NULL, *gpu = NULL,
                *since = NULL, *commit = NULL, *v;
-    int missing, as_json = 0;
+    int missing = 0, as_json = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
@@ -109,7 +111,7 @@ int cmd_runs(int argc, char **argv)
 int cmd_show(int argc, char **argv)
 {
     const char *db_flag = NULL, *run_s = NULL, *v;
-    int missing;
+    int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
@@ -135,10 +137,12 @@ int cmd_show(int argc, char **argv)
         return 1;
     }
     printf("run %lld  %s\n", run, h.uuid);
-    printf("experiment   %s (%s)\n", h.exp_name, h.exp_path);
+    char shown[3][1024];
+    printf("experiment   %s (%s)\n", ab_printable(h.exp_name, shown[0], sizeof shown[0]),
+           ab_printable(h.exp_path, shown[1], sizeof shown[1]));
     printf("started      %s   finished %s   status %s\n", h.started, h.finished, h.status);
     printf("timing       %s\n", h.mode);
-    printf("command      %s\n", h.command);
+    printf("command      %s\n", ab_printable(h.command, shown[2], sizeof shown[2]));
     printf("environment  %s\n\n", h.env_hash);
     char *fp_text = strdup(h.fingerprint);
     ab_run_header_free(&h);

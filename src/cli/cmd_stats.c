@@ -12,6 +12,7 @@
  */
 #include "commands.h"
 #include "abstats.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,18 +29,23 @@
         fputc('\n', stderr);                                                     \
     } while (0)
 
-/* Reads path into a malloc'd array *x of *n latencies (ms). One number per
+/* The largest file of samples stats reads (some 50 million lines). */
+#define AB_STATS_MAX_FILE_BYTES (1ull << 30)
+
+/* Reads path (a regular file of at most AB_STATS_MAX_FILE_BYTES) into a
+ * malloc'd array *x of *n latencies (ms). One number per
  * line; blank lines and everything after '#' ignored. Returns 0, or 1 after
  * printing the error (file, line, offending text). */
 static int read_samples(const char *path, double **x, size_t *n)
 {
     int rc = 1;
-    FILE *f = fopen(path, "r");
+    char why[600];
+    FILE *f = ab_open_regular(path, AB_STATS_MAX_FILE_BYTES, why, sizeof why);
     char *line = NULL;
     size_t cap = 0, len = 0, alloc = 0, lineno = 0;
     double *v = NULL;
     if (f == NULL) {
-        ERR("%s: %s", path, strerror(errno));
+        ERR("%s", why);
         goto cleanup;
     }
     while (getline(&line, &cap, f) != -1) {
@@ -110,25 +116,6 @@ cleanup:
     if (f != NULL)
         fclose(f);
     return rc;
-}
-
-/* The value of --name VALUE or --name=VALUE at argv[*i], advancing *i; NULL
- * when argv[*i] is not that option; *missing set when VALUE is absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    size_t l = strlen(name);
-    if (strncmp(argv[*i], name, l) != 0)
-        return NULL;
-    if (argv[*i][l] == '=')
-        return argv[*i] + l + 1;
-    if (argv[*i][l] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    (*i)++;
-    return argv[*i];
 }
 
 static int parse_ulong(const char *s, unsigned long *out)
@@ -227,40 +214,40 @@ int cmd_stats(int argc, char **argv)
         unsigned long u;
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--alpha", &missing)) != NULL) {
+        } else if ((v = ab_opt(argc, argv, &i, "--alpha", &missing)) != NULL) {
             char *end;
             o.alpha = strtod(v, &end);
             if (*end != '\0' || !(o.alpha > 0 && o.alpha < 1)) {
                 ERR("--alpha: expected a number in (0, 1), got '%s'", v);
                 goto cleanup;
             }
-        } else if (!missing && (v = opt_value(argc, argv, &i, "--practical", &missing)) != NULL) {
+        } else if (!missing && (v = ab_opt(argc, argv, &i, "--practical", &missing)) != NULL) {
             char *end;
             o.practical = strtod(v, &end);
             if (*end != '\0' || !(o.practical >= 0 && o.practical < 1)) {
                 ERR("--practical: expected a fraction in [0, 1), e.g. 0.01, got '%s'", v);
                 goto cleanup;
             }
-        } else if (!missing && (v = opt_value(argc, argv, &i, "--min-shift", &missing)) != NULL) {
+        } else if (!missing && (v = ab_opt(argc, argv, &i, "--min-shift", &missing)) != NULL) {
             char *end;
             min_shift = strtod(v, &end);
             if (*end != '\0' || !(min_shift >= 0 && isfinite(min_shift))) {
                 ERR("--min-shift: expected a shift in ms >= 0 (e.g. the timer floor), got '%s'", v);
                 goto cleanup;
             }
-        } else if (!missing && (v = opt_value(argc, argv, &i, "--resamples", &missing)) != NULL) {
+        } else if (!missing && (v = ab_opt(argc, argv, &i, "--resamples", &missing)) != NULL) {
             if (parse_ulong(v, &u) != 0 || u < 2) {
                 ERR("--resamples: expected an integer >= 2, got '%s'", v);
                 goto cleanup;
             }
             o.boot.resamples = u;
-        } else if (!missing && (v = opt_value(argc, argv, &i, "--seed", &missing)) != NULL) {
+        } else if (!missing && (v = ab_opt(argc, argv, &i, "--seed", &missing)) != NULL) {
             if (parse_ulong(v, &u) != 0) {
                 ERR("--seed: expected a non-negative integer, got '%s'", v);
                 goto cleanup;
             }
             o.boot.seed = u;
-        } else if (!missing && (v = opt_value(argc, argv, &i, "--ci", &missing)) != NULL) {
+        } else if (!missing && (v = ab_opt(argc, argv, &i, "--ci", &missing)) != NULL) {
             if (strcmp(v, "percentile") == 0) {
                 o.boot.method = AB_CI_PERCENTILE;
             } else if (strcmp(v, "bca") == 0 || strcmp(v, "BCa") == 0) {

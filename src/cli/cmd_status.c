@@ -99,16 +99,15 @@ static int add_part_run(void *arg, const ab_part_run *r)
 int cmd_status(int argc, char **argv)
 {
     const char *path = NULL, *db_flag = NULL, *v;
-    int missing, plan = 0;
+    int missing = 0, plan = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
             db_flag = v;
         else if (missing)
             return error("status: --db needs a path") ? 2 : 2;
         else if ((v = ab_opt(argc, argv, &i, "--plan", &missing))) {
-            char *end;
-            long p = strtol(v, &end, 10);
-            if (*end || p < 1 || p > 4096)
+            long long p;
+            if (ab_parse_count(v, 1, 4096, &p))
                 return error("status: --plan must be a number of parts in 1..4096, not '%s'", v)
                            ? 2 : 2;
             plan = (int)p;
@@ -190,9 +189,10 @@ int cmd_status(int argc, char **argv)
             char runbuf[24] = "-";
             if (p->nruns)
                 snprintf(runbuf, sizeof runbuf, "%lld", (long long)p->best_run);
+            char worker[600];
             printf("%4d  %14zu  %5ld of %-4zu  %4d  %-11s  %3s  %s\n", k + 1, cnt,
                    p->measurements, cnt * e.nvariants, p->nruns, p->state, runbuf,
-                   p->worker[0] ? p->worker : "-");
+                   p->worker[0] ? ab_printable(p->worker, worker, sizeof worker) : "-");
         }
         printf("%d of %d parts complete%s\n", complete, n,
                complete == n ? ": the experiment is complete" : "");

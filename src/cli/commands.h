@@ -35,8 +35,16 @@ int cmd_status(int argc, char **argv); /* issue 20 */
 
 /* Option parsing shared by the handlers: returns the value of --name VALUE
  * or --name=VALUE at argv[*i] (advancing *i past it), or NULL when argv[*i]
- * is not that option. Sets *missing when the value is absent. */
+ * is not that option. Sets *missing when the value is absent: at the end of
+ * argv, or when the next argument is itself an option ("--db", "-o"; "-"
+ * alone and "-5" are values), so a missing value never swallows the next
+ * option. *missing is only written when argv[*i] is this option: the
+ * caller sets it to 0 once, before the loop. */
 const char *ab_opt(int argc, char **argv, int *i, const char *name, int *missing);
+
+/* Parses a whole decimal integer argument (run id, count) in [lo, hi]:
+ * digits only, no sign, no trailing text, no overflow. 0 and *out, or -1. */
+int ab_parse_count(const char *s, long long lo, long long hi, long long *out);
 
 /* A usage error: prints "attnbench: <message>" on stderr (util.h error())
  * and returns 2, the exit status of a command given wrong arguments. */

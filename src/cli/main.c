@@ -9,6 +9,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,10 @@ static int finish(int rc)
 
 int main(int argc, char **argv)
 {
+    /* a parent that ignored SIGCHLD (SIG_IGN survives exec) would make the
+     * kernel reap our children itself: waitpid then fails with ECHILD, the
+     * plugin probe and the adapters could never be waited for */
+    signal(SIGCHLD, SIG_DFL);
     ab_db_init();
     ab_stats_init();
     if (argc < 2) {
@@ -221,6 +226,18 @@ int main(int argc, char **argv)
     const command *c = lookup(argv[1]);
     if (!c) {
         error("unknown command '%s' (attnbench help lists them)", argv[1]);
+        exit(2);
+    }
+    /* an empty $ATTNBENCH_DB is a mistake to name, not a reason to fall
+     * back silently to ./attnbench.db (--db on the command line wins) */
+    const char *env_db = getenv("ATTNBENCH_DB");
+    int db_flag = 0;
+    for (int i = 2; i < argc; i++)
+        db_flag |= strcmp(argv[i], "--db") == 0 || strncmp(argv[i], "--db=", 5) == 0;
+    if (env_db && !*env_db && !db_flag && c->handler != cmd_help && c->handler != cmd_stats &&
+        c->handler != cmd_variants && c->handler != cmd_env) {
+        error("ATTNBENCH_DB is set but empty: unset it, or set it (or --db) to the database's "
+              "file name");
         exit(2);
     }
     exit(finish(c->handler(argc - 1, argv + 1)));

@@ -1,6 +1,6 @@
 /*
- * opt.c: what the command handlers share (commands.h): the one option
- * parser, the usage error and the opening of the database.
+ * opt.c: what the command handlers share (commands.h): the usage error and
+ * the opening of the database (the option parser is args.c).
  */
 #include "commands.h"
 #include "store.h"
@@ -28,22 +28,4 @@ sqlite3 *ab_cmd_open_db(const char *path, int readonly)
         return NULL;
     }
     return db;
-}
-
-const char *ab_opt(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    size_t len = strlen(name);
-    const char *a = argv[*i];
-    *missing = 0;
-    if (strncmp(a, name, len) != 0)
-        return NULL;
-    if (a[len] == '=')
-        return a + len + 1;
-    if (a[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
 }

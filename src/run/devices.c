@@ -9,6 +9,7 @@
 #include "store.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -104,7 +105,8 @@ int ab_devices_parse(const char *list, int cuda_needed, int *device, int *ndev, 
         char *end;
         errno = 0;
         long v = strtol(p, &end, 10);
-        if (end == p || errno || v < 0 || v >= AB_MAX_DEVICES || (*end && *end != ',') ||
+        if (!isdigit((unsigned char)*p) || end == p || errno || v < 0 || v >= AB_MAX_DEVICES ||
+            (*end && *end != ',') ||
             *ndev >= AB_MAX_DEVICES) {
             snprintf(err, errn, "--devices must be 'all' or CUDA device indices like 0,1 "
                                 "(0..%d), not '%s'", AB_MAX_DEVICES - 1, list);
@@ -167,13 +169,19 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
+    /* the stop signals are blocked while a worker is forked and recorded, so
+     * one that comes meanwhile is seen below, never lost between the two */
+    sigset_t stop_set, unblocked;
+    sigemptyset(&stop_set);
+    for (int s = 0; s < 3; s++)
+        sigaddset(&stop_set, sigs[s]);
+    pass_on = 0;
     for (int s = 0; s < 3; s++)
         sigaction(sigs[s], &sa, &old[s]);
-    pass_on = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int started = 0, rc = 0;
-    for (int i = 0; i < ndev; i++) {
+    for (int i = 0; i < ndev && !pass_on; i++) {
         int shared = 0;
         for (int j = 0; j < ndev; j++)
             shared |= j != i && device[j] == device[i];
@@ -198,8 +206,10 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
         }
         fflush(stdout);
         fflush(stderr);
+        sigprocmask(SIG_BLOCK, &stop_set, &unblocked);
         pid_t p = fork();
         if (p < 0) {
+            sigprocmask(SIG_SETMASK, &unblocked, NULL);
             close(fds[0]);
             close(fds[1]);
             rc = error("--devices: fork: %s", strerror(errno)) ? 1 : 1;
@@ -208,6 +218,7 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
         if (p == 0) {
             for (int s = 0; s < 3; s++)
                 sigaction(sigs[s], &old[s], NULL);
+            sigprocmask(SIG_SETMASK, &unblocked, NULL);
             dup2(fds[1], STDOUT_FILENO);
             close(fds[0]);
             close(fds[1]);
@@ -222,24 +233,29 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
         pid[i] = p;
         out_fd[i] = fds[0];
         started++;
+        sigprocmask(SIG_SETMASK, &unblocked, NULL); /* a pending stop signal lands here */
         fprintf(stderr, "worker %d/%d: %s, process %ld\n", i + 1, ndev, label[i], (long)p);
     }
-    /* wait for every worker; a stop signal is passed on and the waiting goes on */
+    /* wait for every worker; a stop signal (also one that came while they
+     * were being started) is passed on and the waiting goes on. Polled, so
+     * a signal between the check and the wait cannot be missed. */
     int left = started, forwarded = 0;
+    const int stopped_by = (int)pass_on;
     while (left > 0) {
         int st;
-        pid_t w = waitpid(-1, &st, 0);
-        if (w < 0) {
-            if (errno == EINTR) {
-                if (pass_on && !forwarded) {
-                    for (int i = 0; i < started; i++)
-                        kill(pid[i], (int)pass_on);
-                    forwarded = 1;
-                }
-                continue;
-            }
-            break;
+        if (pass_on && !forwarded) {
+            for (int i = 0; i < started; i++)
+                kill(pid[i], (int)pass_on);
+            forwarded = (int)pass_on;
         }
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w == 0 || (w < 0 && errno == EINTR)) {
+            struct timespec nap = {0, 20000000L};
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        if (w < 0)
+            break;
         for (int i = 0; i < started; i++)
             if (pid[i] == w) {
                 status[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -262,6 +278,11 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
         if (status[i] && !rc)
             rc = status[i];
     }
+    if (pass_on && !rc)
+        rc = 128 + (int)pass_on; /* the shell's convention, as a run stopped by it */
+    if (stopped_by && started < ndev)
+        fprintf(stderr, "attnbench: --devices: signal %d while starting workers: %d of %d "
+                        "started, each stopped\n", stopped_by, started, ndev);
     fprintf(stderr, "--devices: %d workers, wall time %.1f s\n", started,
             (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     if (rc)

@@ -10,6 +10,7 @@
  */
 #include "experiment.h"
 #include "exp_schema.h"
+#include "exp_syntax.h"
 #include "registry.h"
 #include "plugin.h"
 #include "util.h"
@@ -383,7 +384,9 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
                              name);
             v->name = strdup(name);
             if (lib) {
-                if (load_plugin(s, v, lib, path, e->resolve, err, n))
+                /* timeout: the deadline of each call of a CPU plugin (plugin_worker.h) */
+                if (get_float(s, "timeout", 60.0, 0.1, 86400.0, &v->timeout_s, path, err, n) ||
+                    load_plugin(s, v, lib, path, e->resolve, err, n))
                     return -1;
             } else if (cmd) {
                 v->command = strdup(cmd);
@@ -489,6 +492,45 @@ static int load_stopping(const config_setting_t *root, ab_experiment *e, const c
     return 0;
 }
 
+/* A new experiment's name and variant names hold no control characters:
+ * they are printed on terminals and in reports (util.h, ab_printable).
+ * 0, or -1 with "file:line: ..." in err. */
+static int names_refuse_controls(const config_setting_t *root, const ab_experiment *e,
+                                 const char *path, char *err, size_t n)
+{
+    char shown[200];
+    if (ab_has_control(e->name))
+        return where(err, n, path, config_setting_get_member(root, "name"),
+                     "name '%s' holds a control character (names are printed on terminals)",
+                     ab_printable(e->name, shown, sizeof shown));
+    const config_setting_t *vl = config_setting_get_member(root, "variants");
+    for (size_t i = 0; i < e->nvariants; i++)
+        if (ab_has_control(e->variants[i].name))
+            return where(err, n, path, vl ? config_setting_get_elem(vl, (unsigned)i) : NULL,
+                         "variant name '%s' holds a control character (names are printed on "
+                         "terminals)", ab_printable(e->variants[i].name, shown, sizeof shown));
+    return 0;
+}
+
+/* A stored experiment read for a report: its names with control characters
+ * escaped (ab_printable), as ab_run_load gives the measurements' names, so
+ * the two still match. 0, or -1 when out of memory. */
+static int names_printable(ab_experiment *e)
+{
+    char **names[2] = {&e->name, &e->baseline};
+    for (size_t i = 0; i < 2 + e->nvariants; i++) {
+        char **p = i < 2 ? names[i] : &e->variants[i - 2].name;
+        if (!*p || !ab_has_control(*p))
+            continue;
+        char *q = ab_printable_dup(*p);
+        if (!q)
+            return -1;
+        free(*p);
+        *p = q;
+    }
+    return 0;
+}
+
 int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
 {
     memset(e, 0, sizeof *e);
@@ -496,9 +538,12 @@ int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
     int too_big = 0;
     char *text = ab_read_file_limit(path, AB_EXP_MAX_BYTES, &len, &too_big);
     if (!text) {
-        if (too_big)
+        if (too_big == 1)
             snprintf(err, n, "%s: experiment file larger than %u bytes (is it an experiment?)",
                      path, AB_EXP_MAX_BYTES);
+        else if (too_big == 2)
+            snprintf(err, n, "%s: not a regular file (a FIFO, device or socket); an experiment "
+                     "is a file", path);
         else if (errno == EISDIR)
             snprintf(err, n, "%s: is a directory, not an experiment file", path);
         else
@@ -528,8 +573,8 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
     ab_hash_hex(e->text, strlen(e->text), e->hash);
     config_init(&cfg);
     if (!config_read_string(&cfg, e->text)) {
-        snprintf(err, n, "%s:%d: syntax error: %s", path, config_error_line(&cfg),
-                 config_error_text(&cfg));
+        ab_exp_syntax_message(path, e->text, config_error_line(&cfg), config_error_text(&cfg),
+                              err, n);
         goto cleanup;
     }
     const config_setting_t *root = config_root_setting(&cfg);
@@ -600,6 +645,12 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
     for (size_t i = 0; i < e->nvariants; i++)
         if ((int)e->variants[i].timing < 0)
             e->variants[i].timing = e->timing;
+    if (resolve == 1 && names_refuse_controls(root, e, path, err, n))
+        goto cleanup;
+    if (resolve == 0 && names_printable(e)) {
+        snprintf(err, n, "%s: out of memory", path);
+        goto cleanup;
+    }
     rc = 0;
 cleanup:
     config_destroy(&cfg);

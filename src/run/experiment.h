@@ -16,7 +16,8 @@ typedef struct ab_exp_variant {
     char *name;
     const ab_variant *native; /* NULL for an external variant */
     char *command;            /* external: shell command line */
-    double timeout_s;         /* external: per configuration (protocol 1), per request (2) */
+    double timeout_s;         /* external: per configuration (protocol 1), per request (2);
+                                 CPU plugin: per call (plugin_worker.h), default 60 s */
     int protocol;             /* external: adapters/PROTOCOL.md version, 1 (one process per
                                  configuration) or 2 (one persistent process, samples on
                                  request, inside the rounds) */

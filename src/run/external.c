@@ -441,7 +441,7 @@ static int parse_stdout(const ab_ext_request *rq, char *text, ab_ext_result *out
         }
         if (strcmp(line, "sample") == 0) {
             double v;
-            if (parse_double(rest, &v) != 0 || !isfinite(v) || !(v > 0)) {
+            if (ab_ext_parse_sample(rest, &v)) {
                 set_error(out, rq, "sample line %d: '%.60s' is not a finite positive number",
                           lineno, rest);
                 return -1;
@@ -463,22 +463,9 @@ static int parse_stdout(const ab_ext_request *rq, char *text, ab_ext_result *out
                 set_error(out, rq, "env line %d: a second env line", lineno);
                 return -1;
             }
-            json_error_t je;
-            json_t *j = json_loads(rest, 0, &je);
-            if (!j) {
-                set_error(out, rq, "env line %d: invalid JSON: %s (column %d)", lineno, je.text,
-                          je.column);
-                return -1;
-            }
-            if (!json_is_object(j)) {
-                json_decref(j);
-                set_error(out, rq, "env line %d: not a JSON object", lineno);
-                return -1;
-            }
-            char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-            json_decref(j);
-            if (!s) {
-                set_error(out, rq, "env line %d: out of memory", lineno);
+            char *s = NULL;
+            if (ab_ext_parse_env(rest, &s, why, sizeof why)) {
+                set_error(out, rq, "env line %d: %s", lineno, why);
                 return -1;
             }
             free(out->env_json);
@@ -508,6 +495,34 @@ static int parse_stdout(const ab_ext_request *rq, char *text, ab_ext_result *out
 int ab_ext_parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
 {
     return parse_check(rest, out, why, wn);
+}
+
+int ab_ext_parse_env(const char *rest, char **json_out, char *why, size_t wn)
+{
+    json_error_t je;
+    *json_out = NULL;
+    json_t *j = json_loads(rest, 0, &je);
+    if (!j) {
+        snprintf(why, wn, "invalid JSON: %s (column %d)", je.text, je.column);
+        return -1;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        snprintf(why, wn, "not a JSON object");
+        return -1;
+    }
+    *json_out = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(j);
+    if (!*json_out) {
+        snprintf(why, wn, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int ab_ext_parse_sample(const char *rest, double *ms)
+{
+    return parse_double(rest, ms) == 0 && isfinite(*ms) && *ms > 0 ? 0 : -1;
 }
 
 void ab_ext_result_free(ab_ext_result *r)
@@ -690,6 +705,9 @@ int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out)
                   : out->exit_status == 126 ? " (cannot execute?)"
                                             : "");
         append_stderr_hint(out);
+    } else if (sout.p && strlen(sout.p) != sout.n) {
+        set_error(out, rq, "stdout holds a NUL byte at offset %zu (the protocol is text lines)",
+                  strlen(sout.p));
     } else if (parse_stdout(rq, sout.p ? sout.p : (char *)"", out) == 0) {
         rc = 0;
     }

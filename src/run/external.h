@@ -79,6 +79,15 @@ int ab_ext_measure(const ab_ext_request *rq, ab_ext_result *out);
  * Shared with protocol 2 (external2.c). */
 int ab_ext_parse_check(char *rest, ab_ext_result *out, char *why, size_t wn);
 
+/* Parses the text of an `env` line (after "env ") as protocol 1 and 2 both
+ * require: one JSON object. Returns 0 with *json_out its compact form
+ * (malloc'd, keys sorted), or -1 with the reason in why. */
+int ab_ext_parse_env(const char *rest, char **json_out, char *why, size_t wn);
+
+/* Parses the number of a `sample` line (the whole token: finite, > 0 ms).
+ * 0 with *ms, or -1. */
+int ab_ext_parse_sample(const char *rest, double *ms);
+
 /* Frees what ab_ext_measure allocated; *r is zeroed. NULL-safe. */
 void ab_ext_result_free(ab_ext_result *r);
 

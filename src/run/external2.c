@@ -110,9 +110,52 @@ static int fail(ab_ext2 *p, char *err, size_t n, const char *why)
     return -1;
 }
 
-/* Reads the next stdout line (without its newline) into *line (valid until
- * the next call), draining stderr meanwhile. Returns 0, or -1 with why (end
- * of output, timeout). */
+/* Reads what poll found ready on the adapter's stdout (into the line
+ * buffer) and stderr (into the tail); fds as set up by the callers: [0]
+ * stdout, [1] stderr when nf == 2. Returns 0, or -1 with why. */
+static int pump(ab_ext2 *p, const struct pollfd *fds, int nf, char *why, size_t wn)
+{
+    char chunk[65536];
+    if (nf == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+        ssize_t k = read(p->err_r, chunk, sizeof chunk);
+        if (k > 0)
+            err_tail_add(p, chunk, (size_t)k);
+        else if (k == 0 || (errno != EINTR && errno != EAGAIN))
+            close_fd(&p->err_r);
+    }
+    if (p->out_r >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+        ssize_t k = read(p->out_r, chunk, sizeof chunk);
+        if (k > 0) {
+            if (p->nline + (size_t)k > AB_EXT_STDOUT_MAX) {
+                snprintf(why, wn, "more than %u bytes on stdout without a newline",
+                         AB_EXT_STDOUT_MAX);
+                return -1;
+            }
+            if (p->nline + (size_t)k > p->capline) {
+                size_t cap = p->capline ? p->capline : 4096;
+                while (cap < p->nline + (size_t)k)
+                    cap *= 2;
+                char *q = realloc(p->line, cap);
+                if (!q) {
+                    snprintf(why, wn, "out of memory");
+                    return -1;
+                }
+                p->line = q;
+                p->capline = cap;
+            }
+            memcpy(p->line + p->nline, chunk, (size_t)k);
+            p->nline += (size_t)k;
+        } else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
+            close_fd(&p->out_r);
+        }
+    }
+    return 0;
+}
+
+/* Reads the next stdout line (without its newline and trailing blanks)
+ * into *line (valid until the next call), draining stderr meanwhile.
+ * Returns 0, or -1 with why (end of output, timeout, a NUL byte in the
+ * line: the protocol is text, as in protocol 1). */
 static int next_line(ab_ext2 *p, double deadline, char **line, char *why, size_t wn)
 {
     for (;;) {
@@ -130,6 +173,14 @@ static int next_line(ab_ext2 *p, double deadline, char **line, char *why, size_t
             p->handed[len] = '\0';
             memmove(p->line, nl + 1, p->nline - len - 1);
             p->nline -= len + 1;
+            if (strlen(p->handed) != len) {
+                snprintf(why, wn, "a stdout line holds a NUL byte at column %zu (the protocol "
+                         "is text lines)", strlen(p->handed) + 1);
+                return -1;
+            }
+            while (len > 0 && (p->handed[len - 1] == '\r' || p->handed[len - 1] == ' ' ||
+                               p->handed[len - 1] == '\t'))
+                p->handed[--len] = '\0';
             *line = p->handed;
             return 0;
         }
@@ -149,47 +200,19 @@ static int next_line(ab_ext2 *p, double deadline, char **line, char *why, size_t
             snprintf(why, wn, "poll: %s", strerror(errno));
             return -1;
         }
-        char chunk[65536];
-        if (nf == 2 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t k = read(p->err_r, chunk, sizeof chunk);
-            if (k > 0)
-                err_tail_add(p, chunk, (size_t)k);
-            else if (k == 0 || (errno != EINTR && errno != EAGAIN))
-                close_fd(&p->err_r);
-        }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t k = read(p->out_r, chunk, sizeof chunk);
-            if (k > 0) {
-                if (p->nline + (size_t)k > AB_EXT_STDOUT_MAX) {
-                    snprintf(why, wn, "more than %u bytes on stdout without a newline",
-                             AB_EXT_STDOUT_MAX);
-                    return -1;
-                }
-                if (p->nline + (size_t)k > p->capline) {
-                    size_t cap = p->capline ? p->capline : 4096;
-                    while (cap < p->nline + (size_t)k)
-                        cap *= 2;
-                    char *q = realloc(p->line, cap);
-                    if (!q) {
-                        snprintf(why, wn, "out of memory");
-                        return -1;
-                    }
-                    p->line = q;
-                    p->capline = cap;
-                }
-                memcpy(p->line + p->nline, chunk, (size_t)k);
-                p->nline += (size_t)k;
-            } else if (k == 0 || (errno != EINTR && errno != EAGAIN)) {
-                close_fd(&p->out_r);
-            }
-        }
+        if (r > 0 && pump(p, fds, nf, why, wn))
+            return -1;
     }
 }
 
-/* Writes a request line. SIGPIPE is blocked around the write (a dead
- * adapter must fail its measurement with EPIPE, not stop the run the way
- * a closed terminal does) and a SIGPIPE it raised is consumed. */
-static int send_line(ab_ext2 *p, const char *text, char *why, size_t wn)
+/* Writes a request line before `deadline` (its stdin is non-blocking:
+ * an adapter that stops reading fails this request when the deadline
+ * passes instead of blocking attnbench in write() forever; its stdout and
+ * stderr are read meanwhile, so one that is itself blocked writing cannot
+ * deadlock with us). SIGPIPE is blocked around the write (a dead adapter
+ * must fail its measurement with EPIPE, not stop the run the way a closed
+ * terminal does) and a SIGPIPE it raised is consumed. */
+static int send_line(ab_ext2 *p, const char *text, double deadline, char *why, size_t wn)
 {
     size_t n = strlen(text), off = 0;
     int rc = 0;
@@ -201,6 +224,28 @@ static int send_line(ab_ext2 *p, const char *text, char *why, size_t wn)
         ssize_t w = write(p->in_w, text + off, n - off);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            double left = deadline - now_s();
+            if (left <= 0) {
+                snprintf(why, wn, "timed out after %g s writing a request (the adapter stopped "
+                         "reading its stdin); process group killed", p->timeout_s);
+                rc = -1;
+                break;
+            }
+            struct pollfd fds[3] = {{p->out_r, POLLIN, 0}, {p->err_r, POLLIN, 0},
+                                    {p->in_w, POLLOUT, 0}};
+            int r = poll(fds, 3, (int)(left * 1000) + 1); /* fd -1 is skipped by poll */
+            if (r < 0 && errno != EINTR) {
+                snprintf(why, wn, "poll: %s", strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (r > 0 && pump(p, fds, p->err_r >= 0 ? 2 : 1, why, wn)) {
+                rc = -1;
+                break;
+            }
+            continue;
+        }
         if (w <= 0) {
             snprintf(why, wn, "cannot write to the adapter's stdin: %s",
                      w < 0 ? strerror(errno) : "closed");
@@ -274,6 +319,7 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     }
     p->pid = ch.pid;
     p->in_w = ch.in;
+    fcntl(p->in_w, F_SETFL, fcntl(p->in_w, F_GETFL) | O_NONBLOCK); /* send_line's deadline */
     p->out_r = ch.out;
     p->err_r = ch.err;
     p->t_start = now_s();
@@ -311,11 +357,11 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
              "graph_k=%d%s%s\n",
              rq->B, rq->H, rq->S, rq->D, rq->causal ? 1 : 0, rq->dtype, rq->warmup, rq->seed,
              rq->timing_mode, rq->graph_k, kv, ps);
-    if (send_line(p, req, why, sizeof why)) {
+    const double deadline = now_s() + p->timeout_s;
+    if (send_line(p, req, deadline, why, sizeof why)) {
         fail(p, out->error, sizeof out->error, why);
         return -1;
     }
-    const double deadline = now_s() + p->timeout_s;
     int checks = 0, envs = 0;
     for (int lineno = 1;; lineno++) {
         if (next_line(p, deadline, &line, why, sizeof why)) {
@@ -343,7 +389,12 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
             continue;
         }
         if (strncmp(line, "env ", 4) == 0 && envs++ == 0) {
-            out->env_json = strdup(line + 4);
+            char ew[200];
+            if (ab_ext_parse_env(line + 4, &out->env_json, ew, sizeof ew)) {
+                snprintf(why, sizeof why, "env line: %s", ew);
+                fail(p, out->error, sizeof out->error, why);
+                return -1;
+            }
             continue;
         }
         snprintf(why, sizeof why, "answer to config, line %d: unexpected '%.80s'", lineno, line);
@@ -369,9 +420,9 @@ int ab_ext2_take(ab_ext2 *p, size_t k, double *ms, char *err, size_t n)
         return -1;
     }
     snprintf(req, sizeof req, "take %zu\n", k);
-    if (send_line(p, req, why, sizeof why))
-        return fail(p, err, n, why);
     const double deadline = now_s() + p->timeout_s;
+    if (send_line(p, req, deadline, why, sizeof why))
+        return fail(p, err, n, why);
     size_t got = 0;
     for (;;) {
         if (next_line(p, deadline, &line, why, sizeof why))
@@ -381,9 +432,8 @@ int ab_ext2_take(ab_ext2 *p, size_t k, double *ms, char *err, size_t n)
         if (strcmp(line, "done") == 0)
             break;
         if (strncmp(line, "sample ", 7) == 0 && got < k) {
-            char *end;
-            double v = strtod(line + 7, &end);
-            if (*end || end == line + 7 || !isfinite(v) || !(v > 0)) {
+            double v;
+            if (ab_ext_parse_sample(line + 7, &v)) {
                 snprintf(why, sizeof why, "sample '%.60s' is not a finite positive number",
                          line + 7);
                 return fail(p, err, n, why);
@@ -411,7 +461,7 @@ void ab_ext2_stop(ab_ext2 *p)
         return;
     if (!p->dead) {
         char why[100];
-        send_line(p, "quit\n", why, sizeof why);
+        send_line(p, "quit\n", now_s() + 2.0, why, sizeof why);
         close_fd(&p->in_w);
         /* up to 2 s to leave on its own; then (or at once) the group ends */
         for (int i = 0; i < 200 && p->pid > 0 && !ab_proc_exited(p->pid); i++) {

@@ -8,12 +8,15 @@
 #include "plugin.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +80,64 @@ cleanup:
 #endif
 }
 
+/* Copies n bytes at addr (memory of the plugin) into buf without touching
+ * it directly: process_vm_readv on this process fails with EFAULT where a
+ * plain read would be SIGSEGV, so a table that claims more rows than it has
+ * is refused instead of crashing attnbench. 0, or -1 when some of the bytes
+ * are not readable. */
+static int copy_plugin_mem(void *buf, const void *addr, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (!addr)
+        return -1;
+    struct iovec local = {buf, n}, remote = {(void *)addr, n};
+    ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (r == (ssize_t)n)
+        return 0;
+    if (r >= 0 || errno == EFAULT)
+        return -1;
+    /* process_vm_readv refused (a seccomp filter: EPERM, ENOSYS): write()
+     * the bytes through a pipe, which fails with EFAULT where reading them
+     * would fault */
+    int fd[2];
+    if (pipe2(fd, O_CLOEXEC))
+        return -1;
+    int rc = 0;
+    for (size_t off = 0; off < n && rc == 0;) {
+        size_t chunk = n - off < 4096 ? n - off : 4096;
+        ssize_t w = write(fd[1], (const char *)addr + off, chunk);
+        if (w <= 0 || read(fd[0], (char *)buf + off, (size_t)w) != w)
+            rc = -1;
+        else
+            off += (size_t)w;
+    }
+    close(fd[0]);
+    close(fd[1]);
+    return rc;
+}
+
+/* A NUL-terminated string of the plugin, shorter than n bytes, copied into
+ * buf (n bytes) whatever memory follows it. 0, or -1 when it is not
+ * readable or not terminated within n bytes. */
+static int copy_plugin_string(char *buf, size_t n, const char *s)
+{
+    size_t got = 0;
+    while (got + 1 < n) {
+        /* byte by byte up to the next page boundary, then a whole chunk */
+        size_t chunk = 4096 - ((uintptr_t)(s + got) & 4095);
+        if (chunk > n - 1 - got)
+            chunk = n - 1 - got;
+        if (copy_plugin_mem(buf + got, s + got, chunk))
+            return -1;
+        char *nul = memchr(buf + got, '\0', chunk);
+        if (nul)
+            return 0;
+        got += chunk;
+    }
+    return -1;
+}
+
 static char *make_record(const char *library)
 {
     struct stat st;
@@ -121,28 +182,95 @@ int ab_plugin_load(const char *library, const char *name, ab_variant **out, char
     }
     const attnbench_plugin *(*get)(void);
     *(void **)&get = sym; /* POSIX: dlsym's object pointer to a function pointer */
-    const attnbench_plugin *p = get();
-    if (!p) {
+    const attnbench_plugin *pp = get();
+    if (!pp) {
         snprintf(err, n, "%s: %s() returned NULL", library, ATTNBENCH_PLUGIN_SYMBOL);
         return -1;
     }
+    /* the table is read through copies (copy_plugin_mem): its header, then
+     * nvariants rows, each checked; nothing of the plugin's memory is read
+     * directly before it is known to be there */
+    attnbench_plugin hdr;
+    if (copy_plugin_mem(&hdr, pp, sizeof hdr)) {
+        snprintf(err, n, "%s: %s() returned %p, which is not readable memory", library,
+                 ATTNBENCH_PLUGIN_SYMBOL, (const void *)pp);
+        return -1;
+    }
+    const attnbench_plugin *p = &hdr;
     if (p->abi_version != ATTNBENCH_PLUGIN_ABI_VERSION) {
         snprintf(err, n, "%s: ABI version %d, attnbench expects %d (rebuild the plugin against "
                  "this attnbench's attnbench/plugin.h)", library, p->abi_version,
                  ATTNBENCH_PLUGIN_ABI_VERSION);
         return -1;
     }
-    const attnbench_plugin_variant *pv = NULL;
-    for (size_t i = 0; p->variants && i < p->nvariants && !pv; i++)
-        if (p->variants[i].name && strcmp(p->variants[i].name, name) == 0)
-            pv = &p->variants[i];
-    if (!pv) {
-        size_t off = (size_t)snprintf(err, n, "%s: no variant '%s'; it has:", library, name);
-        for (size_t i = 0; p->variants && i < p->nvariants && off < n; i++)
-            off += (size_t)snprintf(err + off, n - off, " %s",
-                                    p->variants[i].name ? p->variants[i].name : "(null)");
+    if (p->nvariants > AB_PLUGIN_MAX_VARIANTS) {
+        snprintf(err, n, "%s: its table claims %zu variants, more than the %d a plugin may "
+                 "have (is nvariants the number of rows of `variants`?)", library, p->nvariants,
+                 AB_PLUGIN_MAX_VARIANTS);
         return -1;
     }
+    if (p->nvariants == 0 || !p->variants) {
+        snprintf(err, n, "%s: its table has no variants (nvariants %zu, variants %p)", library,
+                 p->nvariants, (const void *)p->variants);
+        return -1;
+    }
+    attnbench_plugin_variant *rows = calloc(p->nvariants, sizeof *rows);
+    char (*names)[AB_PLUGIN_NAME_MAX] = calloc(p->nvariants, sizeof *names);
+    if (!rows || !names) {
+        free(rows);
+        free(names);
+        snprintf(err, n, "%s: out of memory", library);
+        return -1;
+    }
+    if (copy_plugin_mem(rows, p->variants, p->nvariants * sizeof *rows)) {
+        snprintf(err, n, "%s: its table claims %zu variants, but the memory of %zu rows at %p "
+                 "is not readable (is nvariants the number of rows of `variants`?)", library,
+                 p->nvariants, p->nvariants, (const void *)p->variants);
+        free(rows);
+        free(names);
+        return -1;
+    }
+    /* every row, not only the one asked for: a count larger than the table
+     * shows as rows of whatever memory follows it */
+    const attnbench_plugin_variant *pv = NULL;
+    for (size_t i = 0; i < p->nvariants; i++) {
+        const attnbench_plugin_variant *r = &rows[i];
+        int reserved_set = r->backward != NULL;
+        for (size_t j = 0; j < sizeof r->reserved / sizeof r->reserved[0]; j++)
+            reserved_set |= r->reserved[j] != NULL;
+        const char *bad = !r->name ? "no name"
+                          : copy_plugin_string(names[i], sizeof names[i], r->name)
+                              ? "its name is not a readable string"
+                          : reserved_set ? "backward or reserved fields not NULL"
+                          : r->device != ATTNBENCH_DEV_CPU && r->device != ATTNBENCH_DEV_CUDA
+                              ? "unknown device"
+                              : NULL;
+        if (bad) {
+            snprintf(err, n, "%s: row %zu of its table of %zu variants is not a variant (%s); "
+                     "is nvariants the number of rows of `variants`?", library, i, p->nvariants,
+                     bad);
+            free(rows);
+            free(names);
+            return -1;
+        }
+        if (!pv && strcmp(names[i], name) == 0)
+            pv = r;
+    }
+    if (!pv) {
+        size_t off = (size_t)snprintf(err, n, "%s: no variant '%s'; it has:", library, name);
+        for (size_t i = 0; i < p->nvariants && off < n; i++)
+            off += (size_t)snprintf(err + off, n - off, " %s", names[i]);
+        free(rows);
+        free(names);
+        return -1;
+    }
+    char idea_buf[512] = "plugin";
+    if (pv->idea && copy_plugin_string(idea_buf, sizeof idea_buf, pv->idea))
+        snprintf(idea_buf, sizeof idea_buf, "plugin (its idea is not a readable string)");
+    attnbench_plugin_variant row = *pv;
+    free(rows);
+    free(names);
+    pv = &row;
     if (!pv->setup || !pv->run || !pv->teardown ||
         (pv->device != ATTNBENCH_DEV_CPU && pv->device != ATTNBENCH_DEV_CUDA) ||
         !(pv->dtypes & (ATTNBENCH_DT(ATTNBENCH_FP16) | ATTNBENCH_DT(ATTNBENCH_BF16) |
@@ -159,7 +287,7 @@ int ab_plugin_load(const char *library, const char *name, ab_variant **out, char
     }
 #endif
     ab_variant *v = calloc(1, sizeof *v);
-    char *nm = strdup(name), *idea = strdup(pv->idea ? pv->idea : "plugin");
+    char *nm = strdup(name), *idea = strdup(idea_buf);
     *record = make_record(library);
     if (!v || !nm || !idea || !*record) {
         free(v);
@@ -214,40 +342,4 @@ void ab_plugin_variant_free(ab_variant *v)
         free((char *)v->idea);
     free((char *)v->unavailable);
     free(v);
-}
-
-int ab_plugin_probe(const ab_variant *v, const char *library, const ab_shape *s,
-                    const float *q, const float *k, const float *vv, char *err, size_t n)
-{
-    if (v->device != AB_DEV_CPU || !v->setup)
-        return 0;
-    float *o = malloc(ab_shape_numel(s) * sizeof *o);
-    if (!o)
-        return 0; /* no probe; the runner's own call reports what happens */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        free(o);
-        return 0;
-    }
-    if (pid == 0) { /* child: one call, then leave without atexit handlers */
-        void *ctx = NULL;
-        size_t ws = 0;
-        char e[256];
-        if (v->setup(s, &ctx, &ws, e, sizeof e) == 0) {
-            v->run(ctx, s, q, k, vv, o, NULL);
-            v->teardown(ctx);
-        }
-        _exit(0);
-    }
-    free(o);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0)
-        ;
-    if (WIFSIGNALED(st)) {
-        snprintf(err, n, "%s: variant '%s' crashed in a probe call (signal %d, %s); not measured",
-                 library, v->name, WTERMSIG(st), strsignal(WTERMSIG(st)));
-        return -1;
-    }
-    return 0;
 }

@@ -17,11 +17,14 @@
  * budget. NVML is read around each block of samples. External variants of
  * protocol 2 (src/external2.h) join the rounds like native ones; those of
  * protocol 1 run after the native ones, one process per configuration
- * (src/external.h). The run's wall time is accounted by phase
- * (src/walltime.h).
+ * (src/external.h). A CPU plugin's calls run in a worker process of its own
+ * (plugin_worker.h), so that its crash, exit or hang is one measurement's
+ * error. The run's wall time is accounted by phase (src/walltime.h).
  */
 #include "runner.h"
 #include "plugin.h"
+#include "plugin_worker.h"
+#include "plugin_watch.h"
 #include "shard.h"
 #include "runenv.h"
 #include "units.h"
@@ -68,11 +71,89 @@ static ab_ext2 **ext_procs;
 static void on_signal(int sig) { interrupted = sig; }
 
 /* Signals that end a run like Ctrl-C: finished measurements kept, the run
- * marked 'interrupted' (a closed terminal, a closed pipe, Ctrl-\ too). */
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+ * marked 'interrupted' (a closed terminal, a closed pipe, Ctrl-\ too, and
+ * every other signal whose default action ends the process without a
+ * crash: SIGUSR1/2, timers, CPU and file-size limits). They are caught from
+ * before the run's row is written until its final status is, so that none
+ * of them can leave the run 'running'; a write to a closed pipe then fails
+ * with EPIPE and stops the run at the next block. */
+static const int stop_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE,
+                                   SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGXCPU, SIGXFSZ};
 #define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
 
+static struct sigaction old_stop_sa[NSTOP];
+static int stop_handlers_set;
+
+static void stop_handlers_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    for (size_t k = 0; k < NSTOP; k++)
+        sigaction(stop_signals[k], &sa, &old_stop_sa[k]);
+    stop_handlers_set = 1;
+}
+
+static void stop_handlers_restore(void)
+{
+    if (!stop_handlers_set)
+        return;
+    for (size_t k = 0; k < NSTOP; k++)
+        sigaction(stop_signals[k], &old_stop_sa[k], NULL);
+    stop_handlers_set = 0;
+}
+
 int ab_run_signal(void) { return (int)interrupted; }
+
+/* exit() called while a run is in progress (by a plugin running in this
+ * process: a CUDA plugin, or any code under a built-in variant) must not
+ * end attnbench with status 0 and the run 'running': the run is marked
+ * failed and the process exits 1. Not in a CPU plugin's worker, whose exit
+ * its parent reports (plugin_worker.h). */
+static sqlite3 *guard_db;
+static ab_id guard_run;
+
+static void exit_guard(void)
+{
+    if (!guard_db || ab_pw_in_worker())
+        return;
+    char err[AB_ERR];
+    sqlite3 *db = guard_db;
+    guard_db = NULL;
+    ab_db_end_run(db, guard_run, "failed", err);
+    fprintf(stderr, "attnbench: exit() was called during run %lld (by a plugin?): the run is "
+                    "marked failed; 'attnbench resume %lld' measures the rest\n",
+            (long long)guard_run, (long long)guard_run);
+    _exit(1);
+}
+
+/* CPU plugins run in worker processes unless ATTNBENCH_PLUGIN_WORKER=0
+ * (in attnbench's process, e.g. under a debugger or a profiler). */
+static int plugin_workers(void)
+{
+    const char *w = getenv("ATTNBENCH_PLUGIN_WORKER");
+    return !(w && strcmp(w, "0") == 0);
+}
+
+/* 1 when ev is a loaded plugin whose calls run in attnbench's process: a
+ * CUDA plugin, or a CPU one without workers (guarded by plugin_watch.h). */
+static int in_process_plugin(const ab_exp_variant *ev)
+{
+    return ev && ev->plugin && !ev->plugin->unavailable &&
+           (ev->plugin->device == AB_DEV_CUDA || !plugin_workers());
+}
+
+/* Arms the watchdog for `calls` in-process calls of ev's plugin. */
+static void watch_plugin(const ab_exp_variant *ev, double calls, const char *call)
+{
+    if (!in_process_plugin(ev))
+        return;
+    char who[600];
+    snprintf(who, sizeof who, "%s: variant '%s'", ev->library, ev->name);
+    ab_watch_arm(ev->timeout_s, calls > 1 ? calls : 1, who, call);
+}
 
 /* The state of one native variant within one configuration. */
 typedef struct vstate {
@@ -96,6 +177,7 @@ typedef struct vstate {
     char *ext_env, *ext_stderr; /* its environment JSON and stderr tail (malloc'd) */
     int next_check;        /* adaptive: rounds at which convergence is next checked */
     ab_grad_row grads[3];  /* a checked backward pass: dQ, dK, dV (m.grads points here) */
+    ab_plugin_worker *pw;  /* a CPU plugin: its calls run in this worker (plugin_worker.h) */
 } vstate;
 
 /* Seed of the check's row samples: fresh per run (issue 12), stored with
@@ -211,6 +293,8 @@ static const char *shape_str(const ab_shape *s, char *buf, size_t n)
 static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *k,
                     const float *v, float *o, size_t count, double *ms)
 {
+    if (st->pw) /* a CPU plugin: timed in its worker */
+        return ab_pw_run(st->pw, count, ms, NULL, st->message, sizeof st->message) ? -1 : 0;
     for (size_t i = 0; i < count; i++) {
         double t0 = ab_now_s();
         if (cpu_pass(st, s, q, k, v, o))
@@ -295,12 +379,14 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
     if (gpu)
         ab_nvml_read(gpu->uuid, &before);
     double t0 = ab_now_s();
+    watch_plugin(st->ev, (double)count, "run");
     int rc = st->ext ? ab_ext2_take(st->ext, count, ms, st->message, sizeof st->message)
              : st->v->device == AB_DEV_CUDA
                  ? ab_gpu_time(st->v, st->ctx, bufs, st->ev->timing, e->graph_k, count, ms,
                                st->message, sizeof st->message)
                  : cpu_time(st, &st->m.shape, q, k, v, o, count, ms);
     double t1 = ab_now_s();
+    ab_watch_disarm();
     if (gpu)
         ab_nvml_read(gpu->uuid, &after);
     st->spent_s += t1 - t0;
@@ -467,13 +553,30 @@ static int fill_grads(vstate *st, const ab_shape *s, const ab_grad_check *gc_)
     return gc.pass;
 }
 
-/* Setup, warm-up and the correctness check of one (variant, configuration).
- * Returns 1 when it is ready to time, 0 when its outcome was stored (error
- * or failed check), 2 when it was skipped (this GPU cannot run the shape and
- * the experiment has skip_unsupported), -1 on a database error. */
+static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
+                         ab_gpu_bufs *bufs, const float *q, const float *k, const float *v,
+                         float *o, unsigned long check_seed);
+
+/* Setup, warm-up and the correctness check of one (variant, configuration):
+ * prepare_calls, under the watchdog when st is an in-process plugin (its
+ * setup, warm-up and check calls together get the deadline of as many
+ * calls, plugin_watch.h). Returns 1 when it is ready to time, 0 when its
+ * outcome was stored (error or failed check), 2 when it was skipped (this
+ * GPU cannot run the shape and the experiment has skip_unsupported), -1 on
+ * a database error. */
 static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
                    ab_gpu_bufs *bufs, const float *q, const float *k, const float *v, float *o,
                    unsigned long check_seed)
+{
+    watch_plugin(st->ev, (double)e->warmup + 3, "setup, warm-up or check");
+    int rc = prepare_calls(db, e, st, s, bufs, q, k, v, o, check_seed);
+    ab_watch_disarm();
+    return rc;
+}
+
+static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
+                         ab_gpu_bufs *bufs, const float *q, const float *k, const float *v,
+                         float *o, unsigned long check_seed)
 {
     size_t ws = 0;
     char err[AB_ERR] = "";
@@ -484,7 +587,8 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
         return store(db, st, "error", "GPU buffers unavailable for this configuration") ? -1 : 0;
     size_t used_before = gpu ? ab_gpu_mem_used() : 0;
     double t_setup = ab_now_s();
-    int setup_rc = var->setup(s, &st->ctx, &ws, err, sizeof err);
+    int setup_rc = st->pw ? ab_pw_setup(st->pw, &ws, err, sizeof err)
+                          : var->setup(s, &st->ctx, &ws, err, sizeof err);
     wt.setup_s += ab_now_s() - t_setup;
     if (setup_rc == AB_SETUP_UNSUPPORTED && e->skip_unsupported) {
         /* this GPU cannot run the shape (shared memory, architecture): left
@@ -495,7 +599,7 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     if (setup_rc) {
         return store(db, st, "error", err) ? -1 : 0;
     }
-    st->have_ctx = 1;
+    st->have_ctx = !st->pw;
     st->m.input_sets = gpu && st->ev->timing != AB_TIME_COLD ? ab_gpu_input_sets(bufs) : 1;
     if (gpu) {
         size_t used_after = ab_gpu_mem_used();
@@ -529,6 +633,8 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
         wt.warmup_s += ab_now_s() - t_warm;
         free(ms);
         if (rc) {
+            if (!err[0] && st->message[0])
+                snprintf(err, sizeof err, "%s", st->message); /* a plugin worker's reason */
             if (!err[0])
                 snprintf(err, sizeof err, "%s: warm-up failed", var->name);
             return store(db, st, "error", err) ? -1 : 0;
@@ -543,6 +649,9 @@ static int prepare(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_sha
     const double t_check = ab_now_s();
     if (gpu) {
         if (ab_gpu_poison(bufs, err, sizeof err) || ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err))
+            return store(db, st, "error", err) ? -1 : 0;
+    } else if (st->pw) { /* O poisoned and written in the worker, copied back */
+        if (ab_pw_run(st->pw, 1, NULL, o, err, sizeof err))
             return store(db, st, "error", err) ? -1 : 0;
     } else {
         for (size_t i = 0; i < numel; i++)
@@ -1042,9 +1151,11 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         x->m.flops = x->v->flops(s);
         x->m.bytes = ab_attention_bytes(s);
         x->m.adapter_env = ev->plugin_record; /* plugin: library path, size, SHA-256 */
-        if (ev->native->unavailable || (ev->plugin && ab_plugin_probe(ev->plugin, ev->library, s,
-                                                                      q, k, v, err, sizeof err))) {
-            /* a plugin that did not load or crashed in a forked probe (src/run/plugin.h) */
+        if (ev->native->unavailable ||
+            (ev->plugin && ev->plugin->device == AB_DEV_CPU && plugin_workers() &&
+             ab_pw_start(ev->plugin, ev->library, s, q, k, v, ev->timeout_s, &x->pw, err,
+                         sizeof err))) {
+            /* a plugin that did not load, or whose worker could not start */
             if (store(db, x, "error", ev->native->unavailable ? ev->native->unavailable : err))
                 goto cleanup;
             print_outcome(x, sh);
@@ -1122,9 +1233,15 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
     rc = 0;
 cleanup:
     for (size_t i = 0; st && i < e->nvariants; i++) {
-        if (st[i].have_ctx && st[i].v->teardown) {
+        if (st[i].pw) {
             double t_td = ab_now_s();
+            ab_pw_stop(st[i].pw);
+            wt.setup_s += ab_now_s() - t_td;
+        } else if (st[i].have_ctx && st[i].v->teardown) {
+            double t_td = ab_now_s();
+            watch_plugin(st[i].ev, 1, "teardown");
             st[i].v->teardown(st[i].ctx);
+            ab_watch_disarm();
             wt.setup_s += ab_now_s() - t_td;
         }
         free(st[i].samples);
@@ -1156,7 +1273,6 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     ab_id env_id, exp_id;
     json_t *fp = NULL, *settings = NULL;
     gsl_rng *order_rng = NULL;
-    struct sigaction sa, old_sa[NSTOP];
 
     resuming = *run_id != 0;
     for (size_t i = 0; i < e->nvariants; i++)
@@ -1178,6 +1294,10 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         }
     }
 
+    /* from here until the run's status is stored, a stop signal marks it
+     * interrupted instead of ending the process with the run 'running' */
+    stop_handlers_install();
+
     /* the machine (same hash as `attnbench env`); this run's settings apart */
     fp = ab_env_fingerprint(1);
     settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
@@ -1194,6 +1314,18 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
                     ab_shard_record(db, *run_id, e, err))) { /* issue 20: shard.h */
         error("%s", err);
         goto cleanup;
+    }
+    {
+        static int registered;
+        if (!registered)
+            registered = atexit(exit_guard) == 0;
+        guard_db = db;
+        guard_run = *run_id;
+        int watch = 0;
+        for (size_t i = 0; i < e->nvariants; i++)
+            watch |= in_process_plugin(&e->variants[i]);
+        if (watch)
+            ab_watch_start(db, *run_id); /* an error says so; the run goes on */
     }
     fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants%s\n", (long long)*run_id,
             e->name, e->nconfigs, e->nvariants, resuming ? " (resumed: what is missing)" : "");
@@ -1220,12 +1352,6 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     gsl_rng_set(order_rng, e->seed ^ 0x5eedUL);
     check_seed_base = ab_check_fresh_seed();
 
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t k = 0; k < NSTOP; k++)
-        sigaction(stop_signals[k], &sa, &old_sa[k]);
-    interrupted = 0;
     const double t0 = ab_now_s();
     rc = 0;
     for (size_t c = 0; c < e->nconfigs && !interrupted; c++)
@@ -1233,11 +1359,11 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
             rc = -1;
             break;
         }
-    for (size_t k = 0; k < NSTOP; k++)
-        sigaction(stop_signals[k], &old_sa[k], NULL);
     if (interrupted && rc == 0)
         rc = 1;
 finish:
+    if (interrupted && rc == 0)
+        rc = 1; /* a signal before the configurations began */
     wt.total_s = ab_now_s() - run_start;
     int wt_stored = 0;
     {
@@ -1269,6 +1395,7 @@ finish:
               n_all);
         rc = -1;
     }
+    guard_db = NULL; /* the run's status is stored below: exit is safe again */
     if (ab_db_end_run(db, *run_id, rc == 0 ? "complete" : rc == 1 ? "interrupted" : "failed", err)) {
         /* the run stays 'running' (abandoned once this process exits): not
          * a success either way */
@@ -1276,6 +1403,7 @@ finish:
               (long long)*run_id);
         rc = rc == 1 ? 1 : -1;
     }
+    stop_handlers_restore();
     /* printed only now: with the stop signals back at their defaults, a
      * closed stderr (SIGPIPE) must not end the process before its status */
     if (wt_stored)
@@ -1290,6 +1418,9 @@ finish:
               "measures what it lacks once the cause is fixed",
               (long long)*run_id, (long long)*run_id);
 cleanup:
+    ab_watch_stop();
+    guard_db = NULL;
+    stop_handlers_restore();
     for (size_t i = 0; ext_procs && i < e->nvariants; i++)
         ab_ext2_stop(ext_procs[i]);
     if (ext_out_dir[0]) { /* each output was removed once checked; a leftover too */

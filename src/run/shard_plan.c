@@ -5,10 +5,12 @@
  */
 #include "shard_plan.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct job {
     double cost;
@@ -60,8 +62,10 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
+    if (!isdigit((unsigned char)*s)) /* strtol would skip blanks and take a sign */
+        return -1;
     long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < lo || v > hi)
+    if (*end || errno || v < lo || v > hi)
         return -1;
     *out = v;
     return 0;
@@ -69,10 +73,13 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 int ab_shard_parse(const char *s, int *k, int *n, char *err, size_t errn)
 {
-    char a[32], b[32];
+    char a[32] = "";
+    const char *slash = s ? strchr(s, '/') : NULL;
     long kv, nv;
-    if (!s || sscanf(s, "%31[^/]/%31s", a, b) != 2 || parse_int(a, 1, 4096, &kv) ||
-        parse_int(b, 1, 4096, &nv) || kv > nv) {
+    if (slash && (size_t)(slash - s) < sizeof a)
+        memcpy(a, s, (size_t)(slash - s));
+    /* the whole argument: K, one '/', N and nothing else ("1/2 junk" is refused) */
+    if (!slash || parse_int(a, 1, 4096, &kv) || parse_int(slash + 1, 1, 4096, &nv) || kv > nv) {
         snprintf(err, errn, "--shard must be K/N with 1 <= K <= N <= 4096 (got '%s')",
                  s ? s : "");
         return -1;

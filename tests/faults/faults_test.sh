@@ -26,8 +26,8 @@ expect_error() { # pattern, args...
   ok "$* -> $(head -n 1 err.txt)"
 }
 q() { sqlite3 "$@"; }
-# Linux signal numbers (POSIX sh's kill -l does not map names to numbers)
-signum() { case $1 in HUP) echo 1 ;; INT) echo 2 ;; QUIT) echo 3 ;; KILL) echo 9 ;; PIPE) echo 13 ;; TERM) echo 15 ;; esac; }
+# Linux signal numbers (signal(7); POSIX sh's kill -l does not map names to numbers)
+signum() { case $1 in HUP) echo 1 ;; INT) echo 2 ;; QUIT) echo 3 ;; KILL) echo 9 ;; USR1) echo 10 ;; USR2) echo 12 ;; PIPE) echo 13 ;; ALRM) echo 14 ;; TERM) echo 15 ;; esac; }
 
 # a small CPU experiment: 2 configurations x 2 variants = 4 measurements of
 # 6 samples each
@@ -315,7 +315,7 @@ hangs) # finding 9: huge sweeps, endless files, a gnuplot that hangs
   printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { B = [%s]; H = [%s]; S = [%s]; D = [%s]; dtype = "fp32"; };\n' "$v" "$v" "$v" "$v" >huge.cfg
   start=$(date +%s)
   expect_error "huge.cfg:3: the sweep has 16777216 configurations" run huge.cfg --db h.db
-  expect_error "/dev/zero: experiment file larger than" run /dev/zero --db h.db
+  expect_error "/dev/zero: not a regular file" run /dev/zero --db h.db
   [ $(($(date +%s) - start)) -le 10 ] || fail "refusals took more than 10 s"
   printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 16; D = 8; dtype = "fp32"; };\nsamples = 3;\n' >one.cfg
   "$AB" run one.cfg --db g.db >/dev/null 2>&1 || fail "run failed"
@@ -477,6 +477,157 @@ random-signals) # signals at random points: the status always tells the truth
     echo "  $sig after $tenths/10 s: exit $rc, status $st; resumed: $(q r.db "SELECT status FROM runs" 2>/dev/null)"
   done <plan.txt
   ok "8 random signals: status true each time, resumed to complete"
+  ;;
+
+arguments) # every argument checked, one line each; options never swallowed; syntax errors say what was expected; names escaped
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db a.db >/dev/null 2>&1 || fail "run failed"
+  # expected messages: the usage of `attnbench help run/report/...`
+  expect_error "run: --shard must be K/N" run e.cfg --shard "1/2 junk" --db a.db
+  expect_error "run: --shard must be K/N" run e.cfg --shard " 1/2" --db a.db
+  expect_error "run: --devices must be 'all' or CUDA device indices" run e.cfg --devices "0,1x" --db a.db
+  expect_error "run: --devices must be 'all' or CUDA device indices" run e.cfg --devices " 0" --db a.db
+  expect_error "report: --baseline needs a value" report 1 --baseline --db x.db
+  [ ! -e x.db ] || fail "report took '--db' as the baseline and 'x.db' as ... something"
+  expect_error "report: -o needs a value" report 1 -o --db a.db
+  expect_error "compare: missing value for '--practical'" compare 1 1 --practical --db a.db
+  expect_error "stats: --alpha: missing value" stats --alpha --json a b
+  expect_error "report: RUN must be a run id, not '1x'" report 1x --db a.db
+  expect_error "resume: RUN must be a run id, not '99999999999999999999'" resume 99999999999999999999 --db a.db
+  expect_error "resume: RUN must be a run id, not '+1'" resume +1 --db a.db
+  expect_error "calibrate: --pairs must be a whole number between 1 and 50, not '3x'" calibrate e.cfg --pairs 3x --db a.db
+  expect_error "status: --plan must be a number of parts" status e.cfg --plan " 2" --db a.db
+  ATTNBENCH_DB= expect_error "ATTNBENCH_DB is set but empty" runs
+  [ "$(ATTNBENCH_DB= "$AB" runs --db a.db | grep -c ' tiny ')" = 1 ] || fail "--db did not win over an empty ATTNBENCH_DB"
+  "$AB" export 1 -o - --db a.db | grep -q '"attnbench_export"' || fail "'-o -' is a value, not a missing one"
+  # libconfig's "syntax error: syntax error", said with what was expected (lines counted by hand)
+  sw='sweep = { S = 16; D = 8; dtype = "fp32"; };\n'
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsamples 3;\n'"$sw" >eq.cfg
+  expect_error "eq.cfg:3: syntax error: expected '=' after 'samples'" run eq.cfg --db t.db
+  printf 'name = "x;\nvariants = ["cpu_flash"];\n'"$sw" >str.cfg
+  expect_error "str.cfg:1: syntax error: unterminated string (the '\"' at column 8" run str.cfg --db t.db
+  printf 'name = "x";\nvariants = ["cpu_flash",\n  ];\n'"$sw" >comma.cfg
+  expect_error "comma.cfg:2: syntax error: trailing comma before '\]'" run comma.cfg --db t.db
+  printf 'name = "x";\nvariants = ( { name = "e"; command = "true"; }, );\n'"$sw" >comma2.cfg
+  expect_error "comma2.cfg:2: syntax error: trailing comma before ')'" run comma2.cfg --db t.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 16;\n' >open.cfg
+  expect_error "open.cfg:4: syntax error: the file ends inside the '{' opened at line 3" run open.cfg --db t.db
+  # control characters: refused in a new experiment's names; escaped where stored ones are printed
+  printf 'name = "x\\x1b[31m";\nvariants = ["cpu_flash"];\n'"$sw" >ctl.cfg
+  expect_error "ctl.cfg:1: name 'x\\\\x1b\[31m' holds a control character" run ctl.cfg --db t.db
+  printf 'name = "x";\nvariants = ("cpu_flash", { name = "e\\x07"; command = "true"; });\n'"$sw" >ctl2.cfg
+  expect_error "ctl2.cfg:2: variant name 'e\\\\x07' holds a control character" run ctl2.cfg --db t.db
+  [ ! -e t.db ] || [ "$(q t.db "SELECT count(*) FROM runs")" = 0 ] || fail "a refused experiment ran"
+  cp a.db z.db
+  q z.db "UPDATE measurements SET variant = 'cpu' || char(27) || '[31mflash' WHERE variant = 'cpu_flash';
+          UPDATE experiments SET name = 'ti' || char(27) || ']0;pwn' || char(7),
+            definition = replace(replace(definition, 'cpu_flash', 'cpu' || char(27) || '[31mflash'),
+                                 '\"tiny\"', '\"ti' || char(27) || ']0;pwn' || char(7) || '\"');"
+  "$AB" runs --db z.db >o1.txt || fail "runs failed"
+  "$AB" show 1 --db z.db >o2.txt || fail "show failed"
+  "$AB" report 1 --db z.db -o - --no-plots >o3.txt 2>/dev/null || fail "report failed"
+  for f in o1.txt o2.txt o3.txt; do
+    # C0 controls and DEL other than newline and tab (UTF-8 text such as an em dash is fine)
+    [ "$(tr -d '\n\t' <$f | LC_ALL=C tr -dc '\000-\037\177' | wc -c)" = 0 ] || { cat -v $f >&2; fail "$f: a control character printed raw"; }
+  done
+  grep -q 'ti\\x1b\]0;pwn\\x07' o1.txt || fail "runs: the name is not shown escaped"
+  grep -q 'cpu\\x1b\[31mflash' o2.txt || fail "show: the variant is not shown escaped"
+  grep -q 'cpu\\x1b\[31mflash' o3.txt || fail "report: the variant is not shown escaped"
+  ok "names with control characters escaped by runs, show and report"
+  ;;
+
+inputs) # a FIFO nobody writes to, a device: refused at once with one line, never waited on
+  small_cfg e.cfg ""
+  mkfifo fifo || { echo "skipped: no mkfifo"; exit 77; }
+  printf '1\n2\n3\n' >s.txt
+  start=$(date +%s)
+  # timeout(1) is the independent judge of "never returns": exit 124 when it had to kill
+  for args in "run fifo --db i.db" "import fifo --db i.db" "stats fifo s.txt" "stats s.txt fifo" "calibrate fifo --db i.db"; do
+    # shellcheck disable=SC2086
+    timeout 20 "$AB" $args >out.txt 2>err.txt; rc=$?
+    [ $rc != 124 ] || fail "'attnbench $args' on a FIFO did not return within 20 s"
+    [ $rc != 0 ] || fail "'attnbench $args' on a FIFO exited 0"
+    grep -q "fifo: .*not a regular file" err.txt || { cat err.txt >&2; fail "'$args': no message naming the FIFO"; }
+    [ "$(wc -l <err.txt)" = 1 ] || { cat err.txt >&2; fail "'$args': more than one line"; }
+    ok "$args -> $(cat err.txt)"
+  done
+  timeout 20 "$AB" stats /dev/zero s.txt >out.txt 2>err.txt; rc=$?
+  [ $rc != 124 ] && [ $rc != 0 ] || fail "stats /dev/zero: exit $rc"
+  grep -q "/dev/zero: is a character device, not a regular file" err.txt || { cat err.txt >&2; fail "stats /dev/zero: no message"; }
+  expect_error "/dev/zero: not a regular file" run /dev/zero --db i.db
+  [ $(($(date +%s) - start)) -le 30 ] || fail "refusals took more than 30 s"
+  [ ! -e i.db ] || [ "$(q i.db "SELECT count(*) FROM runs")" = 0 ] || fail "a refused input stored a run"
+  # stdin is still read (an export piped in)
+  "$AB" run e.cfg --db a.db >/dev/null 2>&1 || fail "run failed"
+  "$AB" export 1 --db a.db | "$AB" import - --db b.db >out.txt || fail "import - failed"
+  grep -q "imported 1 run" out.txt || fail "import - did not import"
+  ;;
+
+signals-more) # every terminating signal and a closed stderr mark the run; --devices passes a stop on; SIGCHLD ignored by the parent
+  slow_cfg s.cfg
+  for sig in USR1 USR2 ALRM; do
+    rm -f u.db*
+    "$AB" run s.cfg --db u.db >/dev/null 2>log.txt &
+    pid=$!
+    wait_measurements u.db 1
+    kill -$sig $pid; wait $pid; rc=$?
+    want=$((128 + $(signum $sig)))
+    [ $rc = $want ] || { cat log.txt >&2; fail "SIG$sig: exit $rc, expected $want"; }
+    [ "$(q u.db "SELECT status FROM runs")" = interrupted ] || fail "SIG$sig: run $(q u.db "SELECT status FROM runs"), not interrupted"
+    check_truth u.db 12 200
+    ok "SIG$sig: exit $rc, interrupted"
+  done
+  # stderr a pipe whose reader is gone before the first line: EPIPE, never a run left 'running'
+  rm -f p.db*
+  ( "$AB" run s.cfg --db p.db 2>&1 >/dev/null; echo $? >rc.txt ) | true
+  sleep 0.5
+  rc=$(cat rc.txt)
+  st=$(q p.db "SELECT status FROM runs")
+  [ "$rc" = 141 ] || fail "closed stderr: exit $rc, expected 141"
+  [ "$st" = interrupted ] || fail "closed stderr: run $st, not interrupted"
+  check_truth p.db 12 200
+  ok "stderr closed from the start: exit 141, run interrupted"
+  # --devices: SIGTERM at several points while the workers start; never lost
+  cat >many.cfg <<CFG
+name = "many";
+variants = ["cpu_reference", "cpu_flash"];
+sweep = { B = 1; H = 2; S = [48, 49, 50, 51, 52, 53, 54, 55]; D = 16; dtype = "fp32"; };
+warmup = 0;
+samples = 200;
+round_size = 50;
+CFG
+  for tenths in 0 1 2 3 5; do
+    rm -f d.db*
+    "$AB" run "$tmp/many.cfg" --devices 0,0,0,0,0,0,0,0 --db d.db >/dev/null 2>dlog.txt &
+    pid=$!
+    sleep "$(echo "$tenths" | awk '{ print $1 / 10 }')"
+    kill -TERM $pid; wait $pid; rc=$?
+    [ $rc != 0 ] || { cat dlog.txt >&2; fail "--devices, SIGTERM after $tenths/10 s: exit 0"; }
+    sleep 0.2
+    pgrep -f "$tmp/many.cfg --shard" >/dev/null && fail "--devices, SIGTERM after $tenths/10 s: a worker is still running"
+    n=$(q d.db "SELECT count(*) FROM runs WHERE status = 'complete'" 2>/dev/null || echo 0)
+    [ "$n" = 0 ] || fail "--devices, SIGTERM after $tenths/10 s: $n workers ran to completion"
+    check_truth d.db 16 200
+    echo "  SIGTERM after $tenths/10 s: exit $rc, runs: $(q d.db "SELECT group_concat(status) FROM runs" 2>/dev/null)"
+  done
+  ok "--devices: SIGTERM while starting workers is passed on (exit non-zero, no worker left)"
+  # started with SIGCHLD ignored (inherited SIG_IGN): adapters still waited for
+  if command -v python3 >/dev/null; then
+    cat >adapter.sh <<'SH'
+#!/bin/sh
+i=0
+while [ $i -lt "$ATTNBENCH_SAMPLES" ]; do echo "sample 0.5"; i=$((i + 1)); done
+echo "check max_abs_err=0 mean_abs_err=0 rel_l2_err=0 plain_max_abs_err=0 nonfinite=0"
+SH
+    chmod +x adapter.sh
+    printf 'name = "c";\nvariants = ( "cpu_flash", { name = "ext"; command = "%s/adapter.sh"; timeout = 20.0; } );\nsweep = { S = 16; D = 8; dtype = "fp32"; };\nsamples = 3;\nwarmup = 0;\n' "$tmp" >c.cfg
+    timeout 60 python3 -c 'import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])' \
+      "$AB" run c.cfg --db c.db >/dev/null 2>clog.txt; rc=$?
+    [ $rc = 0 ] || { cat clog.txt >&2; fail "SIGCHLD ignored: exit $rc"; }
+    [ "$(q c.db "SELECT status FROM measurements WHERE variant = 'ext'")" = ok ] ||
+      fail "SIGCHLD ignored: the adapter's measurement is $(q c.db "SELECT status || ': ' || message FROM measurements WHERE variant = 'ext'")"
+    ok "started with SIGCHLD ignored: the adapter was waited for, measurement ok"
+  fi
   ;;
 
 *) fail "unknown case $case_name" ;;

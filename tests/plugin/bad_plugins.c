@@ -5,8 +5,8 @@
  *   BAD_NOSYM    exports no attnbench_plugin_variants (refused at load);
  *   BAD_OUTPUT   loads and runs, but writes O = V (ignores the softmax), so
  *                the check against the float64 reference must fail it;
- *   BAD_CRASH    loads, then dies of SIGSEGV in run (the forked probe must
- *                catch it before attnbench calls it in its own process).
+ *   BAD_CRASH    loads, then dies of SIGSEGV in run (in its worker process:
+ *                attnbench stores the error and goes on).
  */
 #include <signal.h>
 #include <attnbench/plugin.h>

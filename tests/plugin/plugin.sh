@@ -11,7 +11,7 @@
 #  3. wrong ABI version, missing symbol, not a library: each stored 'error'
 #     with a message naming the library, the field and file:line; a plugin
 #     whose output is wrong is stored 'failed' by the check, one that
-#     crashes (SIGSEGV) is stored 'error' by the forked probe; the run is
+#     crashes (SIGSEGV) is stored 'error' by its worker process; the run is
 #     complete and the report names the example.
 set -u
 AB=$1 SRC=$2 BUILD=$3 BAD_ABI=$4 BAD_NOSYM=$5 BAD_OUTPUT=$6 BAD_CRASH=$7
@@ -90,7 +90,7 @@ q "SELECT message FROM measurements WHERE variant='bad_abi'" | grep -q "p.cfg:$l
     fail "bad_abi: message does not give line $line"
 [ "$(q "SELECT count(*) FROM measurements WHERE variant='bad_plugin' AND status='failed' AND checked=1")" = 2 ] ||
     fail "bad_plugin (O = V): $(q "SELECT status, message FROM measurements WHERE variant='bad_plugin'")"
-[ "$(q "SELECT count(*) FROM measurements WHERE variant='crash_plugin' AND status='error' AND message LIKE '%$BAD_CRASH%crashed in a probe call (signal 11%'")" = 2 ] ||
+[ "$(q "SELECT count(*) FROM measurements WHERE variant='crash_plugin' AND status='error' AND message LIKE '%$BAD_CRASH%plugin killed by SIGSEGV in run%'")" = 2 ] ||
     fail "crash_plugin: $(q "SELECT status, message FROM measurements WHERE variant='crash_plugin'")"
 [ "$(q "SELECT count(*) FROM measurements WHERE variant='cpu_flash' AND status='ok'")" = 2 ] ||
     fail "cpu_flash did not survive the broken plugins"
