@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
                 /* grouped-query attention: query slice bh = b H + h reads K/V slice
                  * b H_kv + h / grp = bh / grp (H = grp H_kv) */
-                const int kvh = bh / grp;
+                const int kvh = ab_kv_slice(bh, grp);
                 tile_slot[0] = bh; /* released to the consumers by the expect_tx arrive */
                 tile_slot[1] = qt;
                 mbar_expect_tx(uQfull, BR * D * 2);

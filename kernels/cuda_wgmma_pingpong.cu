@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(NT, 1)
     const int q0 = qt * BR;
     /* grouped-query attention: query slice bh = b H + h reads K/V slice
      * b H_kv + h / grp = bh / grp (H = grp H_kv) */
-    const int kvh = bh / grp;
+    const int kvh = ab_kv_slice(bh, grp);
     const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
     /* causal: at least one key tile, fully masked where no row of the tile
      * sees a key (S > S_kv): O = 0 there */

@@ -1,13 +1,15 @@
 /*
- * key_tiles.h: which key tiles a query tile of a tiled attention kernel
- * visits, and which of them need the element-wise mask, under the forward
- * contract of src/core/variant.h (keys 0 .. S_kv - 1; causal: key j visible
- * to query row i when j <= i + S_kv - S, the mask aligned to the
- * bottom-right corner of the S x S_kv scores). Plain C, callable from host
+ * key_tiles.h: which K/V slice and which key tiles a query tile of a tiled
+ * attention kernel visits, and which of them need the element-wise mask,
+ * under the forward contract of src/core/variant.h (query head h reads K/V
+ * head h / (H / H_kv); keys 0 .. S_kv - 1; causal: key j visible to query
+ * row i when j <= i + S_kv - S, the mask aligned to the bottom-right
+ * corner of the S x S_kv scores). Plain C, callable from host
  * and device code (the Hopper rungs kernels/cuda_wgmma_pingpong.cu and
  * kernels/cuda_wgmma_persistent.cu) so that a CPU test
- * (tests/check/test_key_tiles.c) holds the kernels' tile ranges against
- * ab_row_keys, the contract's count of the keys each row sees.
+ * (tests/check/test_key_tiles.c) holds them against the contract: the
+ * tile ranges against a count of the keys each row sees, the K/V slice
+ * against ab_kv_offset (src/core/variant.h).
  */
 #ifndef ATTNBENCH_KEY_TILES_H
 #define ATTNBENCH_KEY_TILES_H
@@ -45,6 +47,11 @@ AB_KT_FN int ab_key_tile_masked(int causal, int k0, int bc, int first, int S, in
 {
     return k0 + bc > Skv || (causal && k0 + bc - 1 > first + (Skv - S));
 }
+
+/* The K/V slice (index into [B H_kv, S_kv, D]) that query slice bh = b H + h
+ * (index into [B H, S, D]) reads, for group = H / H_kv query heads per K/V
+ * head: b H_kv + h / group, which is bh / group because H = group H_kv. */
+AB_KT_FN int ab_kv_slice(int bh, int group) { return bh / group; }
 
 #undef AB_KT_FN
 

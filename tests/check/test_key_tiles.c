@@ -14,10 +14,14 @@
  *     the mask, and exactly one when none of its rows sees a key;
  *   - a key tile a warpgroup runs without the mask has every key visible
  *     to every one of the warpgroup's rows below S (a tile that needs the
- *     mask is never run without it).
+ *     mask is never run without it);
+ * and the K/V slice ab_kv_slice(bh, H / H_kv) against ab_kv_offset (the
+ * contract's element offset of the slice) for every query slice of B in
+ * 1..3, H in 1..12, every H_kv dividing H.
  * Exit 0 when all hold, 1 otherwise (each failure named on stderr).
  */
 #include "key_tiles.h"
+#include "variant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +98,20 @@ int main(void)
                 }
             }
     free(seen);
-    printf("%ld query tiles checked, %d failures\n", tiles, failures);
+    int slices = 0;
+    for (int B = 1; B <= 3; B++)
+        for (int H = 1; H <= 12; H++)
+            for (int hkv = 1; hkv <= H; hkv++) {
+                if (H % hkv)
+                    continue;
+                const ab_shape s = {B, H, 5, 8, 1, AB_BF16, hkv, 7, AB_FWD};
+                for (int bh = 0; bh < B * H; bh++, slices++)
+                    if ((size_t)ab_kv_slice(bh, H / hkv) * 7 * 8 != ab_kv_offset(&s, (size_t)bh))
+                        FAIL("B=%d H=%d H_kv=%d: query slice %d reads K/V slice %d, the contract "
+                             "offset %zu is slice %zu",
+                             B, H, hkv, bh, ab_kv_slice(bh, H / hkv), ab_kv_offset(&s, (size_t)bh),
+                             ab_kv_offset(&s, (size_t)bh) / (7 * 8));
+            }
+    printf("%ld query tiles and %d query slices checked, %d failures\n", tiles, slices, failures);
     return failures ? 1 : 0;
 }
