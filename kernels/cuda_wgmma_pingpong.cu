@@ -315,12 +315,12 @@ extern "C" int cuda_wgmma_pingpong_setup(const ab_shape *s, void **ctx, size_t *
         snprintf(err, n, "cuda_wgmma_pingpong: D must be 64 or 128");
         return -1;
     }
-    if (s->S < 1 || s->B < 1 || s->H < 1 || (long long)s->B * s->H > 0x7fffffffLL) {
-        snprintf(err, n, "cuda_wgmma_pingpong: B, H, S must be >= 1 and B*H < 2^31");
-        return -1;
-    }
     if (ab_shape_skv(s) < 1 || ab_shape_hkv(s) < 1 || s->H % ab_shape_hkv(s) != 0) {
         snprintf(err, n, "cuda_wgmma_pingpong: S_kv must be >= 1 and H_kv must divide H");
+        return -1;
+    }
+    if (s->S < 1 || s->B < 1 || s->H < 1 || (long long)s->B * s->H > 0x7fffffffLL) {
+        snprintf(err, n, "cuda_wgmma_pingpong: B, H, S must be >= 1 and B*H < 2^31");
         return -1;
     }
     if (ab_wgmma_device_ok("cuda_wgmma_pingpong", err, n))
