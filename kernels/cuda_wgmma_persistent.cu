@@ -48,7 +48,8 @@
  * causal less (static schedule imbalance). D = 64: 413 -> 450-480 TFLOP/s
  * from the 1.5x taller tile (more wgmma per softmax row-reduction step).
  *
- * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16; sm_90a only.
+ * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
+ * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
  * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
@@ -94,8 +95,46 @@
  * causal producer spills 8-16 bytes at its 24 registers (per tile, not in
  * the loop); 32 would leave the consumers' setmaxnreg.inc 240 short of the
  * 168 x 384 launch pool and hang (tried: it did, at D = 128).
+ *
+ * Grouped-query heads and S_kv != S (2026-11-26), the contract of
+ * src/core/variant.h as cuda_mma_pipeline implements it: query slice
+ * bh = b H + h reads K/V slice b H_kv + h / (H / H_kv), which is bh /
+ * (H / H_kv) since H = (H / H_kv) H_kv, so the producer indexes the K and
+ * V tensor maps ([B H_kv, S_kv, D]) with bh / grp; the causal mask is
+ * aligned bottom-right, key j visible to query row i when j <= i + shift,
+ * shift = S_kv - S, in the element-wise mask (wg_softmax's shift), in the
+ * choice of the masked path per warpgroup and in each query tile's key-tile
+ * count (kernels/key_tiles.h). A query tile none of whose rows sees a key (causal,
+ * S > S_kv) runs one fully masked key tile: m stays -inf, l = 0, O = 0,
+ * as the reference gives. The LPT order needs no change: a query tile's
+ * key-tile count is nondecreasing in its index for any shift, so "last
+ * query tile first" is still longest first. Consecutive bh share a K/V
+ * head, so a causal section of 8 query heads reads 8 / grp K/V heads (a
+ * smaller L2 working set than at H_kv = H). No pack-GQA (FlashAttention-3's
+ * query heads of a group in one tile's rows): at prefill it moves no fewer
+ * bytes (below). Prediction, not yet measured: at Llama 3 8B prefill
+ * (H = 32, H_kv = 8, D = 128, bf16, causal, B*S = 16K tokens;
+ * experiments/llama3-8b-prefill-hopper.cfg) the FLOPs and the L2 -> shared
+ * memory traffic per tile are those of H = 32 without GQA (every query
+ * tile still loads its own (K, V) tiles; only DRAM reads shrink, 4x, and
+ * they were not the limit), so the same ratio to cudnn_sdpa as causal
+ * H_kv = H, 0.95-1.0x, i.e. about 500-570 TFLOP/s on an H200 at
+ * S >= 2048 (S = 1024, 8 query tiles per head: less sure), 1.5-1.8x
+ * cuda_mma_pipeline (0.55-0.63x cuDNN at llama3-8b run 2).
+ * Why not pack-GQA at prefill: a tile of BR rows and a key tile of BC
+ * keys cost 4 BR BC D FLOPs for 4 BC D bytes of K and V whichever query
+ * heads the rows belong to (BR FLOP per byte: 128 at D = 128, 192 at
+ * D = 64), and every (row, key tile) pair is computed once either way, so
+ * rows of 4 heads x 32 positions load exactly as many (K, V) tiles as
+ * rows of 1 head x 128 positions; with 128-aligned key tiles the causal
+ * waste (63.5 masked keys per row on average in the diagonal tile) is
+ * also the same. Packing pays where S * grp <= BR (decode, short chunks:
+ * 4x the useful rows per tile at grp = 4), which is cuda_decode_split_kv's
+ * regime. Sharing one (K, V) load between the grp query heads of a group
+ * at prefill takes TMA multicast to a cluster of CTAs, not packing.
  */
 #include "entry_points.h"
+#include "key_tiles.h"
 #include "wgmma_common.cuh"
 
 #include <stdio.h>
@@ -149,8 +188,8 @@ template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(cfg<D>::NT, 1)
     wgmma_persist_fwd(const __grid_constant__ CUtensorMap tmQ,
                       const __grid_constant__ CUtensorMap tmK,
-                      const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int nqt,
-                      int ntiles, int nbh, int G, float scale_log2)
+                      const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int Skv,
+                      int grp, int nqt, int ntiles, int nbh, int G, float scale_log2)
 {
 #if AB_WGMMA_DEVICE
     using C = cfg<D>;
@@ -164,7 +203,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                    uQfull = uEmpty + NST * 8, uQempty = uQfull + 8;
     /* the tile (bh, qt) the producer publishes with each Q load (bh -1: no more) */
     volatile int *tile_slot = (volatile int *)(smem_raw + (uQempty + 8 - raw));
-    const int nkv = (S + BC - 1) / BC;
+    const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
 
     const int tid = threadIdx.x;
     if (tid == 0) {
@@ -203,7 +242,10 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 int bh, qt;
                 decode<CAUSAL>(L, nqt, nbh, G, bh, qt);
                 const int q0 = qt * BR;
-                const int jend = CAUSAL ? min(nkv, (min(q0 + BR, S) - 1) / BC + 1) : nkv;
+                const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
+                /* grouped-query attention: query slice bh = b H + h reads K/V slice
+                 * b H_kv + h / grp = bh / grp (H = grp H_kv) */
+                const int kvh = ab_kv_slice(bh, grp);
                 tile_slot[0] = bh; /* released to the consumers by the expect_tx arrive */
                 tile_slot[1] = qt;
                 mbar_expect_tx(uQfull, BR * D * 2);
@@ -218,8 +260,8 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                     mbar_expect_tx(bar, 2 * TILE);
 #pragma unroll
                     for (int cb = 0; cb < D / 64; cb++) {
-                        tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, bh);
-                        tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, bh);
+                        tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
+                        tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, kvh);
                     }
                 }
             }
@@ -247,10 +289,11 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
             if (bh < 0)
                 break;
             const int q0 = qt * BR;
-            const int jend = CAUSAL ? min(nkv, (min(q0 + BR, S) - 1) / BC + 1) : nkv;
+            const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
             g.row0 = q0 + g.wrow + (wtid >> 5) * 16 + (lane >> 2);
             const int wfirst = q0 + g.wrow;
-            auto masked = [&](int k0) { return k0 + BC > S || (CAUSAL && k0 + BC - 1 > wfirst); };
+            /* whether key tile k0 needs the element-wise mask for this warpgroup */
+            auto masked = [&](int k0) { return ab_key_tile_masked(CAUSAL, k0, BC, wfirst, S, Skv); };
 #pragma unroll
             for (int i = 0; i < D / 2; i++)
                 o[i] = 0.f;
@@ -268,9 +311,9 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 if (jend == 1) /* that was the tile's last read of Q */
                     abmma::mbar_arrive(uQempty);
                 if (masked(0))
-                    wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, S, scale_log2);
+                    wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
                 else
-                    wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, 0, S, scale_log2);
+                    wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
                 wg_pack_p<T, BC>(s, p);
             }
             for (int j = 1; j < jend; j++) {
@@ -288,9 +331,9 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                     abmma::mbar_arrive(uQempty);
                 const int k0 = j * BC;
                 if (masked(k0))
-                    wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, S, scale_log2);
+                    wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
                 else
-                    wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, k0, S, scale_log2);
+                    wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
                 wg_wait<0>(); /* P_{j-1} V_{j-1} done */
                 reg_fence(o);
                 reg_fence_u(p);
@@ -368,14 +411,17 @@ int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, cons
     constexpr int BR = cfg<D>::BR;
     const int nqt = (s->S + BR - 1) / BR;
     const long long bh = (long long)s->B * s->H, ntiles = (long long)nqt * bh;
+    const int hkv = ab_shape_hkv(s), skv = ab_shape_skv(s);
+    const long long bhkv = (long long)s->B * hkv;
     if (ntiles > 0x7fffffffLL)
         return 2;
     char err[256];
     CUtensorMap mq, mk, mv;
     const int bf = std::is_same<T, __nv_bfloat16>::value;
+    /* Q: [B H, S, D]; K, V: [B H_kv, S_kv, D] */
     if (ab_wgmma_tensor_map(&mq, q, bf, bh, s->S, D, BR, err, sizeof err) ||
-        ab_wgmma_tensor_map(&mk, k, bf, bh, s->S, D, BC, err, sizeof err) ||
-        ab_wgmma_tensor_map(&mv, v, bf, bh, s->S, D, BC, err, sizeof err)) {
+        ab_wgmma_tensor_map(&mk, k, bf, bhkv, skv, D, BC, err, sizeof err) ||
+        ab_wgmma_tensor_map(&mv, v, bf, bhkv, skv, D, BC, err, sizeof err)) {
         fprintf(stderr, "cuda_wgmma_persistent: %s\n", err);
         return 3;
     }
@@ -387,7 +433,7 @@ int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, cons
      * H200, 2026-11-24; all heads at once lost 6-17% at S <= 4096 (L2) */
     const long long G = bh < SECTION_HEADS ? bh : SECTION_HEADS;
     wgmma_persist_fwd<T, D, CAUSAL><<<grid, cfg<D>::NT, cfg<D>::SMEM, st>>>(
-        mq, mk, mv, (T *)o, s->S, nqt, (int)ntiles, (int)bh, (int)G, scale_log2);
+        mq, mk, mv, (T *)o, s->S, skv, s->H / hkv, nqt, (int)ntiles, (int)bh, (int)G, scale_log2);
     return 0;
 }
 
@@ -415,8 +461,8 @@ int dispatch(int op, const ctx_t *c, const ab_shape *s, const void *q, const voi
 
 } /* namespace */
 
-/* setup: checks the shape (fp16/bf16, D in {64, 128}, B, H, S >= 1, B*H
- * below 2^31) and the device (compute capability 9.0), reads the number of
+/* setup: checks the shape (fp16/bf16, D in {64, 128}, B, H, S, S_kv >= 1,
+ * H_kv dividing H, B*H below 2^31) and the device (compute capability 9.0), reads the number of
  * multiprocessors (the grid size) and raises the dynamic shared-memory
  * limit. No workspace; ctx holds the SM count. Fails (-1, reason in err)
  * otherwise. */
@@ -431,6 +477,10 @@ extern "C" int cuda_wgmma_persistent_setup(const ab_shape *s, void **ctx, size_t
     }
     if (s->D != 64 && s->D != 128) {
         snprintf(err, n, "cuda_wgmma_persistent: D must be 64 or 128");
+        return -1;
+    }
+    if (ab_shape_skv(s) < 1 || ab_shape_hkv(s) < 1 || s->H % ab_shape_hkv(s) != 0) {
+        snprintf(err, n, "cuda_wgmma_persistent: S_kv must be >= 1 and H_kv must divide H");
         return -1;
     }
     if (s->S < 1 || s->B < 1 || s->H < 1 || (long long)s->B * s->H > 0x7fffffffLL) {

@@ -34,7 +34,8 @@
  * the headline (fp16, H200) against cudnn_sdpa's 659; this rung should
  * close most of that: +8-15%, 620-660 TFLOP/s, i.e. 0.94-1.0x cudnn_sdpa.
  *
- * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16; sm_90a only.
+ * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
+ * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
  * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
@@ -53,8 +54,16 @@
  * (WARPGROUP.DEPBAR.LE gsb0, 0x1 between the two wgmma groups, BAR.ARV /
  * BAR.SYNC for the turns). Checked: gpu_check (64 cases), memcheck and
  * racecheck clean.
+ *
+ * Grouped-query heads and S_kv != S (2026-11-26; not yet measured), as in
+ * cuda_wgmma_persistent: block (bh, query tile) loads K/V slice bh / (H /
+ * H_kv) of the [B H_kv, S_kv, D] tensor maps; the causal mask is aligned
+ * bottom-right (key j <= row + S_kv - S) in the mask, the masked-path
+ * choice and the key-tile count (kernels/key_tiles.h); a tile where no row sees a key (S > S_kv)
+ * runs one fully masked key tile and stores O = 0.
  */
 #include "entry_points.h"
+#include "key_tiles.h"
 #include "wgmma_common.cuh"
 
 #include <stdio.h>
@@ -79,8 +88,8 @@ template <int D> constexpr int smem_bytes()
 template <typename T, int D, bool CAUSAL>
 __global__ void __launch_bounds__(NT, 1)
     wgmma_pp_fwd(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
-                 const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int nqt,
-                 float scale_log2)
+                 const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int Skv,
+                 int grp, int nqt, float scale_log2)
 {
 #if AB_WGMMA_DEVICE
     constexpr int NST = nstages<D>();
@@ -99,8 +108,13 @@ __global__ void __launch_bounds__(NT, 1)
         qt = nqt - 1 - qt; /* longest query tiles of a (b, h) first */
     const int bh = (int)(blockIdx.x / (unsigned)nqt);
     const int q0 = qt * BR;
-    const int nkv = (S + BC - 1) / BC;
-    const int jend = CAUSAL ? min(nkv, (min(q0 + BR, S) - 1) / BC + 1) : nkv;
+    /* grouped-query attention: query slice bh = b H + h reads K/V slice
+     * b H_kv + h / grp = bh / grp (H = grp H_kv) */
+    const int kvh = ab_kv_slice(bh, grp);
+    const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
+    /* causal: at least one key tile, fully masked where no row of the tile
+     * sees a key (S > S_kv): O = 0 there */
+    const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
 
     if (tid == 0) {
         for (int st = 0; st < NST; st++) {
@@ -129,8 +143,8 @@ __global__ void __launch_bounds__(NT, 1)
                 mbar_expect_tx(bar, 2 * TILE);
 #pragma unroll
                 for (int cb = 0; cb < D / 64; cb++) {
-                    tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, bh);
-                    tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, bh);
+                    tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
+                    tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, kvh);
                 }
             }
         }
@@ -159,7 +173,7 @@ __global__ void __launch_bounds__(NT, 1)
         uint32_t p[BC / 16][4];
         const int wfirst = q0 + g.wrow;
         /* whether tile j needs the element-wise mask for this warpgroup */
-        auto masked = [&](int k0) { return k0 + BC > S || (CAUSAL && k0 + BC - 1 > wfirst); };
+        auto masked = [&](int k0) { return ab_key_tile_masked(CAUSAL, k0, BC, wfirst, S, Skv); };
 
         mbar_wait(uQbar, 0);
         /* tile 0: S_0, softmax, P_0 */
@@ -170,9 +184,9 @@ __global__ void __launch_bounds__(NT, 1)
         wg_wait<0>();
         reg_fence(s);
         if (masked(0))
-            wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, S, scale_log2);
+            wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
         else
-            wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, 0, S, scale_log2);
+            wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
         wg_pack_p<T, BC>(s, p);
 
         for (int j = 1; j < jend; j++) {
@@ -188,9 +202,9 @@ __global__ void __launch_bounds__(NT, 1)
             reg_fence(s);
             const int k0 = j * BC;
             if (masked(k0))
-                wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, S, scale_log2);
+                wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
             else
-                wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, k0, S, scale_log2);
+                wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
             wg_wait<0>(); /* P_{j-1} V_{j-1} done */
             reg_fence(o);
             reg_fence_u(p);
@@ -241,20 +255,23 @@ int launch(const ab_shape *s, const void *q, const void *k, const void *v, void 
 {
     const int nqt = (s->S + BR - 1) / BR;
     const long long bh = (long long)s->B * s->H, blocks = (long long)nqt * bh;
+    const int hkv = ab_shape_hkv(s), skv = ab_shape_skv(s);
+    const long long bhkv = (long long)s->B * hkv;
     if (blocks > 0x7fffffffLL)
         return 2;
     char err[256];
     CUtensorMap mq, mk, mv;
     const int bf = std::is_same<T, __nv_bfloat16>::value;
+    /* Q: [B H, S, D]; K, V: [B H_kv, S_kv, D] */
     if (ab_wgmma_tensor_map(&mq, q, bf, bh, s->S, D, BR, err, sizeof err) ||
-        ab_wgmma_tensor_map(&mk, k, bf, bh, s->S, D, BC, err, sizeof err) ||
-        ab_wgmma_tensor_map(&mv, v, bf, bh, s->S, D, BC, err, sizeof err)) {
+        ab_wgmma_tensor_map(&mk, k, bf, bhkv, skv, D, BC, err, sizeof err) ||
+        ab_wgmma_tensor_map(&mv, v, bf, bhkv, skv, D, BC, err, sizeof err)) {
         fprintf(stderr, "cuda_wgmma_pingpong: %s\n", err);
         return 3;
     }
     const float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
     wgmma_pp_fwd<T, D, CAUSAL><<<(unsigned)blocks, NT, smem_bytes<D>(), st>>>(
-        mq, mk, mv, (T *)o, s->S, nqt, scale_log2);
+        mq, mk, mv, (T *)o, s->S, skv, s->H / hkv, nqt, scale_log2);
     return 0;
 }
 
@@ -282,8 +299,8 @@ int dispatch(int op, const ab_shape *s, const void *q, const void *k, const void
 
 } /* namespace */
 
-/* setup: checks the shape (fp16/bf16, D in {64, 128}, B, H, S >= 1, B*H
- * below 2^31) and the device (compute capability 9.0), raises the dynamic
+/* setup: checks the shape (fp16/bf16, D in {64, 128}, B, H, S, S_kv >= 1,
+ * H_kv dividing H, B*H below 2^31) and the device (compute capability 9.0), raises the dynamic
  * shared-memory limit. No workspace. Fails (-1, reason in err) otherwise. */
 extern "C" int cuda_wgmma_pingpong_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
                                    size_t n)
@@ -296,6 +313,10 @@ extern "C" int cuda_wgmma_pingpong_setup(const ab_shape *s, void **ctx, size_t *
     }
     if (s->D != 64 && s->D != 128) {
         snprintf(err, n, "cuda_wgmma_pingpong: D must be 64 or 128");
+        return -1;
+    }
+    if (ab_shape_skv(s) < 1 || ab_shape_hkv(s) < 1 || s->H % ab_shape_hkv(s) != 0) {
+        snprintf(err, n, "cuda_wgmma_pingpong: S_kv must be >= 1 and H_kv must divide H");
         return -1;
     }
     if (s->S < 1 || s->B < 1 || s->H < 1 || (long long)s->B * s->H > 0x7fffffffLL) {

@@ -418,19 +418,23 @@ template <int R> static __device__ __forceinline__ void reg_fence_u(uint32_t (&r
 
 /* Online softmax of one tile's scores in place (s becomes P in fp32),
  * updating m and l; corr[h] is what O's rows must be multiplied by
- * before the next P V is added. */
+ * before the next P V is added. With MASK, columns >= Skv (the keys) are
+ * masked and, when CAUSAL, columns > row + shift: shift = S_kv - S aligns
+ * the causal mask to the bottom-right corner of the S x S_kv scores
+ * (src/core/variant.h; 0 for S_kv = S). A row whose every column so far is
+ * masked keeps m = -inf and l = 0 (its O stays 0). */
 template <int BC, bool CAUSAL, bool MASK>
 static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)[2],
                                                   float (&l)[2], float (&corr)[2],
-                                                  const wg_geo &g, int k0, int S,
-                                                  float scale_log2)
+                                                  const wg_geo &g, int k0, int Skv,
+                                                  float scale_log2, int shift = 0)
 {
     if constexpr (MASK) {
 #pragma unroll
         for (int i = 0; i < BC / 2; i++) {
             const int col = k0 + (i >> 2) * 8 + 2 * g.t + (i & 1);
             const int row = g.row0 + ((i >> 1) & 1) * 8;
-            if (col >= S || (CAUSAL && col > row))
+            if (col >= Skv || (CAUSAL && col > row + shift))
                 s[i] = -INFINITY;
         }
     }

@@ -228,15 +228,21 @@ static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen
                 }
     /* issue 19: grouped-query attention and S_kv != S, for the variants
      * that claim them (AB_CAP_KV): GQA, MQA, a decode step, S < S_kv and
-     * S > S_kv (rows that see no key when causal), odd lengths */
+     * S > S_kv (rows that see no key when causal), odd lengths. The last,
+     * S - S_kv = 571, leaves whole query tiles of up to 512 rows (the
+     * first 571 rows) with no visible key when causal, then a tile whose
+     * rows see 1..129 keys, so a kernel's "no key tile at all" path runs
+     * (FlashAttention's convention: O = 0 there). */
     static const int kv_shapes[][4] = {/* H, H_kv, S, S_kv */
                                        {4, 2, 1, 1000},  {4, 1, 17, 300},   {8, 2, 200, 97},
-                                       {4, 4, 113, 1025}, {4, 2, 1025, 2049}, {2, 1, 1, 1}};
+                                       {4, 4, 113, 1025}, {4, 2, 1025, 2049}, {2, 1, 1, 1},
+                                       {4, 2, 700, 129}};
+    const int nkv_shapes = (int)(sizeof kv_shapes / sizeof kv_shapes[0]);
     if (kv_cases_on)
         for (int t = 0; t < AB_NDTYPES; t++)
             for (int di = 0; di < 2; di++)
                 for (int causal = 0; causal <= 1; causal++)
-                    for (int k = 0; k < 6; k++) {
+                    for (int k = 0; k < nkv_shapes; k++) {
                         ab_shape s = {B,           kv_shapes[k][0], kv_shapes[k][2], dims[di],
                                       causal,      (ab_dtype)t,     kv_shapes[k][1],
                                       kv_shapes[k][3]};
