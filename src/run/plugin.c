@@ -166,11 +166,23 @@ int ab_plugin_load(const char *library, const char *name, ab_variant **out, char
 {
     *out = NULL;
     *record = NULL;
+    /* a bare file name is taken from the working directory when the file is
+     * there, as the README says of relative paths (dlopen alone would search
+     * only the loader's paths, ld.so(8)); else the loader's search, for a
+     * plugin installed as a system library */
+    char local[4096];
+    const int bare = strchr(library, '/') == NULL;
+    const int here = bare && access(library, F_OK) == 0 &&
+                     (size_t)snprintf(local, sizeof local, "./%s", library) < sizeof local;
     dlerror();
-    void *h = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(here ? local : library, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *why = dlerror();
-        snprintf(err, n, "%s: dlopen failed: %s", library, why ? why : "unknown reason");
+        if (bare && !here)
+            snprintf(err, n, "%s: not in the working directory, and the dynamic loader did not "
+                             "find it either (%s)", library, why ? why : "unknown reason");
+        else
+            snprintf(err, n, "%s: dlopen failed: %s", library, why ? why : "unknown reason");
         return -1;
     }
     dlerror();

@@ -97,4 +97,22 @@ q "SELECT message FROM measurements WHERE variant='bad_abi'" | grep -q "p.cfg:$l
 run=$(cat run.out)
 "$ab" report "$run" --db p.db -o r.md >/dev/null 2>&1 || fail "report"
 grep -q example_cpu r.md || fail "report does not name example_cpu"
-echo "ok: example plugin built out of tree, measured, checked and stored ($want_size bytes, $rec); 4 broken plugins stored as error/failed"
+# 4. a bare file name is taken from the working directory (README, "Bring
+#    your own kernel"): dlopen alone would search the loader's paths only
+mkdir -p here && cp "$lib" here/libmine.so && cd here || fail "cd here"
+cat >bare.cfg <<CFG
+name = "plugin-bare-name";
+variants = ( "cpu_flash", { name = "example_cpu"; library = "libmine.so"; },
+             { name = "absent"; library = "libnosuchplugin.so"; } );
+baseline = "cpu_flash";
+sweep = { B = 1; H = 1; S = 32; D = 16; dtype = "fp32"; };
+warmup = 1; samples = 4; round_size = 2;
+CFG
+"$ab" run bare.cfg --db bare.db >/dev/null 2>bare.err || { cat bare.err; fail "run with a bare library name"; }
+[ "$(sqlite3 bare.db "SELECT status FROM measurements WHERE variant='example_cpu'")" = ok ] ||
+    fail "library = \"libmine.so\" in the working directory: $(sqlite3 bare.db "SELECT status, message FROM measurements WHERE variant='example_cpu'")"
+sqlite3 bare.db "SELECT message FROM measurements WHERE variant='absent'" |
+    grep -q "libnosuchplugin.so: not in the working directory" ||
+    fail "a bare name found nowhere: $(sqlite3 bare.db "SELECT message FROM measurements WHERE variant='absent'")"
+cd "$tmp" || exit 1
+echo "ok: example plugin built out of tree, measured, checked and stored ($want_size bytes, $rec); 4 broken plugins stored as error/failed; a bare library name taken from the working directory"
