@@ -70,8 +70,17 @@ int cmd_run(int argc, char **argv)
     int rc = ab_run_experiment(&e, db, command, &run_id);
     if (run_id)
         printf("%lld\n", (long long)run_id);
+    long all = 0, ok = 0;
+    const int some_bad = rc == 0 && run_id &&
+                         ab_db_count_measurements(db, run_id, &all, &ok, err) == 0 && ok < all;
+    if (some_bad)
+        fprintf(stderr,
+                "attnbench: run %lld complete, but %ld of its %ld measurements did not pass "
+                "(a failed check or an error; `attnbench show %lld`)\n",
+                (long long)run_id, all - ok, all, (long long)run_id);
     ab_db_close(db);
     ab_experiment_free(&e);
-    /* the shell's convention: 128 + the signal that stopped the run */
-    return rc == 0 ? 0 : rc == 1 ? 128 + ab_run_signal() : 1;
+    /* 3: complete with a measurement that failed; the shell's convention
+     * 128 + the signal that stopped the run */
+    return rc == 0 ? (some_bad ? 3 : 0) : rc == 1 ? 128 + ab_run_signal() : 1;
 }

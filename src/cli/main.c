@@ -35,7 +35,10 @@ static const command commands[] = {
      "  --devices starts one worker per listed CUDA device (all: every visible GPU;\n"
      "  a repeated index shares a GPU, for testing only), each running one part as its\n"
      "  own run into the same database; prints the runs' ids, one per line.\n"
-     "  attnbench status EXPERIMENT shows which parts a database holds.\n"},
+     "  attnbench status EXPERIMENT shows which parts a database holds.\n"
+     "  Exit status 0 when every measurement passed its check, 3 when the run completed\n"
+     "  but some measurement failed its check or could not run (stored, with the reason),\n"
+     "  1 on an error, 128 + N when signal N stopped it.\n"},
     {"status", cmd_status, "which parts of a split experiment the database holds",
      "attnbench status EXPERIMENT [--plan N] [--db PATH]\n"
      "  For each split of EXPERIMENT (by the hash of its file) found in the database:\n"

@@ -46,7 +46,8 @@ sweep = { B = 1; H = 4; H_kv = [4, 2]; S = 40; D = 16; causal = [false, true]; d
           pass = ["fwd", "bwd", "fwd+bwd"]; };
 warmup = 1; samples = 8; round_size = 4; seed = 5;
 CFG
-  "$ABC" run x.cfg --db t.db >out.txt 2>err.txt || { cat err.txt >&2; fail "run failed"; }
+  "$ABC" run x.cfg --db t.db >out.txt 2>err.txt; rc=$?
+  [ $rc = 3 ] || { cat err.txt >&2; fail "run: exit $rc, want 3 (a measurement failed its check)"; }
   v=$(q t.db "SELECT count(*) FROM measurements WHERE variant = 'cpu_broken_dv' AND pass != 'fwd' AND status = 'failed' AND message LIKE 'correctness: dV:%not timed'")
   [ "$v" = 8 ] || fail "cpu_broken_dv: $v of 8 backward measurements failed on dV (want 8)"
   v=$(q t.db "SELECT count(*) FROM grad_checks g JOIN measurements m ON m.id = g.measurement_id WHERE m.variant = 'cpu_broken_dv' AND g.pass = (g.grad != 'dV')")
@@ -67,7 +68,8 @@ CFG
   ;;
 broken-variant)
   cfg x.cfg '"cpu_flash", "cpu_broken_scale"' ''
-  "$ABC" run x.cfg --db t.db >out.txt 2>err.txt || { cat err.txt >&2; fail "run failed"; }
+  "$ABC" run x.cfg --db t.db >out.txt 2>err.txt; rc=$?
+  [ $rc = 3 ] || { cat err.txt >&2; fail "run: exit $rc, want 3 (a measurement failed its check)"; }
   n_failed=$(q t.db "SELECT count(*) FROM measurements WHERE variant = 'cpu_broken_scale' AND status = 'failed'")
   n_broken=$(q t.db "SELECT count(*) FROM measurements WHERE variant = 'cpu_broken_scale'")
   [ "$n_broken" = 4 ] && [ "$n_failed" = 4 ] || fail "cpu_broken_scale: $n_failed of $n_broken stored failed (want 4 of 4)"

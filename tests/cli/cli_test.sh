@@ -451,7 +451,8 @@ variants = ( "cpu_flash",
 sweep = { B = 1; H = 1; S = [16, 17]; D = 8; dtype = "fp32"; };
 warmup = 1; samples = 10;
 CFG
-  "$AB" run ext.cfg --db e.db >/dev/null 2>log.txt || { cat log.txt >&2; fail "run with external variants failed"; }
+  "$AB" run ext.cfg --db e.db >/dev/null 2>log.txt; rc=$?
+  [ $rc = 3 ] || { cat log.txt >&2; fail "run with external variants: exit $rc, want 3 (failing adapters stored)"; }
   [ "$(count e.db "SELECT status FROM runs")" = complete ] || fail "run not complete"
   [ "$(count e.db "SELECT count(*) FROM measurements WHERE variant = 'cpu_flash' AND status = 'ok'")" = 2 ] || fail "native measurements lost"
   [ "$(count e.db "SELECT count(*) FROM measurements WHERE variant = 'ext_good' AND status = 'ok' AND external = 1 AND json_extract(adapter_env, '$.fake') = 1")" = 2 ] ||

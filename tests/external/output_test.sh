@@ -42,7 +42,8 @@ baseline = "cpu_reference";
 sweep = { B = 1; H = 2; S = 24; D = 16; causal = true; dtype = "fp16"; };
 warmup = 1; samples = 6; round_size = 2; seed = 7;
 CFG
-"$AB" run o.cfg --db o.db >/dev/null 2>log.txt || { cat log.txt; fail "run failed"; }
+"$AB" run o.cfg --db o.db >/dev/null 2>log.txt; rc=$?
+[ $rc = 3 ] || { cat log.txt; fail "run: exit $rc, want 3 (wrong outputs stored as failed)"; }
 st() { q o.db "SELECT status || '|' || coalesce(rows_checked, -1) FROM measurements WHERE variant = '$1'"; }
 msg() { q o.db "SELECT message FROM measurements WHERE variant = '$1'"; }
 [ "$(st ext_good)" = "ok|48" ] || fail "1. correct output: $(st ext_good) $(msg ext_good), expected ok, 48 rows"
@@ -63,7 +64,8 @@ baseline = "cpu_reference";
 sweep = { B = 1; H = 2; S = [24, 25]; D = 16; causal = true; dtype = "fp16"; };
 warmup = 1; samples = 6; round_size = 2; seed = 7;
 CFG
-"$AB" run p2.cfg --db p2.db >/dev/null 2>log2.txt || { cat log2.txt; fail "protocol 2 run failed"; }
+"$AB" run p2.cfg --db p2.db >/dev/null 2>log2.txt; rc=$?
+[ $rc = 3 ] || { cat log2.txt; fail "protocol 2 run: exit $rc, want 3 (S=25 fails its check)"; }
 r=$(q p2.db "SELECT S || ':' || status FROM measurements WHERE variant = 'ext2' ORDER BY S" | tr '\n' ' ')
 [ "$r" = "24:ok 25:failed " ] || fail "6. protocol 2: $r"
 [ "$(cut -d' ' -f1 p2.log | sort -u | wc -l)" = 1 ] || fail "6. protocol 2: more than one adapter process"

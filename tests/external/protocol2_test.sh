@@ -32,7 +32,8 @@ baseline = "ext2_good";
 sweep = { B = 1; H = 1; S = [16, 17, 18]; D = 8; dtype = "fp32"; };
 warmup = 1; samples = 12; round_size = 2;
 CFG
-"$AB" run p2.cfg --db p.db >/dev/null 2>log.txt || { cat log.txt; fail "run failed"; }
+"$AB" run p2.cfg --db p.db >/dev/null 2>log.txt; rc=$?
+[ $rc = 3 ] || { cat log.txt; fail "run: exit $rc, want 3 (failing adapters stored)"; }
 [ "$(count p.db "SELECT status FROM runs")" = complete ] || fail "run not complete"
 # 1. one process, interleaved
 [ "$(cut -d' ' -f1 good.log | sort -u | wc -l)" = 1 ] || fail "good adapter: $(cut -d' ' -f1 good.log | sort -u | wc -l) processes, expected 1"

@@ -42,7 +42,8 @@ skip_unsupported = true;
 warmup = 1; samples = 8; round_size = 2;
 CFG
 cd "$tmp" || exit 1
-"$AB" run k.cfg --db k.db >run.out 2>run.err || { cat run.err; fail "run failed"; }
+"$AB" run k.cfg --db k.db >run.out 2>run.err; rc=$?
+[ $rc = 3 ] || { cat run.err; fail "run: exit $rc, want 3 (numpy_wrong fails its check)"; }
 [ "$(q "SELECT status FROM runs")" = complete ] || fail "run not complete"
 for v in numpy_p2 numpy_p1; do
     [ "$(q "SELECT count(*) FROM measurements WHERE variant='$v' AND status='ok' AND checked=1")" = 8 ] ||

@@ -52,7 +52,9 @@ baseline = "cpu_flash";
 sweep = { B = 1; H = 2; S = [32, 48]; D = 16; dtype = "fp32"; };
 warmup = 1; samples = 12; round_size = 3;
 CFG
-"$ab" run p.cfg --db p.db >run.out 2>run.err || { cat run.err; fail "run failed"; }
+"$ab" run p.cfg --db p.db >run.out 2>run.err; rc=$?
+[ $rc = 3 ] || { cat run.err; fail "run: exit $rc, want 3 (broken plugins stored as error/failed)"; }
+grep -q "did not pass" run.err || fail "run does not say measurements did not pass"
 [ "$(q "SELECT status FROM runs")" = complete ] || fail "run not complete"
 # 2. the example: ok, checked, every sample stored, interleaved with cpu_flash
 [ "$(q "SELECT count(*) FROM measurements WHERE variant='example_cpu' AND status='ok' AND checked=1 AND backend='plugin'")" = 2 ] ||
@@ -108,7 +110,8 @@ baseline = "cpu_flash";
 sweep = { B = 1; H = 1; S = 32; D = 16; dtype = "fp32"; };
 warmup = 1; samples = 4; round_size = 2;
 CFG
-"$ab" run bare.cfg --db bare.db >/dev/null 2>bare.err || { cat bare.err; fail "run with a bare library name"; }
+"$ab" run bare.cfg --db bare.db >/dev/null 2>bare.err; rc=$?
+[ $rc = 3 ] || { cat bare.err; fail "run with a bare library name: exit $rc, want 3 (the absent plugin)"; }
 [ "$(sqlite3 bare.db "SELECT status FROM measurements WHERE variant='example_cpu'")" = ok ] ||
     fail "library = \"libmine.so\" in the working directory: $(sqlite3 bare.db "SELECT status, message FROM measurements WHERE variant='example_cpu'")"
 sqlite3 bare.db "SELECT message FROM measurements WHERE variant='absent'" |
