@@ -124,8 +124,35 @@ static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
         sqlite3_result_null(ctx);
 }
 
+/* The file each in-memory migrated copy (migrated_copy) was read from: the
+ * name its messages give. */
+static struct {
+    sqlite3 *db;
+    char path[1024];
+} copies[16];
+
+static void remember_copy(sqlite3 *db, const char *path)
+{
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+        if (!copies[i].db) {
+            copies[i].db = db;
+            snprintf(copies[i].path, sizeof copies[i].path, "%s", path);
+            return;
+        }
+}
+
+static void forget_copy(sqlite3 *db)
+{
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+        if (copies[i].db == db)
+            copies[i].db = NULL;
+}
+
 const char *ab_db_name(sqlite3 *db)
 {
+    for (size_t i = 0; db && i < sizeof copies / sizeof copies[0]; i++)
+        if (copies[i].db == db)
+            return copies[i].path;
     const char *f = db ? sqlite3_db_filename(db, "main") : NULL;
     return f && *f ? f : "database";
 }
@@ -219,16 +246,16 @@ int ab_db_begin(sqlite3 *db, char *err)
         if (rc == SQLITE_OK)
             return 0;
         if ((rc & 0xff) != SQLITE_BUSY || attempt >= AB_DB_RETRIES) {
-            const char *file = sqlite3_db_filename(db, "main");
+            const char *file = ab_db_name(db);
             if ((rc & 0xff) == SQLITE_BUSY)
                 snprintf(err, AB_ERR,
                          "%s: database is locked by another process (waited %d s, %d tries); "
                          "nothing was written",
-                         file && *file ? file : "database", AB_DB_BUSY_MS / 1000 * (attempt + 1),
+                         file, AB_DB_BUSY_MS / 1000 * (attempt + 1),
                          attempt + 1);
             else
-                snprintf(err, AB_ERR, "%s: cannot start a transaction: %s",
-                         file && *file ? file : "database", sqlite3_errmsg(db));
+                snprintf(err, AB_ERR, "%s: cannot start a transaction: %s", file,
+                         sqlite3_errmsg(db));
             return -1;
         }
         fprintf(stderr, "attnbench: database locked by another process; retrying (%d/%d)\n",
@@ -422,6 +449,44 @@ static int open_immutable(const char *path, sqlite3 **db)
     return 1;
 }
 
+/* Replaces *db (a read-only connection to an older database) by a
+ * connection to a private in-memory copy of it (SQLite's online backup API,
+ * sqlite.org/backup.html), migrated to the current schema and then made
+ * query-only, so that readers see every column of this build while the file
+ * stays byte for byte as it was. 0, or -1 with the reason in err (*db is
+ * then left for the caller to close). */
+static int migrated_copy(sqlite3 **db, const char *path, char *err)
+{
+    sqlite3 *mem = NULL;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        snprintf(err, AB_ERR, "%.900s: cannot read the database: out of memory", path);
+        sqlite3_close(mem);
+        return -1;
+    }
+    sqlite3_backup *b = sqlite3_backup_init(mem, "main", *db, "main");
+    int brc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(mem);
+    if (b)
+        sqlite3_backup_finish(b);
+    if (brc != SQLITE_DONE) {
+        snprintf(err, AB_ERR, "%.500s: cannot read the database: %s", path,
+                 sqlite3_errstr(brc));
+        sqlite3_close(mem);
+        return -1;
+    }
+    remember_copy(mem, path);
+    sqlite3_create_function(mem, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
+    if (exec(mem, "PRAGMA foreign_keys = ON", err) || migrate(mem, path, err) ||
+        exec(mem, "PRAGMA query_only = ON", err)) {
+        forget_copy(mem);
+        sqlite3_close(mem);
+        return -1;
+    }
+    sqlite3_close(*db);
+    *db = mem;
+    return 0;
+}
+
 int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
 {
     sqlite3 *db = NULL;
@@ -455,19 +520,16 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
             return -1;
         }
     }
+    if (v < 0) {
+        /* no migration starts below 0: a file attnbench never wrote, or damaged */
+        snprintf(err, AB_ERR,
+                 "%.800s: schema version %d (PRAGMA user_version) is not one attnbench writes "
+                 "(0 to %d): not an attnbench database, or a damaged one",
+                 path, v, ab_schema_count());
+        goto fail;
+    }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
-    if (readonly && v < ab_schema_count() && access(path, W_OK) == 0) {
-        /* an older database: migrate it once (read-write), then reopen it
-         * read-only; migrations only add, so older readers lose nothing */
-        sqlite3_close(db);
-        db = NULL;
-        sqlite3 *rw = NULL;
-        if (ab_db_open(path, 0, &rw, err))
-            return -1;
-        ab_db_close(rw);
-        return ab_db_open(path, 1, out, err);
-    }
     if (readonly) {
         if (v > ab_schema_count()) {
             snprintf(err, AB_ERR,
@@ -476,13 +538,10 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
                      path, v, ab_schema_count());
             goto fail;
         }
-        if (v != ab_schema_count()) {
-            snprintf(err, AB_ERR,
-                     "%s: schema version %d, this attnbench needs %d (open it read-write once "
-                     "to migrate)",
-                     path, v, ab_schema_count());
+        /* an older database is read through a migrated copy in memory: a
+         * read never changes the file */
+        if (v < ab_schema_count() && migrated_copy(&db, path, err))
             goto fail;
-        }
     } else {
         if (exec_retry(db, "PRAGMA journal_mode = WAL", err)) {
             open_error(db, path, readonly, err);
@@ -503,6 +562,7 @@ void ab_db_close(sqlite3 *db)
 {
     if (db) {
         forget_file(db);
+        forget_copy(db);
         ab_resolution_forget(db);
         sqlite3_close(db);
     }

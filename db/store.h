@@ -48,9 +48,12 @@ int ab_db_damage(char *err);
 int ab_db_schema_version(void);
 
 /* Opens (creating if needed) the database at path and migrates it to the
- * current schema. readonly: open with SQLITE_OPEN_READONLY and refuse a file
- * that does not exist or has an older schema. Fails on a file that is not a
- * SQLite database ("file is not a database") or is newer than this build. */
+ * current schema. readonly: open with SQLITE_OPEN_READONLY, refuse a file
+ * that does not exist, and never write the file: one with an older schema
+ * is read through a private in-memory copy migrated to the current schema
+ * (query-only; ab_db_name still names the file). Fails on a file that is
+ * not a SQLite database ("file is not a database"), has a negative
+ * user_version, or is newer than this build. */
 int ab_db_open(const char *path, int readonly, sqlite3 **db, char *err);
 void ab_db_close(sqlite3 *db);
 

@@ -187,7 +187,7 @@ int ab_export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out)
             fputc('\n', out);
         }
         if (step != SQLITE_DONE) {
-            error("%s: reading samples: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+            error("%s: reading samples: %s", ab_db_name(db), sqlite3_errmsg(db));
             sqlite3_finalize(st);
             return -1;
         }

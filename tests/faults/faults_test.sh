@@ -479,6 +479,46 @@ random-signals) # signals at random points: the status always tells the truth
   ok "8 random signals: status true each time, resumed to complete"
   ;;
 
+reads-never-write) # a command that reads never changes the file, even one of an older schema
+  old="$SRC/reports/attnbench.db"
+  [ -f "$old" ] || { echo "skipped: no committed database"; exit 77; }
+  cp "$old" o.db
+  # the version stored in the file's header (sqlite3(1), read-only)
+  v0=$(q -readonly o.db "PRAGMA user_version")
+  [ "$v0" -lt "$(q -readonly "$SRC/reports/hold/hold-ab.db" "PRAGMA user_version")" ] ||
+    { echo "skipped: reports/attnbench.db is not older than the newest committed schema"; exit 77; }
+  sum0=$(sha256sum <o.db)
+  # the experiment of runs 11-13 as stored (sqlite3's writefile: the exact text)
+  q -readonly o.db "SELECT writefile('rd.cfg', definition) FROM experiments x JOIN runs r ON r.experiment_id = x.id WHERE r.id = 11" >/dev/null
+  n=0
+  while read -r cmd; do
+    # shellcheck disable=SC2086
+    eval "\"\$AB\" $cmd --db o.db" >out.txt 2>err.txt || { cat err.txt >&2; fail "'$cmd' on a schema-$v0 database failed"; }
+    [ -s out.txt ] || [ -s r.md ] || fail "'$cmd' printed nothing"
+    [ "$(sha256sum <o.db)" = "$sum0" ] || fail "'$cmd' changed the database file"
+    n=$((n + 1))
+  done <<'CMDS'
+query "SELECT count(*) FROM runs"
+runs
+runs --json
+show 11
+report 11 -o r.md --no-plots
+report 11 --json -o -
+compare 11 12
+history cuda_mma_pipeline --config 4,16,2048,128,causal,fp16
+status rd.cfg
+export 11
+export 11 --format csv
+CMDS
+  [ "$(q -readonly o.db "PRAGMA user_version")" = "$v0" ] || fail "the schema version changed"
+  "$AB" runs --db o.db | grep -q '^ *13  regress-demo ' || fail "runs does not list run 13 (regress-demo)"
+  # query on an older schema refuses writes as on a current one
+  expect_error "query: refused" query "DELETE FROM samples" --db o.db
+  expect_error "query: refused" query "PRAGMA user_version = 11" --db o.db
+  [ "$(sha256sum <o.db)" = "$sum0" ] || fail "a refused query changed the database file"
+  ok "$n read commands on a schema-$v0 database: all succeed, the file unchanged (sha256)"
+  ;;
+
 *) fail "unknown case $case_name" ;;
 esac
 exit 0
