@@ -519,6 +519,47 @@ CMDS
   ok "$n read commands on a schema-$v0 database: all succeed, the file unchanged (sha256)"
   ;;
 
+output-not-database) # no output path names a database or its -journal, -wal, -shm files
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db r.db >/dev/null 2>&1 && "$AB" run e.cfg --db r.db >/dev/null 2>&1 || fail "runs failed"
+  cp r.db other.db
+  q r.db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+  cp r.db r.orig
+  mkdir sub
+  # a WAL header and a rollback-journal header (sqlite.org/fileformat2.html),
+  # under names SQLite would not look for
+  printf '\067\177\006\202\000\055\342\030' >wal.bin
+  printf '\331\325\005\371\040\241\143\327' >journal.bin
+  cp wal.bin wal.orig; cp journal.bin journal.orig
+  while read -r pat cmd; do
+    rm -f out.txt
+    # shellcheck disable=SC2086
+    expect_error "$pat" $cmd
+  done <<'CMDS'
+write-ahead.log.of.the.database.r.db report 1 --json -o r.db-wal --db r.db
+shared-memory.index.of.the.database.r.db report 1 -o r.db-shm --no-plots --db r.db
+rollback.journal.of.the.database.r.db export 1 -o r.db-journal --db r.db
+rollback.journal.of.the.database.r.db export 1 --format csv -o sub/../r.db-journal --db r.db
+refusing.to.write.over.the.database export 1 -o sub/../r.db --db r.db
+refusing.to.write.over.the.database report 1 -o ./r.db --no-plots --db r.db
+write-ahead.log.of.the.database.r.db history cpu_flash --config 1,1,16,8,noncausal,fp32 --plot r.db-wal --db r.db
+write-ahead.log.of.the.SQLite.database.other.db export 1 -o other.db-wal --db r.db
+shared-memory.index.of.the.SQLite.database.other.db report 1 --json -o other.db-shm --db r.db
+it.is.an.SQLite.database report 1 -o other.db --no-plots --db r.db
+it.is.an.SQLite.write-ahead.log export 1 -o wal.bin --db r.db
+it.is.an.SQLite.rollback.journal report 1 --json -o journal.bin --db r.db
+CMDS
+  for f in r.db-journal other.db-wal other.db-shm; do [ ! -e "$f" ] || fail "$f was created"; done
+  [ ! -s r.db-wal ] || fail "r.db-wal has content"
+  cmp -s wal.bin wal.orig && cmp -s journal.bin journal.orig || fail "a refused target was changed"
+  cmp -s r.db r.orig || fail "the database file changed"
+  [ "$(q r.db "PRAGMA integrity_check")" = ok ] || fail "the database is damaged"
+  [ "$(q r.db "SELECT count(*) FROM samples")" = 48 ] || fail "samples lost"
+  # ordinary names beside the database are still written
+  "$AB" export 1 -o r.db.json --db r.db >/dev/null 2>&1 && [ -s r.db.json ] || fail "export -o r.db.json was refused"
+  ok "12 output paths naming a database, its companions or SQLite files refused; the database intact"
+  ;;
+
 *) fail "unknown case $case_name" ;;
 esac
 exit 0
