@@ -558,6 +558,12 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     st = NULL;
+    if (version < 0) {
+        error("merge: %s: schema version %d (PRAGMA user_version) is not one attnbench writes "
+              "(0 to %d): not an attnbench database, or a damaged one",
+              other_path, version, ab_db_schema_version());
+        goto done;
+    }
     if (version < 2 || version > ab_db_schema_version()) {
         error("merge: %s is not an attnbench database this build can merge (schema version %d; "
               "2 to %d; open it read-write once with a newer attnbench to migrate)",

@@ -560,6 +560,39 @@ CMDS
   ok "12 output paths naming a database, its companions or SQLite files refused; the database intact"
   ;;
 
+negative-schema) # a negative PRAGMA user_version: every command refuses it in one line
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db g.db >/dev/null 2>&1 && "$AB" run e.cfg --db g.db >/dev/null 2>&1 || fail "runs failed"
+  "$AB" export 1 --db g.db -o one.json >/dev/null || fail "export failed"
+  cp g.db n.db
+  q n.db "PRAGMA user_version = -3"
+  q n.db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+  cp n.db n.orig
+  n=0
+  while read -r cmd; do
+    # shellcheck disable=SC2086
+    expect_error "n.db: schema version -3 (PRAGMA user_version) is not one attnbench writes" $cmd --db n.db
+    n=$((n + 1))
+  done <<'CMDS'
+runs
+show 1
+report 1 -o r.md --no-plots
+compare 1 2
+export 1
+query SELECT(1)
+history cpu_flash --config 1,1,16,8,noncausal,fp32
+status e.cfg
+run e.cfg
+import one.json
+resume 1
+merge g.db
+CMDS
+  expect_error "merge: n.db: schema version -3 (PRAGMA user_version) is not one attnbench writes" merge n.db --db m.db
+  cmp -s n.db n.orig || fail "a refused command changed the database"
+  [ ! -e r.md ] || fail "a report was written"
+  ok "$n commands on a database with user_version -3 refuse it, and merge of it"
+  ;;
+
 *) fail "unknown case $case_name" ;;
 esac
 exit 0
