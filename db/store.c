@@ -95,12 +95,13 @@ static void sqlite_log(void *unused, int code, const char *msg)
 
 void ab_db_init(void) { sqlite3_config(SQLITE_CONFIG_LOG, sqlite_log, NULL); }
 
+static int damage_said = 0; /* the damage was reported already */
+
 int ab_db_damage(char *err)
 {
-    static int said = 0;
     if (!damage_code)
         return 0;
-    if (said++)
+    if (damage_said++)
         return -2; /* already reported by this process */
     snprintf(err, AB_ERR,
              "%.500s: the database is damaged (%s; %.200s): results read from it are incomplete. "
@@ -449,6 +450,37 @@ static int open_immutable(const char *path, sqlite3 **db)
     return 1;
 }
 
+int ab_db_quick_check(sqlite3 *db, const char *schema, const char *path, char *err)
+{
+    char sql[160];
+    sqlite3_stmt *st = NULL;
+    snprintf(sql, sizeof sql, "PRAGMA \"%s\".quick_check(1)", schema);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, AB_ERR, "%.500s: the database is damaged or unreadable: %s", path,
+                 sqlite3_errmsg(db));
+        damage_said = 1; /* this is the one message about it */
+        return -1;
+    }
+    int step = sqlite3_step(st);
+    const char *first = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int rc = 0;
+    if (step != SQLITE_ROW || !first || strcmp(first, "ok") != 0) {
+        char what[200];
+        snprintf(what, sizeof what, "%s", first ? first : sqlite3_errmsg(db));
+        for (char *c = what; *c; c++) /* "*** in database main ***\nPage 36: ..." on one line */
+            if (*c == '\n')
+                *c = ' ';
+        snprintf(err, AB_ERR,
+                 "%.500s: the database is damaged (PRAGMA quick_check: %s): nothing was read "
+                 "from it. 'sqlite3 FILE \"PRAGMA integrity_check\"' lists the damage",
+                 path, what);
+        damage_said = 1;
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Replaces *db (a read-only connection to an older database) by a
  * connection to a private in-memory copy of it (SQLite's online backup API,
  * sqlite.org/backup.html), migrated to the current schema and then made
@@ -538,6 +570,10 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
                      path, v, ab_schema_count());
             goto fail;
         }
+        /* damage anywhere in the file, not only in the pages a command
+         * happens to read, fails the command before it reads anything */
+        if (ab_db_quick_check(db, "main", path, err))
+            goto fail;
         /* an older database is read through a migrated copy in memory: a
          * read never changes the file */
         if (v < ab_schema_count() && migrated_copy(&db, path, err))

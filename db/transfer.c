@@ -558,6 +558,11 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     st = NULL;
+    char qerr[AB_ERR];
+    if (version >= 0 && ab_db_quick_check(db, "other", other_path, qerr)) {
+        error("merge: %s", qerr);
+        goto done;
+    }
     if (version < 0) {
         error("merge: %s: schema version %d (PRAGMA user_version) is not one attnbench writes "
               "(0 to %d): not an attnbench database, or a damaged one",

@@ -593,6 +593,44 @@ CMDS
   ok "$n commands on a database with user_version -3 refuse it, and merge of it"
   ;;
 
+corrupt-pages) # two middle pages of random bytes: every command that reads fails naming the file
+  for src in "$SRC/reports/hold/hold-ab.db" "$SRC/reports/attnbench.db"; do
+    [ -f "$src" ] || { echo "skipped: no committed database $src"; exit 77; }
+    rm -f c.db c.db-wal c.db-shm c.md
+    cp "$src" c.db
+    q -readonly c.db "SELECT writefile('c.cfg', definition) FROM experiments WHERE id = 1" >/dev/null
+    ps=$(q -readonly c.db "PRAGMA page_size"); pc=$(q -readonly c.db "PRAGMA page_count")
+    # 2 pages of bytes from a fixed seed (awk's rand) over pages pc/2 and pc/2 + 1
+    LC_ALL=C awk -v n=$((2 * ps)) 'BEGIN { srand(1414); for (i = 0; i < n; i++) printf "%c", int(rand() * 256) }' >junk.bin
+    [ "$(wc -c <junk.bin)" = $((2 * ps)) ] || fail "junk.bin is not 2 pages"
+    dd if=junk.bin of=c.db bs="$ps" seek=$((pc / 2)) conv=notrunc 2>/dev/null
+    # the damage as SQLite itself sees it
+    [ "$(q -readonly c.db "PRAGMA quick_check" 2>&1)" != ok ] || fail "the bytes did not damage $src"
+    sum0=$(sha256sum <c.db)
+    n=0
+    while read -r cmd; do
+      # shellcheck disable=SC2086
+      expect_error "c.db: the database is damaged" $cmd --db c.db
+      n=$((n + 1))
+    done <<'CMDS'
+runs
+runs --json
+show 1
+report 1 -o c.md --no-plots
+compare 1 2
+history cublas_standard --config 8,8,512,64,noncausal,fp16
+status c.cfg
+export 1 -o c.json
+export 1 --format csv
+query SELECT(1)
+CMDS
+    expect_error "merge: c.db: the database is damaged" merge c.db --db m.db
+    [ ! -e c.md ] && [ ! -e c.json ] || fail "a report or export was written from a damaged database"
+    [ "$(sha256sum <c.db)" = "$sum0" ] || fail "a command changed the damaged file"
+    ok "$(basename "$src") with pages $((pc / 2))-$((pc / 2 + 1)) of $pc overwritten: $n read commands and merge fail naming c.db"
+  done
+  ;;
+
 *) fail "unknown case $case_name" ;;
 esac
 exit 0
