@@ -7,6 +7,7 @@
 #include "resolution.h"
 
 #include "db_internal.h"
+#include "exp_canon.h"
 #include "liveness.h"
 #include "schema.h"
 
@@ -147,6 +148,30 @@ static void forget_copy(sqlite3 *db)
     for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
         if (copies[i].db == db)
             copies[i].db = NULL;
+}
+
+/* SQL function ab_experiment_hash(definition): the experiment hash of a
+ * stored definition (exp_canon.h), whatever hash it was stored under */
+static void sql_experiment_hash(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(v[0]);
+    char hash[17];
+    if (!text) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    ab_exp_hash(text, hash);
+    sqlite3_result_text(ctx, hash, -1, SQLITE_TRANSIENT);
+}
+
+/* The SQL functions every connection has: ab_run_status, ab_experiment_hash. */
+static void add_functions(sqlite3 *db)
+{
+    sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
+    sqlite3_create_function(db, "ab_experiment_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                            NULL, sql_experiment_hash, NULL, NULL);
 }
 
 const char *ab_db_name(sqlite3 *db)
@@ -444,8 +469,7 @@ static int open_immutable(const char *path, sqlite3 **db)
     }
     sqlite3_close(*db);
     sqlite3_busy_timeout(im, AB_DB_BUSY_MS);
-    sqlite3_create_function(im, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
-                            NULL);
+    add_functions(im);
     *db = im;
     return 1;
 }
@@ -506,8 +530,7 @@ static int migrated_copy(sqlite3 **db, const char *path, char *err)
         return -1;
     }
     remember_copy(mem, path);
-    sqlite3_create_function(mem, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
-                            NULL);
+    add_functions(mem);
     if (exec(mem, "PRAGMA foreign_keys = ON", err) || migrate(mem, path, err) ||
         exec(mem, "PRAGMA query_only = ON", err)) {
         forget_copy(mem);
@@ -540,8 +563,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
     }
     snprintf(last_path, sizeof last_path, "%s", path);
     sqlite3_busy_timeout(db, AB_DB_BUSY_MS);
-    sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
-                            NULL);
+    add_functions(db);
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version_retry(db, &v, err)) {

@@ -631,6 +631,56 @@ CMDS
   done
   ;;
 
+experiment-identity) # the hash ignores comments and whitespace; @include is stored expanded
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db x.db >/dev/null 2>&1 || fail "run failed"
+  # the same experiment, commented and re-indented
+  { echo "# notes on this experiment"; echo "/* a block"; echo "   comment */";
+    sed 's/ = /   =   /; s/;$/;   \/\/ trailing/' e.cfg; echo; echo "  # the end"; } >e2.cfg
+  cmp -s e.cfg e2.cfg && fail "e2.cfg is e.cfg"
+  "$AB" status e2.cfg --db x.db >st.txt 2>&1 || { cat st.txt >&2; fail "status of the commented copy exited non-zero"; }
+  grep -q "no run of this experiment" st.txt && fail "status of the commented copy finds no run"
+  grep -q "1 of 1 parts complete" st.txt || { cat st.txt >&2; fail "status of the commented copy: not complete"; }
+  h1=$("$AB" status e.cfg --db x.db | sed -n 's/.*hash \([0-9a-f]*\)).*/\1/p')
+  h2=$(sed -n 's/.*hash \([0-9a-f]*\)).*/\1/p' st.txt)
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] || fail "hashes differ: $h1 $h2"
+  # a real change (the sample count) is another experiment; '#' inside a string is text
+  sed 's/samples = 6;/samples = 7;/' e.cfg >e3.cfg
+  "$AB" status e3.cfg --db x.db >st3.txt 2>&1; [ $? = 3 ] && grep -q "no run of this experiment" st3.txt || fail "a changed experiment matched"
+  sed 's/name = "tiny";/name = "tiny # 1";/' e.cfg >e4.cfg
+  "$AB" status e4.cfg --db x.db >st4.txt 2>&1; [ $? = 3 ] || fail "a '#' inside a string was read as a comment"
+  ok "a commented, re-indented copy has the run's hash ($h1); a changed one does not"
+  # runs stored under the older hash (FNV-1a of the file's bytes): the
+  # committed two-GPU split, found from its file with a comment added
+  if [ -f "$SRC/reports/issue21-two-gpus.db" ] && [ -f "$SRC/experiments/issue21-two-gpus.cfg" ]; then
+    cp "$SRC/reports/issue21-two-gpus.db" two.db
+    { cat "$SRC/experiments/issue21-two-gpus.cfg"; echo "# rerun on 2 GPUs"; } >two.cfg
+    "$AB" status two.cfg --db two.db >st.txt 2>&1 || { cat st.txt >&2; fail "status of the committed split with a comment added"; }
+    grep -q "2 of 2 parts complete" st.txt || { cat st.txt >&2; fail "the committed split's parts not found"; }
+    ok "the committed two-GPU split (stored under the older hash) found from its file with a comment"
+  fi
+  # @include: the run stores the expanded text; resume measures the stored sweep
+  mkdir sub
+  printf 'sweep = { B = 1; H = 2; S = [48, 49, 50, 51, 52, 53]; D = 16; dtype = "fp32"; };\n' >sub/sweep.inc
+  printf 'name = "inc";\nvariants = ["cpu_reference", "cpu_flash"];\n@include "sweep.inc"\nwarmup = 0;\nsamples = 200;\nround_size = 50;\n' >sub/inc.cfg
+  "$AB" run sub/inc.cfg --db i.db >/dev/null 2>log.txt &
+  pid=$!
+  wait_measurements i.db 2
+  kill -INT $pid; wait $pid
+  [ "$(q i.db "SELECT status FROM runs")" = interrupted ] || { cat log.txt >&2; fail "the include run was not interrupted"; }
+  q i.db "SELECT definition FROM experiments" >def.txt
+  grep -q "@include" def.txt && fail "the stored definition still has @include"
+  grep -q "S = \[48, 49, 50, 51, 52, 53\]" def.txt || fail "the stored definition lacks the included sweep"
+  printf 'sweep = { B = 1; H = 2; S = [64, 65]; D = 16; dtype = "fp32"; };\n' >sub/sweep.inc
+  "$AB" resume 1 --db i.db >/dev/null 2>r.txt || { cat r.txt >&2; fail "resume failed"; }
+  [ "$(q i.db "SELECT status FROM runs")" = complete ] || fail "the resumed run is not complete"
+  # the stored sweep: 6 S values x 2 variants, none of the new file's
+  [ "$(q i.db "SELECT count(*) FROM measurements")" = 12 ] || fail "not 12 measurements after resume"
+  [ "$(q i.db "SELECT group_concat(S) FROM (SELECT DISTINCT S FROM measurements ORDER BY S)")" = "48,49,50,51,52,53" ] ||
+    fail "resume measured another sweep: $(q i.db "SELECT DISTINCT S FROM measurements")"
+  ok "@include stored expanded; resume after the included file changed measured the stored sweep"
+  ;;
+
 *) fail "unknown case $case_name" ;;
 esac
 exit 0
