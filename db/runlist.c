@@ -85,7 +85,8 @@ int ab_experiment_splits(sqlite3 *db, const char *hash, int *splits, int max, in
     *n = 0;
     if (ab_db_prepare(db,
                       "SELECT DISTINCT coalesce(r.shard_n, 0) FROM runs r JOIN experiments x ON "
-                      "x.id = r.experiment_id WHERE x.hash = ?1 OR r.shard_hash = ?1 ORDER BY 1",
+                      "x.id = r.experiment_id WHERE x.hash = ?1 OR r.shard_hash = ?1 OR "
+                      "ab_experiment_hash(x.definition) = ?1 ORDER BY 1",
                       &st, err))
         return -1;
     sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
@@ -124,7 +125,8 @@ int ab_experiment_part_runs_each(sqlite3 *db, const char *hash, int split_n,
                       "SELECT r.id, r.status, coalesce(r.shard_k, 1), r.worker, r.host, r.pid, "
                       "r.proc_start, r.boot_id, (SELECT count(*) FROM measurements m WHERE "
                       "m.run_id = r.id) FROM runs r JOIN experiments x ON x.id = r.experiment_id "
-                      "WHERE (x.hash = ?1 OR r.shard_hash = ?1) AND coalesce(r.shard_n, 0) = ?2 "
+                      "WHERE (x.hash = ?1 OR r.shard_hash = ?1 OR ab_experiment_hash(x.definition) = ?1) "
+                      "AND coalesce(r.shard_n, 0) = ?2 "
                       "ORDER BY r.id",
                       &st, err))
         return -1;

@@ -37,9 +37,12 @@ typedef struct ab_run_row {
 int ab_runs_each(sqlite3 *db, const ab_run_filter *f,
                  int (*fn)(void *arg, const ab_run_row *r), void *arg, char *err);
 
-/* The splits of the experiment with file hash `hash` that the database
- * holds runs of (runs.shard_n, 0 for whole-experiment runs; matched by
- * the experiment's hash or the run's shard_hash), ascending, at most max of
+/* The splits of the experiment with hash `hash` (exp_canon.h) that the
+ * database holds runs of (runs.shard_n, 0 for whole-experiment runs;
+ * matched by the stored experiment's hash, the run's shard_hash, or the
+ * hash of the stored definition, so that runs stored under the older hash
+ * of the file's bytes, or from a copy with other comments, are found),
+ * ascending, at most max of
  * them into splits; *n: how many. Returns 0, or -1 on a database error
  * (err, AB_ERR bytes). */
 int ab_experiment_splits(sqlite3 *db, const char *hash, int *splits, int max, int *n, char *err);
@@ -55,8 +58,8 @@ typedef struct ab_part_run {
     long measurements;
 } ab_part_run;
 
-/* Calls fn(arg, run) for each run of the experiment with file hash `hash`
- * that ran split split_n (0: whole-experiment runs), in id order; a nonzero
+/* Calls fn(arg, run) for each run of the experiment with hash `hash`
+ * (matched as by ab_experiment_splits) that ran split split_n (0: whole-experiment runs), in id order; a nonzero
  * return of fn stops and is returned. Returns 0, fn's nonzero, or -1 on a
  * database error (err, AB_ERR bytes). */
 int ab_experiment_part_runs_each(sqlite3 *db, const char *hash, int split_n,

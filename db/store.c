@@ -7,6 +7,7 @@
 #include "resolution.h"
 
 #include "db_internal.h"
+#include "exp_canon.h"
 #include "liveness.h"
 #include "schema.h"
 
@@ -95,12 +96,13 @@ static void sqlite_log(void *unused, int code, const char *msg)
 
 void ab_db_init(void) { sqlite3_config(SQLITE_CONFIG_LOG, sqlite_log, NULL); }
 
+static int damage_said = 0; /* the damage was reported already */
+
 int ab_db_damage(char *err)
 {
-    static int said = 0;
     if (!damage_code)
         return 0;
-    if (said++)
+    if (damage_said++)
         return -2; /* already reported by this process */
     snprintf(err, AB_ERR,
              "%.500s: the database is damaged (%s; %.200s): results read from it are incomplete. "
@@ -124,8 +126,59 @@ static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
         sqlite3_result_null(ctx);
 }
 
+/* The file each in-memory migrated copy (migrated_copy) was read from: the
+ * name its messages give. */
+static struct {
+    sqlite3 *db;
+    char path[1024];
+} copies[16];
+
+static void remember_copy(sqlite3 *db, const char *path)
+{
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+        if (!copies[i].db) {
+            copies[i].db = db;
+            snprintf(copies[i].path, sizeof copies[i].path, "%s", path);
+            return;
+        }
+}
+
+static void forget_copy(sqlite3 *db)
+{
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+        if (copies[i].db == db)
+            copies[i].db = NULL;
+}
+
+/* SQL function ab_experiment_hash(definition): the experiment hash of a
+ * stored definition (exp_canon.h), whatever hash it was stored under */
+static void sql_experiment_hash(sqlite3_context *ctx, int argc, sqlite3_value **v)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(v[0]);
+    char hash[17];
+    if (!text) {
+        sqlite3_result_null(ctx);
+        return;
+    }
+    ab_exp_hash(text, hash);
+    sqlite3_result_text(ctx, hash, -1, SQLITE_TRANSIENT);
+}
+
+/* The SQL functions every connection has: ab_run_status, ab_experiment_hash. */
+static void add_functions(sqlite3 *db)
+{
+    sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
+                            NULL);
+    sqlite3_create_function(db, "ab_experiment_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                            NULL, sql_experiment_hash, NULL, NULL);
+}
+
 const char *ab_db_name(sqlite3 *db)
 {
+    for (size_t i = 0; db && i < sizeof copies / sizeof copies[0]; i++)
+        if (copies[i].db == db)
+            return copies[i].path;
     const char *f = db ? sqlite3_db_filename(db, "main") : NULL;
     return f && *f ? f : "database";
 }
@@ -219,16 +272,16 @@ int ab_db_begin(sqlite3 *db, char *err)
         if (rc == SQLITE_OK)
             return 0;
         if ((rc & 0xff) != SQLITE_BUSY || attempt >= AB_DB_RETRIES) {
-            const char *file = sqlite3_db_filename(db, "main");
+            const char *file = ab_db_name(db);
             if ((rc & 0xff) == SQLITE_BUSY)
                 snprintf(err, AB_ERR,
                          "%s: database is locked by another process (waited %d s, %d tries); "
                          "nothing was written",
-                         file && *file ? file : "database", AB_DB_BUSY_MS / 1000 * (attempt + 1),
+                         file, AB_DB_BUSY_MS / 1000 * (attempt + 1),
                          attempt + 1);
             else
-                snprintf(err, AB_ERR, "%s: cannot start a transaction: %s",
-                         file && *file ? file : "database", sqlite3_errmsg(db));
+                snprintf(err, AB_ERR, "%s: cannot start a transaction: %s", file,
+                         sqlite3_errmsg(db));
             return -1;
         }
         fprintf(stderr, "attnbench: database locked by another process; retrying (%d/%d)\n",
@@ -416,10 +469,77 @@ static int open_immutable(const char *path, sqlite3 **db)
     }
     sqlite3_close(*db);
     sqlite3_busy_timeout(im, AB_DB_BUSY_MS);
-    sqlite3_create_function(im, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
-                            NULL);
+    add_functions(im);
     *db = im;
     return 1;
+}
+
+int ab_db_quick_check(sqlite3 *db, const char *schema, const char *path, char *err)
+{
+    char sql[160];
+    sqlite3_stmt *st = NULL;
+    snprintf(sql, sizeof sql, "PRAGMA \"%s\".quick_check(1)", schema);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, AB_ERR, "%.500s: the database is damaged or unreadable: %s", path,
+                 sqlite3_errmsg(db));
+        damage_said = 1; /* this is the one message about it */
+        return -1;
+    }
+    int step = sqlite3_step(st);
+    const char *first = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int rc = 0;
+    if (step != SQLITE_ROW || !first || strcmp(first, "ok") != 0) {
+        char what[200];
+        snprintf(what, sizeof what, "%s", first ? first : sqlite3_errmsg(db));
+        for (char *c = what; *c; c++) /* "*** in database main ***\nPage 36: ..." on one line */
+            if (*c == '\n')
+                *c = ' ';
+        snprintf(err, AB_ERR,
+                 "%.500s: the database is damaged (PRAGMA quick_check: %s): nothing was read "
+                 "from it. 'sqlite3 FILE \"PRAGMA integrity_check\"' lists the damage",
+                 path, what);
+        damage_said = 1;
+        rc = -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Replaces *db (a read-only connection to an older database) by a
+ * connection to a private in-memory copy of it (SQLite's online backup API,
+ * sqlite.org/backup.html), migrated to the current schema and then made
+ * query-only, so that readers see every column of this build while the file
+ * stays byte for byte as it was. 0, or -1 with the reason in err (*db is
+ * then left for the caller to close). */
+static int migrated_copy(sqlite3 **db, const char *path, char *err)
+{
+    sqlite3 *mem = NULL;
+    if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        snprintf(err, AB_ERR, "%.900s: cannot read the database: out of memory", path);
+        sqlite3_close(mem);
+        return -1;
+    }
+    sqlite3_backup *b = sqlite3_backup_init(mem, "main", *db, "main");
+    int brc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(mem);
+    if (b)
+        sqlite3_backup_finish(b);
+    if (brc != SQLITE_DONE) {
+        snprintf(err, AB_ERR, "%.500s: cannot read the database: %s", path,
+                 sqlite3_errstr(brc));
+        sqlite3_close(mem);
+        return -1;
+    }
+    remember_copy(mem, path);
+    add_functions(mem);
+    if (exec(mem, "PRAGMA foreign_keys = ON", err) || migrate(mem, path, err) ||
+        exec(mem, "PRAGMA query_only = ON", err)) {
+        forget_copy(mem);
+        sqlite3_close(mem);
+        return -1;
+    }
+    sqlite3_close(*db);
+    *db = mem;
+    return 0;
 }
 
 int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
@@ -443,8 +563,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
     }
     snprintf(last_path, sizeof last_path, "%s", path);
     sqlite3_busy_timeout(db, AB_DB_BUSY_MS);
-    sqlite3_create_function(db, "ab_run_status", 5, SQLITE_UTF8, NULL, sql_run_status, NULL,
-                            NULL);
+    add_functions(db);
     /* A file that is not a database fails on its first read. */
     int v = 0;
     if (user_version_retry(db, &v, err)) {
@@ -455,19 +574,16 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
             return -1;
         }
     }
+    if (v < 0) {
+        /* no migration starts below 0: a file attnbench never wrote, or damaged */
+        snprintf(err, AB_ERR,
+                 "%.800s: schema version %d (PRAGMA user_version) is not one attnbench writes "
+                 "(0 to %d): not an attnbench database, or a damaged one",
+                 path, v, ab_schema_count());
+        goto fail;
+    }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
-    if (readonly && v < ab_schema_count() && access(path, W_OK) == 0) {
-        /* an older database: migrate it once (read-write), then reopen it
-         * read-only; migrations only add, so older readers lose nothing */
-        sqlite3_close(db);
-        db = NULL;
-        sqlite3 *rw = NULL;
-        if (ab_db_open(path, 0, &rw, err))
-            return -1;
-        ab_db_close(rw);
-        return ab_db_open(path, 1, out, err);
-    }
     if (readonly) {
         if (v > ab_schema_count()) {
             snprintf(err, AB_ERR,
@@ -476,13 +592,14 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
                      path, v, ab_schema_count());
             goto fail;
         }
-        if (v != ab_schema_count()) {
-            snprintf(err, AB_ERR,
-                     "%s: schema version %d, this attnbench needs %d (open it read-write once "
-                     "to migrate)",
-                     path, v, ab_schema_count());
+        /* damage anywhere in the file, not only in the pages a command
+         * happens to read, fails the command before it reads anything */
+        if (ab_db_quick_check(db, "main", path, err))
             goto fail;
-        }
+        /* an older database is read through a migrated copy in memory: a
+         * read never changes the file */
+        if (v < ab_schema_count() && migrated_copy(&db, path, err))
+            goto fail;
     } else {
         if (exec_retry(db, "PRAGMA journal_mode = WAL", err)) {
             open_error(db, path, readonly, err);
@@ -503,6 +620,7 @@ void ab_db_close(sqlite3 *db)
 {
     if (db) {
         forget_file(db);
+        forget_copy(db);
         ab_resolution_forget(db);
         sqlite3_close(db);
     }

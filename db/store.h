@@ -44,13 +44,25 @@ void ab_db_init(void);
  * main() checks it before exiting. */
 int ab_db_damage(char *err);
 
+/* PRAGMA SCHEMA.quick_check(1) on db (schema "main", or an attached one),
+ * SQLite's structural check of every page (sqlite.org/pragma.html
+ * #pragma_quick_check: integrity_check without the index contents; a few
+ * ms per MB). 0 when it says "ok"; else -1 with "PATH: the database is
+ * damaged (...)" in err, which is then the only message ab_db_damage lets
+ * through for the damage. */
+int ab_db_quick_check(sqlite3 *db, const char *schema, const char *path, char *err);
+
 /* Current schema version (PRAGMA user_version after migration). */
 int ab_db_schema_version(void);
 
 /* Opens (creating if needed) the database at path and migrates it to the
- * current schema. readonly: open with SQLITE_OPEN_READONLY and refuse a file
- * that does not exist or has an older schema. Fails on a file that is not a
- * SQLite database ("file is not a database") or is newer than this build. */
+ * current schema. readonly: open with SQLITE_OPEN_READONLY, refuse a file
+ * that does not exist, and never write the file: one with an older schema
+ * is read through a private in-memory copy migrated to the current schema
+ * (query-only; ab_db_name still names the file); the file must pass
+ * ab_db_quick_check. Fails on a file that is not a SQLite database ("file
+ * is not a database"), is damaged, has a negative user_version, or is
+ * newer than this build. */
 int ab_db_open(const char *path, int readonly, sqlite3 **db, char *err);
 void ab_db_close(sqlite3 *db);
 

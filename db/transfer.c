@@ -187,7 +187,7 @@ int ab_export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out)
             fputc('\n', out);
         }
         if (step != SQLITE_DONE) {
-            error("%s: reading samples: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+            error("%s: reading samples: %s", ab_db_name(db), sqlite3_errmsg(db));
             sqlite3_finalize(st);
             return -1;
         }
@@ -558,6 +558,17 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
         version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     st = NULL;
+    char qerr[AB_ERR];
+    if (version >= 0 && ab_db_quick_check(db, "other", other_path, qerr)) {
+        error("merge: %s", qerr);
+        goto done;
+    }
+    if (version < 0) {
+        error("merge: %s: schema version %d (PRAGMA user_version) is not one attnbench writes "
+              "(0 to %d): not an attnbench database, or a damaged one",
+              other_path, version, ab_db_schema_version());
+        goto done;
+    }
     if (version < 2 || version > ab_db_schema_version()) {
         error("merge: %s is not an attnbench database this build can merge (schema version %d; "
               "2 to %d; open it read-write once with a newer attnbench to migrate)",

@@ -3,6 +3,7 @@
  * the opening of the database (the option parser is args.c).
  */
 #include "commands.h"
+#include "outfile.h"
 #include "store.h"
 #include "util.h"
 
@@ -27,5 +28,6 @@ sqlite3 *ab_cmd_open_db(const char *path, int readonly)
         error("%s", err);
         return NULL;
     }
+    ab_out_set_database(path); /* never an output file of this command */
     return db;
 }

@@ -19,9 +19,17 @@ typedef struct ab_outfile {
 /* 1 when path is a regular file starting with SQLite's 16-byte header. */
 int ab_is_sqlite_file(const char *path);
 
+/* Records the database the command opened (NULL or "": none), which
+ * ab_out_check_target refuses as a target besides its db_path argument. */
+void ab_out_set_database(const char *db_path);
+
 /* 0 when path may be written: "-", a new file, or an existing file that is
- * neither a directory, nor the database at db_path (same device and inode;
- * db_path may be NULL), nor any SQLite database; else -1 after printing why. */
+ * not a directory; else -1 after printing one line why. Refused: the
+ * database at db_path (may be NULL) or the one set by ab_out_set_database
+ * (same device and inode, or the same name with directories resolved), its
+ * -journal, -wal and -shm files whether they exist or not, the -journal,
+ * -wal or -shm name of any SQLite database, and any existing SQLite
+ * database, write-ahead log or rollback journal (by their first bytes). */
 int ab_out_check_target(const char *path, const char *db_path);
 
 /* Checks the target (ab_out_check_target) and opens a temporary file

@@ -9,6 +9,8 @@
  * not one cross product (seed 000's five shapes, seed 004's S/B/H sweeps).
  */
 #include "experiment.h"
+#include "exp_canon.h"
+#include "exp_include.h"
 #include "exp_schema.h"
 #include "exp_syntax.h"
 #include "registry.h"
@@ -555,8 +557,14 @@ int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
         free(text);
         return -1;
     }
-    int rc = ab_experiment_parse(path, text, 1, e, err, n);
+    /* the experiment as it runs: its @include files expanded into the text
+     * that is parsed, hashed and stored with the run */
+    char *expanded = ab_exp_expand_includes(path, text, AB_EXP_MAX_BYTES, err, n);
     free(text);
+    if (!expanded)
+        return -1;
+    int rc = ab_experiment_parse(path, expanded, 1, e, err, n);
+    free(expanded);
     return rc;
 }
 
@@ -570,7 +578,7 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
     e->path = strdup(path);
     e->text = strdup(text);
     e->resolve = resolve;
-    ab_hash_hex(e->text, strlen(e->text), e->hash);
+    ab_exp_hash(e->text, e->hash); /* comments and whitespace aside (exp_canon.h) */
     config_init(&cfg);
     if (!config_read_string(&cfg, e->text)) {
         ab_exp_syntax_message(path, e->text, config_error_line(&cfg), config_error_text(&cfg),

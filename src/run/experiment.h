@@ -30,8 +30,10 @@ typedef struct ab_exp_variant {
 
 typedef struct ab_experiment {
     char *path;        /* as given */
-    char *text;        /* the file's bytes */
-    char hash[17];     /* FNV-1a 64 of text */
+    char *text;        /* the file's text, @include directives expanded (exp_include.h):
+                          what a run stores */
+    char hash[17];     /* FNV-1a 64 of text's canonical form: comments and
+                          whitespace aside (exp_canon.h) */
     char *name, *hypothesis, *baseline;
     ab_exp_variant *variants;
     size_t nvariants;
@@ -63,9 +65,11 @@ typedef struct ab_experiment {
                              configuration's rounds (src/run/stabilise.h) */
 } ab_experiment;
 
-/* Loads and checks an experiment file. On error returns -1 with one line in
+/* Loads and checks an experiment file, its @include files expanded into
+ * e->text. On error returns -1 with one line in
  * err naming the file, the line and the field ("experiments/x.cfg:12: S must
- * be a list of positive integers"). Variants are resolved against the
+ * be a list of positive integers"; after an @include the line is that of
+ * the expanded text). Variants are resolved against the
  * registry; unknown names are refused here. */
 int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n);
 

@@ -3,8 +3,9 @@
  * code. The version-1 schema is tests/db/schema_v1.sql (migration 0 -> 1 as
  * first released); the test fills it with one run of two measurements
  * through plain SQL of that version, sets user_version = 1, then opens it
- * with ab_db_open (read-write, and a second copy read-only: opening an
- * older database migrates it first) and reads the rows back through db/'s
+ * with ab_db_open (read-write, and a second copy read-only: a read-only
+ * open reads a migrated copy in memory and leaves the file at version 1)
+ * and reads the rows back through db/'s
  * read API: the run list, the run header, the measurements with their
  * samples (and H_kv = H, S_kv = S from the migration that rebuilds the
  * measurements table). Expected values are the values written; the expected version is
@@ -220,6 +221,20 @@ int main(int argc, char **argv)
         ab_db_close(db);
     } else {
         CHECK(0, "opening the version-1 database read-only: %s", err);
+    }
+    /* a read-only open reads a migrated copy: the file stays at version 1
+     * (read back with SQLite itself, not through db/) */
+    {
+        sqlite3 *x = NULL;
+        sqlite3_stmt *st = NULL;
+        int v = -1;
+        if (sqlite3_open_v2(ro, &x, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+            sqlite3_prepare_v2(x, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        sqlite3_close(x);
+        CHECK(v == 1, "the read-only open changed the file's schema version to %d", v);
     }
     /* reopening the migrated file applies nothing and still reads */
     db = NULL;

@@ -630,6 +630,208 @@ SH
   fi
   ;;
 
+reads-never-write) # a command that reads never changes the file, even one of an older schema
+  old="$SRC/reports/attnbench.db"
+  [ -f "$old" ] || { echo "skipped: no committed database"; exit 77; }
+  cp "$old" o.db
+  # the version stored in the file's header (sqlite3(1), read-only)
+  v0=$(q -readonly o.db "PRAGMA user_version")
+  [ "$v0" -lt "$(q -readonly "$SRC/reports/hold/hold-ab.db" "PRAGMA user_version")" ] ||
+    { echo "skipped: reports/attnbench.db is not older than the newest committed schema"; exit 77; }
+  sum0=$(sha256sum <o.db)
+  # the experiment of runs 11-13 as stored (sqlite3's writefile: the exact text)
+  q -readonly o.db "SELECT writefile('rd.cfg', definition) FROM experiments x JOIN runs r ON r.experiment_id = x.id WHERE r.id = 11" >/dev/null
+  n=0
+  while read -r cmd; do
+    # shellcheck disable=SC2086
+    eval "\"\$AB\" $cmd --db o.db" >out.txt 2>err.txt || { cat err.txt >&2; fail "'$cmd' on a schema-$v0 database failed"; }
+    [ -s out.txt ] || [ -s r.md ] || fail "'$cmd' printed nothing"
+    [ "$(sha256sum <o.db)" = "$sum0" ] || fail "'$cmd' changed the database file"
+    n=$((n + 1))
+  done <<'CMDS'
+query "SELECT count(*) FROM runs"
+runs
+runs --json
+show 11
+report 11 -o r.md --no-plots
+report 11 --json -o -
+compare 11 12
+history cuda_mma_pipeline --config 4,16,2048,128,causal,fp16
+status rd.cfg
+export 11
+export 11 --format csv
+CMDS
+  [ "$(q -readonly o.db "PRAGMA user_version")" = "$v0" ] || fail "the schema version changed"
+  "$AB" runs --db o.db | grep -q '^ *13  regress-demo ' || fail "runs does not list run 13 (regress-demo)"
+  # query on an older schema refuses writes as on a current one
+  expect_error "query: refused" query "DELETE FROM samples" --db o.db
+  expect_error "query: refused" query "PRAGMA user_version = 11" --db o.db
+  [ "$(sha256sum <o.db)" = "$sum0" ] || fail "a refused query changed the database file"
+  ok "$n read commands on a schema-$v0 database: all succeed, the file unchanged (sha256)"
+  ;;
+
+output-not-database) # no output path names a database or its -journal, -wal, -shm files
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db r.db >/dev/null 2>&1 && "$AB" run e.cfg --db r.db >/dev/null 2>&1 || fail "runs failed"
+  cp r.db other.db
+  q r.db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+  cp r.db r.orig
+  mkdir sub
+  # a WAL header and a rollback-journal header (sqlite.org/fileformat2.html),
+  # under names SQLite would not look for
+  printf '\067\177\006\202\000\055\342\030' >wal.bin
+  printf '\331\325\005\371\040\241\143\327' >journal.bin
+  cp wal.bin wal.orig; cp journal.bin journal.orig
+  while read -r pat cmd; do
+    rm -f out.txt
+    # shellcheck disable=SC2086
+    expect_error "$pat" $cmd
+  done <<'CMDS'
+write-ahead.log.of.the.database.r.db report 1 --json -o r.db-wal --db r.db
+shared-memory.index.of.the.database.r.db report 1 -o r.db-shm --no-plots --db r.db
+rollback.journal.of.the.database.r.db export 1 -o r.db-journal --db r.db
+rollback.journal.of.the.database.r.db export 1 --format csv -o sub/../r.db-journal --db r.db
+refusing.to.write.over.the.database export 1 -o sub/../r.db --db r.db
+refusing.to.write.over.the.database report 1 -o ./r.db --no-plots --db r.db
+write-ahead.log.of.the.database.r.db history cpu_flash --config 1,1,16,8,noncausal,fp32 --plot r.db-wal --db r.db
+write-ahead.log.of.the.SQLite.database.other.db export 1 -o other.db-wal --db r.db
+shared-memory.index.of.the.SQLite.database.other.db report 1 --json -o other.db-shm --db r.db
+it.is.an.SQLite.database report 1 -o other.db --no-plots --db r.db
+it.is.an.SQLite.write-ahead.log export 1 -o wal.bin --db r.db
+it.is.an.SQLite.rollback.journal report 1 --json -o journal.bin --db r.db
+CMDS
+  for f in r.db-journal other.db-wal other.db-shm; do [ ! -e "$f" ] || fail "$f was created"; done
+  [ ! -s r.db-wal ] || fail "r.db-wal has content"
+  cmp -s wal.bin wal.orig && cmp -s journal.bin journal.orig || fail "a refused target was changed"
+  cmp -s r.db r.orig || fail "the database file changed"
+  [ "$(q r.db "PRAGMA integrity_check")" = ok ] || fail "the database is damaged"
+  [ "$(q r.db "SELECT count(*) FROM samples")" = 48 ] || fail "samples lost"
+  # ordinary names beside the database are still written
+  "$AB" export 1 -o r.db.json --db r.db >/dev/null 2>&1 && [ -s r.db.json ] || fail "export -o r.db.json was refused"
+  ok "12 output paths naming a database, its companions or SQLite files refused; the database intact"
+  ;;
+
+negative-schema) # a negative PRAGMA user_version: every command refuses it in one line
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db g.db >/dev/null 2>&1 && "$AB" run e.cfg --db g.db >/dev/null 2>&1 || fail "runs failed"
+  "$AB" export 1 --db g.db -o one.json >/dev/null || fail "export failed"
+  cp g.db n.db
+  q n.db "PRAGMA user_version = -3"
+  q n.db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+  cp n.db n.orig
+  n=0
+  while read -r cmd; do
+    # shellcheck disable=SC2086
+    expect_error "n.db: schema version -3 (PRAGMA user_version) is not one attnbench writes" $cmd --db n.db
+    n=$((n + 1))
+  done <<'CMDS'
+runs
+show 1
+report 1 -o r.md --no-plots
+compare 1 2
+export 1
+query SELECT(1)
+history cpu_flash --config 1,1,16,8,noncausal,fp32
+status e.cfg
+run e.cfg
+import one.json
+resume 1
+merge g.db
+CMDS
+  expect_error "merge: n.db: schema version -3 (PRAGMA user_version) is not one attnbench writes" merge n.db --db m.db
+  cmp -s n.db n.orig || fail "a refused command changed the database"
+  [ ! -e r.md ] || fail "a report was written"
+  ok "$n commands on a database with user_version -3 refuse it, and merge of it"
+  ;;
+
+corrupt-pages) # two middle pages of random bytes: every command that reads fails naming the file
+  for src in "$SRC/reports/hold/hold-ab.db" "$SRC/reports/attnbench.db"; do
+    [ -f "$src" ] || { echo "skipped: no committed database $src"; exit 77; }
+    rm -f c.db c.db-wal c.db-shm c.md
+    cp "$src" c.db
+    q -readonly c.db "SELECT writefile('c.cfg', definition) FROM experiments WHERE id = 1" >/dev/null
+    ps=$(q -readonly c.db "PRAGMA page_size"); pc=$(q -readonly c.db "PRAGMA page_count")
+    # 2 pages of bytes from a fixed seed (awk's rand) over pages pc/2 and pc/2 + 1
+    LC_ALL=C awk -v n=$((2 * ps)) 'BEGIN { srand(1414); for (i = 0; i < n; i++) printf "%c", int(rand() * 256) }' >junk.bin
+    [ "$(wc -c <junk.bin)" = $((2 * ps)) ] || fail "junk.bin is not 2 pages"
+    dd if=junk.bin of=c.db bs="$ps" seek=$((pc / 2)) conv=notrunc 2>/dev/null
+    # the damage as SQLite itself sees it
+    [ "$(q -readonly c.db "PRAGMA quick_check" 2>&1)" != ok ] || fail "the bytes did not damage $src"
+    sum0=$(sha256sum <c.db)
+    n=0
+    while read -r cmd; do
+      # shellcheck disable=SC2086
+      expect_error "c.db: the database is damaged" $cmd --db c.db
+      n=$((n + 1))
+    done <<'CMDS'
+runs
+runs --json
+show 1
+report 1 -o c.md --no-plots
+compare 1 2
+history cublas_standard --config 8,8,512,64,noncausal,fp16
+status c.cfg
+export 1 -o c.json
+export 1 --format csv
+query SELECT(1)
+CMDS
+    expect_error "merge: c.db: the database is damaged" merge c.db --db m.db
+    [ ! -e c.md ] && [ ! -e c.json ] || fail "a report or export was written from a damaged database"
+    [ "$(sha256sum <c.db)" = "$sum0" ] || fail "a command changed the damaged file"
+    ok "$(basename "$src") with pages $((pc / 2))-$((pc / 2 + 1)) of $pc overwritten: $n read commands and merge fail naming c.db"
+  done
+  ;;
+
+experiment-identity) # the hash ignores comments and whitespace; @include is stored expanded
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db x.db >/dev/null 2>&1 || fail "run failed"
+  # the same experiment, commented and re-indented
+  { echo "# notes on this experiment"; echo "/* a block"; echo "   comment */";
+    sed 's/ = /   =   /; s/;$/;   \/\/ trailing/' e.cfg; echo; echo "  # the end"; } >e2.cfg
+  cmp -s e.cfg e2.cfg && fail "e2.cfg is e.cfg"
+  "$AB" status e2.cfg --db x.db >st.txt 2>&1 || { cat st.txt >&2; fail "status of the commented copy exited non-zero"; }
+  grep -q "no run of this experiment" st.txt && fail "status of the commented copy finds no run"
+  grep -q "1 of 1 parts complete" st.txt || { cat st.txt >&2; fail "status of the commented copy: not complete"; }
+  h1=$("$AB" status e.cfg --db x.db | sed -n 's/.*hash \([0-9a-f]*\)).*/\1/p')
+  h2=$(sed -n 's/.*hash \([0-9a-f]*\)).*/\1/p' st.txt)
+  [ -n "$h1" ] && [ "$h1" = "$h2" ] || fail "hashes differ: $h1 $h2"
+  # a real change (the sample count) is another experiment; '#' inside a string is text
+  sed 's/samples = 6;/samples = 7;/' e.cfg >e3.cfg
+  "$AB" status e3.cfg --db x.db >st3.txt 2>&1; [ $? = 3 ] && grep -q "no run of this experiment" st3.txt || fail "a changed experiment matched"
+  sed 's/name = "tiny";/name = "tiny # 1";/' e.cfg >e4.cfg
+  "$AB" status e4.cfg --db x.db >st4.txt 2>&1; [ $? = 3 ] || fail "a '#' inside a string was read as a comment"
+  ok "a commented, re-indented copy has the run's hash ($h1); a changed one does not"
+  # runs stored under the older hash (FNV-1a of the file's bytes): the
+  # committed two-GPU split, found from its file with a comment added
+  if [ -f "$SRC/reports/issue21-two-gpus.db" ] && [ -f "$SRC/experiments/issue21-two-gpus.cfg" ]; then
+    cp "$SRC/reports/issue21-two-gpus.db" two.db
+    { cat "$SRC/experiments/issue21-two-gpus.cfg"; echo "# rerun on 2 GPUs"; } >two.cfg
+    "$AB" status two.cfg --db two.db >st.txt 2>&1 || { cat st.txt >&2; fail "status of the committed split with a comment added"; }
+    grep -q "2 of 2 parts complete" st.txt || { cat st.txt >&2; fail "the committed split's parts not found"; }
+    ok "the committed two-GPU split (stored under the older hash) found from its file with a comment"
+  fi
+  # @include: the run stores the expanded text; resume measures the stored sweep
+  mkdir sub
+  printf 'sweep = { B = 1; H = 2; S = [48, 49, 50, 51, 52, 53]; D = 16; dtype = "fp32"; };\n' >sub/sweep.inc
+  printf 'name = "inc";\nvariants = ["cpu_reference", "cpu_flash"];\n@include "sweep.inc"\nwarmup = 0;\nsamples = 200;\nround_size = 50;\n' >sub/inc.cfg
+  "$AB" run sub/inc.cfg --db i.db >/dev/null 2>log.txt &
+  pid=$!
+  wait_measurements i.db 2
+  kill -INT $pid; wait $pid
+  [ "$(q i.db "SELECT status FROM runs")" = interrupted ] || { cat log.txt >&2; fail "the include run was not interrupted"; }
+  q i.db "SELECT definition FROM experiments" >def.txt
+  grep -q "@include" def.txt && fail "the stored definition still has @include"
+  grep -q "S = \[48, 49, 50, 51, 52, 53\]" def.txt || fail "the stored definition lacks the included sweep"
+  printf 'sweep = { B = 1; H = 2; S = [64, 65]; D = 16; dtype = "fp32"; };\n' >sub/sweep.inc
+  "$AB" resume 1 --db i.db >/dev/null 2>r.txt || { cat r.txt >&2; fail "resume failed"; }
+  [ "$(q i.db "SELECT status FROM runs")" = complete ] || fail "the resumed run is not complete"
+  # the stored sweep: 6 S values x 2 variants, none of the new file's
+  [ "$(q i.db "SELECT count(*) FROM measurements")" = 12 ] || fail "not 12 measurements after resume"
+  [ "$(q i.db "SELECT group_concat(S) FROM (SELECT DISTINCT S FROM measurements ORDER BY S)")" = "48,49,50,51,52,53" ] ||
+    fail "resume measured another sweep: $(q i.db "SELECT DISTINCT S FROM measurements")"
+  ok "@include stored expanded; resume after the included file changed measured the stored sweep"
+  ;;
+
 *) fail "unknown case $case_name" ;;
 esac
 exit 0
