@@ -293,10 +293,47 @@ static int check_measurement(const json_t *m, const char *where, char *err, size
     return check_array(json_object_get(m, "clock_blocks"), block_fields, w, err, n);
 }
 
-int ab_import_check(const json_t *doc, char *err, size_t n)
+/* The checks of one run, runs[i] of the document. */
+static int check_run(const json_t *r, size_t i, char *err, size_t n)
 {
     static const char *const run_nested[] = {"experiment", "environment", "timer_floor",
                                              "measurements", NULL};
+    char w[256];
+    snprintf(w, sizeof w, "runs[%zu]", i);
+    if (check_object(r, run_fields, run_nested, w, err, n))
+        return -1;
+    const json_t *x = json_object_get(r, "experiment"), *e = json_object_get(r, "environment");
+    static const char *const xs[] = {"name", "path", "definition", "hash", NULL};
+    for (const char *const *k = xs; *k; k++)
+        if (!json_is_string(json_object_get(x, *k))) {
+            snprintf(w, sizeof w, "runs[%zu].experiment.%s", i, *k);
+            return bad(err, n, w, "must be a string");
+        }
+    if (!json_is_string(json_object_get(e, "hash")) ||
+        !json_is_object(json_object_get(e, "fingerprint"))) {
+        snprintf(w, sizeof w, "runs[%zu].environment", i);
+        return bad(err, n, w, "must hold a hash (string) and a fingerprint (object)");
+    }
+    snprintf(w, sizeof w, "runs[%zu].timer_floor", i);
+    if (check_array(json_object_get(r, "timer_floor"), floor_fields, w, err, n))
+        return -1;
+    const json_t *ms = json_object_get(r, "measurements");
+    if (!json_is_array(ms)) {
+        snprintf(w, sizeof w, "runs[%zu].measurements", i);
+        return bad(err, n, w, "must be an array");
+    }
+    size_t k;
+    json_t *m;
+    json_array_foreach((json_t *)ms, k, m) {
+        snprintf(w, sizeof w, "runs[%zu].measurements[%zu]", i, k);
+        if (check_measurement(m, w, err, n))
+            return -1;
+    }
+    return 0;
+}
+
+int ab_import_check(const json_t *doc, char *err, size_t n)
+{
     char w[256];
     if (!json_is_object(doc))
         return bad(err, n, "(top level)", "must be an object");
@@ -309,37 +346,36 @@ int ab_import_check(const json_t *doc, char *err, size_t n)
         return bad(err, n, "runs", "must be an array");
     size_t i;
     json_t *r;
+    /* uuid -> index of the first run with it: one hash lookup per run */
+    json_t *seen = json_object();
+    if (!seen)
+        return bad(err, n, "runs", "out of memory");
+    int rc = -1;
     json_array_foreach((json_t *)runs, i, r) {
         snprintf(w, sizeof w, "runs[%zu]", i);
-        if (check_object(r, run_fields, run_nested, w, err, n))
-            return -1;
-        const json_t *x = json_object_get(r, "experiment"), *e = json_object_get(r, "environment");
-        static const char *const xs[] = {"name", "path", "definition", "hash", NULL};
-        for (const char *const *k = xs; *k; k++)
-            if (!json_is_string(json_object_get(x, *k))) {
-                snprintf(w, sizeof w, "runs[%zu].experiment.%s", i, *k);
-                return bad(err, n, w, "must be a string");
+        if (check_run(r, i, err, n))
+            goto cleanup;
+        /* a uuid twice: the same run twice is harmless, two results under
+         * one identity are not */
+        const char *uuid = json_string_value(json_object_get(r, "uuid"));
+        const json_t *first = json_object_get(seen, uuid);
+        if (first) {
+            size_t j = (size_t)json_integer_value(first);
+            if (!json_equal(r, json_array_get(runs, j))) {
+                snprintf(w, sizeof w, "runs[%zu].uuid", i);
+                bad(err, n, w,
+                    "%s is also the uuid of runs[%zu], with other contents (one run, two sets "
+                    "of results)",
+                    uuid, j);
+                goto cleanup;
             }
-        if (!json_is_string(json_object_get(e, "hash")) ||
-            !json_is_object(json_object_get(e, "fingerprint"))) {
-            snprintf(w, sizeof w, "runs[%zu].environment", i);
-            return bad(err, n, w, "must hold a hash (string) and a fingerprint (object)");
-        }
-        snprintf(w, sizeof w, "runs[%zu].timer_floor", i);
-        if (check_array(json_object_get(r, "timer_floor"), floor_fields, w, err, n))
-            return -1;
-        const json_t *ms = json_object_get(r, "measurements");
-        if (!json_is_array(ms)) {
-            snprintf(w, sizeof w, "runs[%zu].measurements", i);
-            return bad(err, n, w, "must be an array");
-        }
-        size_t k;
-        json_t *m;
-        json_array_foreach((json_t *)ms, k, m) {
-            snprintf(w, sizeof w, "runs[%zu].measurements[%zu]", i, k);
-            if (check_measurement(m, w, err, n))
-                return -1;
+        } else if (json_object_set_new(seen, uuid, json_integer((json_int_t)i))) {
+            bad(err, n, w, "out of memory");
+            goto cleanup;
         }
     }
-    return 0;
+    rc = 0;
+cleanup:
+    json_decref(seen);
+    return rc;
 }

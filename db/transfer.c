@@ -226,6 +226,42 @@ static int has_column(sqlite3 *db, const char *schema, const char *table, const 
     return found;
 }
 
+/* The columns of main's tables, read once per import (pragma_table_info
+ * prepared for every key of every object made an import of many small runs
+ * spend most of its time compiling SQL): table -> {column: true}. Reset at
+ * the start and end of each import, so it never outlives the connection. */
+static json_t *main_columns = NULL;
+
+static void main_columns_reset(void)
+{
+    json_decref(main_columns);
+    main_columns = NULL;
+}
+
+/* 1 when `column` is a column of main.table, 0 when not, -1 on error */
+static int main_has_column(sqlite3 *db, const char *table, const char *column)
+{
+    if (!main_columns && !(main_columns = json_object()))
+        return -1;
+    json_t *cols = json_object_get(main_columns, table);
+    if (!cols) {
+        sqlite3_stmt *st = NULL;
+        if (!(cols = json_object()) ||
+            sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1, 'main')", -1, &st,
+                               NULL) != SQLITE_OK) {
+            json_decref(cols);
+            return -1;
+        }
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            json_object_set_new(cols, (const char *)sqlite3_column_text(st, 0), json_true());
+        sqlite3_finalize(st);
+        if (json_object_set_new(main_columns, table, cols))
+            return -1;
+    }
+    return json_object_get(cols, column) != NULL;
+}
+
 static int run_exists(sqlite3 *db, const char *uuid)
 {
     sqlite3_stmt *st = NULL;
@@ -236,6 +272,111 @@ static int run_exists(sqlite3 *db, const char *uuid)
     found = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return found;
+}
+
+/* A JSON integer or boolean as an integer (causal is written either way). */
+static sqlite3_int64 json_int_or_bool(const json_t *x)
+{
+    return json_is_boolean(x) ? json_is_true(x) : (sqlite3_int64)json_integer_value(x);
+}
+
+/* Whether the run object `run` holds what the database's run with its uuid
+ * holds: the same status, the same measurements (by variant and
+ * configuration) with the same status and the same samples, bit for bit
+ * (the export writes 17 significant digits, so a latency reads back
+ * exactly). *id gets the database's run id. 1 when the same, 0 when not
+ * (why, one phrase, in why), -1 on a database error. */
+static int same_run(sqlite3 *db, json_t *run, sqlite3_int64 *id, char *why, size_t n)
+{
+    sqlite3_stmt *r = NULL, *m = NULL, *smp = NULL;
+    int rc = -1;
+    const char *uuid = json_string_value(json_object_get(run, "uuid"));
+    const char *status = json_string_value(json_object_get(run, "status"));
+    json_t *ms = json_object_get(run, "measurements");
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id, status, (SELECT count(*) FROM main.measurements m WHERE "
+                           "m.run_id = r.id) FROM main.runs r WHERE uuid = ?",
+                           -1, &r, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           "SELECT id, status FROM main.measurements WHERE run_id = ?1 AND "
+                           "variant = ?2 AND B = ?3 AND H = ?4 AND S = ?5 AND D = ?6 AND "
+                           "causal = ?7 AND dtype = ?8 AND H_kv = ?9 AND S_kv = ?10 AND pass = ?11",
+                           -1, &m, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT ms FROM main.samples WHERE measurement_id = ? ORDER BY idx",
+                           -1, &smp, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_text(r, 1, uuid, -1, SQLITE_STATIC);
+    if (sqlite3_step(r) != SQLITE_ROW)
+        goto done;
+    *id = sqlite3_column_int64(r, 0);
+    rc = 0;
+    const char *have = (const char *)sqlite3_column_text(r, 1);
+    if (!status || !have || strcmp(status, have) != 0) {
+        snprintf(why, n, "status '%s' there, '%s' in the file", have ? have : "?",
+                 status ? status : "?");
+        goto done;
+    }
+    if ((size_t)sqlite3_column_int64(r, 2) != json_array_size(ms)) {
+        snprintf(why, n, "%lld measurements there, %zu in the file",
+                 (long long)sqlite3_column_int64(r, 2), json_array_size(ms));
+        goto done;
+    }
+    size_t i;
+    json_t *x;
+    json_array_foreach(ms, i, x) {
+        json_t *hkv = json_object_get(x, "H_kv"), *skv = json_object_get(x, "S_kv"),
+               *pass = json_object_get(x, "pass"), *samples = json_object_get(x, "samples");
+        const char *variant = json_string_value(json_object_get(x, "variant"));
+        sqlite3_reset(m);
+        sqlite3_bind_int64(m, 1, *id);
+        sqlite3_bind_text(m, 2, variant, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(m, 3, json_int_or_bool(json_object_get(x, "B")));
+        sqlite3_bind_int64(m, 4, json_int_or_bool(json_object_get(x, "H")));
+        sqlite3_bind_int64(m, 5, json_int_or_bool(json_object_get(x, "S")));
+        sqlite3_bind_int64(m, 6, json_int_or_bool(json_object_get(x, "D")));
+        sqlite3_bind_int64(m, 7, json_int_or_bool(json_object_get(x, "causal")));
+        sqlite3_bind_text(m, 8, json_string_value(json_object_get(x, "dtype")), -1, SQLITE_STATIC);
+        /* an export from before H_kv, S_kv and pass: H, S and 'fwd' */
+        sqlite3_bind_int64(m, 9, json_int_or_bool(hkv ? hkv : json_object_get(x, "H")));
+        sqlite3_bind_int64(m, 10, json_int_or_bool(skv ? skv : json_object_get(x, "S")));
+        sqlite3_bind_text(m, 11, pass ? json_string_value(pass) : "fwd", -1, SQLITE_STATIC);
+        int step = sqlite3_step(m);
+        if (step != SQLITE_ROW && step != SQLITE_DONE) {
+            rc = -1;
+            goto done;
+        }
+        const char *mstatus = json_string_value(json_object_get(x, "status"));
+        if (step == SQLITE_DONE || !mstatus ||
+            strcmp(mstatus, (const char *)sqlite3_column_text(m, 1)) != 0) {
+            snprintf(why, n, "measurements[%zu] (%s) %s", i, variant ? variant : "?",
+                     step == SQLITE_DONE ? "is not there" : "has another status there");
+            goto done;
+        }
+        sqlite3_reset(smp);
+        sqlite3_bind_int64(smp, 1, sqlite3_column_int64(m, 0));
+        size_t k = 0;
+        while ((step = sqlite3_step(smp)) == SQLITE_ROW) {
+            json_t *one = json_array_get(samples, k);
+            if (!one || sqlite3_column_double(smp, 0) != json_number_value(json_object_get(one, "ms")))
+                break;
+            k++;
+        }
+        if (step != SQLITE_ROW && step != SQLITE_DONE) {
+            rc = -1;
+            goto done;
+        }
+        if (step == SQLITE_ROW || k != json_array_size(samples)) {
+            snprintf(why, n, "measurements[%zu] (%s) has other samples there (sample %zu differs)",
+                     i, variant ? variant : "?", k);
+            goto done;
+        }
+    }
+    rc = 1;
+done:
+    sqlite3_finalize(r);
+    sqlite3_finalize(m);
+    sqlite3_finalize(smp);
+    return rc;
 }
 
 static int is_skipped(const char *key, const char *const *skip)
@@ -276,7 +417,7 @@ static int insert_objects(sqlite3 *db, const char *table, json_t *arr, const cha
         if (json_is_object(val) || json_is_array(val) || is_skipped(key, skip) ||
             (f1 && strcmp(key, f1) == 0) || (f2 && strcmp(key, f2) == 0))
             continue;
-        if (strlen(key) > 64 || !has_column(db, "main", table, key)) {
+        if (strlen(key) > 64 || main_has_column(db, table, key) != 1) {
             error("import: '%.64s' is not a column of %s (an export from a newer attnbench?)",
                   key, table);
             goto done;
@@ -417,11 +558,26 @@ int ab_import_run(sqlite3 *db, json_t *run, int *added)
     if (ab_db_begin(db, err))
         return error("import: run %s: %s", uuid, err);
     int ex = run_exists(db, uuid);
+    if (ex > 0) {
+        char why[256];
+        sqlite3_int64 id = 0;
+        int same = same_run(db, run, &id, why, sizeof why);
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        if (same < 0)
+            return error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
+        return same ? 0
+                    : error("import: run %s is already in %s as run %lld with other results "
+                            "(%s); nothing imported",
+                            uuid, ab_db_name(db), (long long)id, why);
+    }
     if (ex) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-        return ex < 0 ? error("%s: %s", ab_db_name(db), sqlite3_errmsg(db)) : 0;
+        return error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
     }
-    if (import_body(db, run) || exec(db, "COMMIT")) {
+    main_columns_reset();
+    int bad = import_body(db, run) || exec(db, "COMMIT");
+    main_columns_reset();
+    if (bad) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return error("import: run %s not imported (nothing of it was written)", uuid);
     }
@@ -606,8 +762,13 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
               "other.clock_blocks WHERE measurement_id = ?2 ORDER BY rowid", cb_cols, cb_cols);
 #undef FMT
     /* a 'running' run whose process is gone (abandoned) is merged as it is;
-     * one still running, or on a host we cannot see, is skipped */
-    const char *runs_sql = has_column(db, "other", "runs", "boot_id")
+     * one still running, or on a host we cannot see, is skipped and
+     * counted. A database from before liveness was recorded cannot say
+     * which: its unfinished runs are merged as they are (shown 'running';
+     * `resume RUN --force` completes one), each said on stderr, never
+     * dropped. */
+    const int liveness = has_column(db, "other", "runs", "boot_id");
+    const char *runs_sql = liveness
                                ? "SELECT id, uuid, ab_run_status(status, host, pid, proc_start, "
                                  "boot_id) FROM other.runs ORDER BY id"
                                : "SELECT id, uuid, status FROM other.runs ORDER BY id";
@@ -620,7 +781,8 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 orun = sqlite3_column_int64(st, 0);
         const char *uuid = (const char *)sqlite3_column_text(st, 1);
-        if (strcmp((const char *)sqlite3_column_text(st, 2), "running") == 0) {
+        const int unfinished = strcmp((const char *)sqlite3_column_text(st, 2), "running") == 0;
+        if (unfinished && liveness) {
             c->runs_skipped_running++;
             continue;
         }
@@ -643,6 +805,14 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
             break;
         }
         c->runs_added++;
+        if (unfinished) {
+            c->runs_unfinished++;
+            fprintf(stderr,
+                    "attnbench: merge: run %s of %s is 'running' in a database from before "
+                    "liveness was recorded (its process cannot be checked): merged as it is; "
+                    "'attnbench resume RUN --force' completes it\n",
+                    uuid, other_path);
+        }
     }
     if (rc == 0 && step != SQLITE_DONE && step != SQLITE_ROW)
         rc = error("merge: reading the runs of %s: %s", other_path, sqlite3_errmsg(db));
@@ -678,9 +848,26 @@ int ab_import_doc(sqlite3 *db, json_t *doc, const char *file, size_t *added_out,
     int rc = 0;
     if (ab_db_begin(db, err))
         return error("import: %s", err);
+    main_columns_reset();
     json_array_foreach(runs, i, run) {
         const char *uuid = json_string_value(json_object_get(run, "uuid"));
         int ex = run_exists(db, uuid);
+        if (ex > 0) {
+            /* present: the same results, or an error naming both */
+            char why[256];
+            sqlite3_int64 id = 0;
+            int same = same_run(db, run, &id, why, sizeof why);
+            if (same <= 0) {
+                if (same < 0)
+                    error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
+                else
+                    error("import: %s: runs[%zu] (uuid %s) is already in %s as run %lld with "
+                          "other results (%s)",
+                          file, i, uuid, ab_db_name(db), (long long)id, why);
+                rc = -1;
+                break;
+            }
+        }
         if (ex < 0 || (!ex && import_body(db, run))) {
             if (ex < 0)
                 error("%s: %s", ab_db_name(db), sqlite3_errmsg(db));
@@ -690,6 +877,7 @@ int ab_import_doc(sqlite3 *db, json_t *doc, const char *file, size_t *added_out,
         added += !ex;
         present += ex > 0;
     }
+    main_columns_reset();
     if (rc == 0 && exec(db, "COMMIT"))
         rc = -1;
     if (rc) {

@@ -29,24 +29,35 @@ json_t *ab_export_run(sqlite3 *db, long long run_id);
 int ab_export_csv(sqlite3 *db, const long long *ids, size_t n, FILE *out);
 
 /* Imports one run object of an export. *added: 1 when inserted, 0 when a
- * run with its uuid was already there. Returns 0, or -1 after printing an
- * error (the transaction is rolled back). */
+ * run with its uuid was already there with the same results (status,
+ * measurements, samples). Returns 0, or -1 after printing an error (the
+ * transaction is rolled back), also when the run already there has other
+ * results (the message names the database's run id). */
 int ab_import_run(sqlite3 *db, json_t *run, int *added);
 
 /* Imports every run of an export document doc (read from `file`, named in
  * messages): checked first (ab_import_check), then written in one
- * transaction, runs already present (by uuid) skipped. Returns 0 with the
- * counts, or -1 after printing an error, nothing written. */
+ * transaction, runs already present (by uuid) with the same results
+ * skipped. Returns 0 with the counts, or -1 after printing an error,
+ * nothing written: also when a run already present has other results (its
+ * status, a measurement's status or samples differ; the message names the
+ * file, the run's place in it and the database's run id). Linear in the
+ * size of the file. */
 int ab_import_doc(sqlite3 *db, json_t *doc, const char *file, size_t *added, size_t *present);
 
 typedef struct ab_merge_counts {
     long runs_added, runs_present, runs_skipped_running;
+    long runs_unfinished; /* of runs_added: 'running' runs of a database without liveness */
 } ab_merge_counts;
 
-/* Merges every finished run (status other than 'running') of the database
- * at other_path (attached read-only by SQL, schema version 2 or later) into
- * db. Returns 0, or -1 after printing an error; runs merged before an error
- * stay merged. */
+/* Merges every finished run (status other than 'running', or 'running'
+ * whose process is gone: abandoned) of the database at other_path
+ * (attached by SQL, schema version 2 or later, PRAGMA quick_check clean)
+ * into db; a run still running, or on a host this one cannot see, is
+ * skipped and counted. The 'running' runs of a database from before
+ * liveness was recorded are merged as they are (counted in
+ * runs_unfinished, each said on stderr). Returns 0, or -1 after printing
+ * an error; runs merged before an error stay merged. */
 int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c);
 
 #endif

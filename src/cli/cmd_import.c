@@ -5,13 +5,16 @@
  */
 #include "commands.h"
 #include "import_check.h"
+#include "outfile.h"
 #include "store.h"
 #include "transfer.h"
 #include "util.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The largest export import reads (the file, or what comes on stdin). */
 #define AB_IMPORT_MAX_BYTES (4ull << 30)
@@ -107,16 +110,33 @@ int cmd_merge(int argc, char **argv)
     }
     if (!other)
         return ab_usage("merge: which database? (attnbench merge OTHER.db)");
+    /* before the database is opened (and created): OTHER must be an SQLite
+     * file, and not the database itself, whose write lock the merge holds
+     * while it reads OTHER */
+    const char *db_path = ab_db_path(db_flag);
+    struct stat so, sd;
+    if (stat(other, &so) != 0)
+        return error("merge: cannot read %s: %s", other, strerror(errno)) ? 1 : 1;
+    if (stat(db_path, &sd) == 0 && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino)
+        return error("merge: %s is the database itself (--db %s): nothing to merge", other,
+                     db_path) ? 1 : 1;
+    if (!ab_is_sqlite_file(other))
+        return error("merge: %s is not an SQLite database (an attnbench database to merge)",
+                     other) ? 1 : 1;
     sqlite3 *db = NULL;
-    if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 0)))
+    if (!(db = ab_cmd_open_db(db_path, 0)))
         return 1;
     ab_merge_counts c;
     int rc = ab_merge_db(db, other, &c) ? 1 : 0;
-    printf("merged %ld run%s, %ld already present", c.runs_added, c.runs_added == 1 ? "" : "s",
-           c.runs_present);
-    if (c.runs_skipped_running)
-        printf(", %ld still running (skipped)", c.runs_skipped_running);
-    printf("\n");
+    if (rc == 0 || c.runs_added) { /* after an error, what was merged before it */
+        printf("merged %ld run%s, %ld already present", c.runs_added,
+               c.runs_added == 1 ? "" : "s", c.runs_present);
+        if (c.runs_unfinished)
+            printf(" (%ld unfinished, merged as they are)", c.runs_unfinished);
+        if (c.runs_skipped_running)
+            printf(", %ld still running (skipped)", c.runs_skipped_running);
+        printf("\n");
+    }
     ab_db_close(db);
     return rc;
 }

@@ -832,6 +832,90 @@ experiment-identity) # the hash ignores comments and whitespace; @include is sto
   ok "@include stored expanded; resume after the included file changed measured the stored sweep"
   ;;
 
+import-identity) # a uuid is one run's results: conflicts refused naming both, linear time
+  small_cfg e.cfg ""
+  "$AB" run e.cfg --db a.db >/dev/null 2>&1 || fail "run failed"
+  "$AB" export 1 --db a.db -o one.json >/dev/null || fail "export failed"
+  "$AB" import one.json --db b.db >/dev/null || fail "first import failed"
+  "$AB" import one.json --db b.db >out.txt || fail "the same import again failed"
+  grep -q "imported 0 runs, 1 already present" out.txt || fail "the same run again: $(cat out.txt)"
+  uuid=$(q b.db "SELECT uuid FROM runs")
+  cp b.db b.orig
+  # the same uuid, one sample changed (the 2nd latency, with sed), or another status
+  sed 's/"ms":[0-9.e+-]*/"ms":0.5/2' one.json >samples.json
+  cmp -s samples.json one.json && fail "the sample edit changed nothing"
+  sed 's/"status":"complete"/"status":"interrupted"/' one.json >status.json
+  cmp -s status.json one.json && fail "the status edit changed nothing"
+  expect_error "import: samples.json: runs\[0\] (uuid $uuid) is already in .*b.db as run 1 with other results (measurements\[0\] (cpu_reference) has other samples there" import samples.json --db b.db
+  expect_error "import: status.json: runs\[0\] (uuid $uuid) is already in .*b.db as run 1 with other results (status 'complete' there, 'interrupted' in the file)" import status.json --db b.db
+  cmp -s b.db b.orig || fail "a refused import changed the database"
+  # one file, one uuid twice: the same run is imported once; two results refused
+  "$AB" export 1 1 --db a.db -o twice.json >/dev/null || fail "export 1 1 failed"
+  "$AB" import twice.json --db t.db >out.txt || fail "a file with the same run twice failed"
+  grep -q "imported 1 run, 1 already present" out.txt || fail "the same run twice: $(cat out.txt)"
+  sed 's/\(.*\)"ms":[0-9.e+-]*/\1"ms":0.5/' twice.json >conflict.json   # the last sample: the 2nd copy
+  expect_error "import: conflict.json: runs\[1\].uuid: $uuid is also the uuid of runs\[0\], with other contents" import conflict.json --db c.db
+  [ ! -e c.db ] || fail "a refused file created the database"
+  ok "a uuid already present with other samples or status, or twice in one file with other contents, is refused naming both"
+  # linear time: N runs of one tiny measurement each (the run object with
+  # its uuid replaced, by sed and awk), 500 and 2000; a quadratic check
+  # takes 16 times as long for 4 times the runs, a linear one 4 times
+  printf 'name = "one";\nvariants = ["cpu_flash"];\nsweep = { S = 16; D = 8; dtype = "fp32"; };\nwarmup = 0;\nsamples = 3;\n' >one.cfg
+  "$AB" run one.cfg --db o.db >/dev/null 2>&1 && "$AB" export 1 --db o.db -o tiny.json >/dev/null || fail "the tiny run failed"
+  uuid=$(q o.db "SELECT uuid FROM runs")
+  # the export is one line: {"attnbench_export":1,"runs":[RUN]MORE}
+  sed 's/^{"attnbench_export":1,"runs":\[//; s/\][^]]*$//' tiny.json >run.txt
+  sed 's/.*\]//' tiny.json >tail.txt
+  gen() { # N file
+    awk -v n="$1" -v u="$uuid" 'BEGIN { getline r <"run.txt"; getline t <"tail.txt";
+      printf "{\"attnbench_export\":1,\"runs\":[";
+      for (i = 1; i <= n; i++) { x = r; sub(u, sprintf("%08x-0000-4000-8000-%012x", i, i), x); printf "%s%s", (i > 1 ? "," : ""), x }
+      print "]" t }' >"$2"
+  }
+  gen 500 n500.json; gen 2000 n2000.json
+  t0=$(date +%s.%N); "$AB" import n500.json --db n500.db >/dev/null || fail "import of 500 runs failed"
+  t1=$(date +%s.%N); "$AB" import n2000.json --db n2000.db >/dev/null || fail "import of 2000 runs failed"
+  t2=$(date +%s.%N)
+  [ "$(q n2000.db "SELECT count(*) FROM runs")" = 2000 ] || fail "not 2000 runs imported"
+  ratio=$(echo "$t0 $t1 $t2" | awk '{ printf "%.1f", ($3 - $2) / ($2 - $1) }')
+  awk -v r="$ratio" 'BEGIN { exit !(r < 8) }' || fail "2000 runs took $ratio times as long as 500 (linear: 4, quadratic: 16)"
+  ok "import of 2000 runs took $ratio times as long as 500 ($(echo "$t1 $t2" | awk '{ printf "%.1f", $2 - $1 }') s)"
+  ;;
+
+merge-safety) # merge keeps unfinished old runs, creates nothing for a missing file, refuses itself
+  old="$SRC/reports/attnbench.db"
+  [ -f "$old" ] || { echo "skipped: no committed database"; exit 77; }
+  # a database from before liveness (schema 4) with an unfinished run
+  cp "$old" pre.db
+  [ "$(q pre.db "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'boot_id'")" = 0 ] || fail "pre.db has liveness columns"
+  q pre.db "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = 13"
+  n=$(q pre.db "SELECT count(*) FROM runs")
+  "$AB" merge pre.db --db m.db >out.txt 2>err.txt || { cat err.txt >&2; fail "merge of a pre-liveness database failed"; }
+  [ "$(q m.db "SELECT count(*) FROM runs")" = "$n" ] || fail "merge dropped a run: $(q m.db "SELECT count(*) FROM runs") of $n; $(cat out.txt)"
+  u=$(q pre.db "SELECT uuid FROM runs WHERE id = 13")
+  [ "$(q m.db "SELECT status FROM runs WHERE uuid = '$u'")" = running ] || fail "the unfinished run was not kept as it was"
+  grep -q "run $u of pre.db is 'running' in a database from before liveness" err.txt || { cat err.txt >&2; fail "the unfinished run was not said"; }
+  [ "$(q m.db "SELECT count(*) FROM samples s JOIN measurements m ON m.id = s.measurement_id JOIN runs r ON r.id = m.run_id WHERE r.uuid = '$u'")" = \
+    "$(q pre.db "SELECT count(*) FROM samples s JOIN measurements m ON m.id = s.measurement_id WHERE m.run_id = 13")" ] || fail "the unfinished run's samples differ"
+  ok "a pre-liveness unfinished run is merged as it is and said ($(grep -o 'merged [0-9]* runs[^,]*' out.txt))"
+  # a missing OTHER: nothing created
+  expect_error "merge: cannot read nosuch.db: No such file or directory" merge nosuch.db --db fresh.db
+  [ ! -e fresh.db ] || fail "merge of a missing file created fresh.db"
+  [ ! -e nosuch.db ] || fail "merge of a missing file created nosuch.db"
+  echo "not a database" >text.db
+  expect_error "merge: text.db is not an SQLite database" merge text.db --db fresh.db
+  [ ! -e fresh.db ] || fail "merge of a text file created fresh.db"
+  # OTHER is the database itself: refused at once, not after the lock's 60 s
+  cp m.db m.orig
+  start=$(date +%s)
+  expect_error "merge: m.db is the database itself (--db m.db)" merge m.db --db m.db
+  ln -s m.db alias.db
+  expect_error "merge: alias.db is the database itself (--db m.db)" merge alias.db --db m.db
+  [ $(($(date +%s) - start)) -le 5 ] || fail "refusing to merge a database into itself took more than 5 s"
+  cmp -s m.db m.orig || fail "a refused merge changed the database"
+  ok "merge: missing and non-SQLite files refused creating nothing; itself refused at once"
+  ;;
+
 *) fail "unknown case $case_name" ;;
 esac
 exit 0
