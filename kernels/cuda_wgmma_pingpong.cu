@@ -55,7 +55,8 @@
  * BAR.SYNC for the turns). Checked: gpu_check (64 cases), memcheck and
  * racecheck clean.
  *
- * Grouped-query heads and S_kv != S (2026-11-26; not yet measured), as in
+ * Grouped-query heads and S_kv != S (2026-11-26; checked by the GPU suite on
+ * an H200, 56 such cases, 0 failed; not timed), as in
  * cuda_wgmma_persistent: block (bh, query tile) loads K/V slice bh / (H /
  * H_kv) of the [B H_kv, S_kv, D] tensor maps; the causal mask is aligned
  * bottom-right (key j <= row + S_kv - S) in the mask, the masked-path
