@@ -35,9 +35,9 @@ attnbench offers ATTNBENCH_IPC=1, the kit answers `hello ipc=1 layout=...`
 (framework="torch"; numpy says ipc=0) and, for each configuration that
 names an `ipc=PATH` description, maps attnbench's own Q, K, V, O through
 CUDA IPC (cudaIpcOpenMemHandle from the libcudart torch loaded), calls the
-function on them, copies the checked call's O into attnbench's O and
-answers `check device`: attnbench checks it on the device like a native
-variant's. In hot and graph timing the calls take the input sets in turn,
+function on them, copies the checked call's O (a backward pass: dQ, dK,
+dV, from attnbench's dO) into attnbench's buffers and answers `check
+device`: attnbench checks it on the device like a native variant's. In hot and graph timing the calls take the input sets in turn,
 as the native harness does; with one set (or without IPC) every call reads
 the same inputs, as before.
 
@@ -440,8 +440,9 @@ class SharedBuffers:
     """attnbench's buffers of one configuration, described by the JSON file
     at `path` (src/run/ext_ipc.h): each distinct handle opened once through
     `cudart` (a Cudart), `sets` a list of {"q", "k", "v", "o": DeviceArray}
-    (set i's tensors at the handle's base + offset), `layout`, `dtype`,
-    `desc` the parsed file. close() unmaps them all."""
+    (set i's tensors at the handle's base + offset), `grads` for a backward
+    pass {"do", "dq", "dk", "dv", "lse": DeviceArray} (else empty),
+    `layout`, `dtype`, `desc` the parsed file. close() unmaps them all."""
 
     def __init__(self, path, cudart, cfg=None):
         try:
@@ -462,19 +463,24 @@ class SharedBuffers:
                     raise AdapterError("ipc=%s: %s=%r, the configuration says %r"
                                        % (path, key, desc.get(key), cfg[ckey]))
         self.desc, self.layout, self.dtype = desc, desc["layout"], desc["dtype"]
-        self.cudart, self.bases, self.sets = cudart, {}, []
+        self.cudart, self.bases, self.sets, self.grads = cudart, {}, [], {}
         typestr = IPC_TYPESTR[self.dtype]
+
+        def array(ref, t, ts):
+            hexh = ref["handle"]
+            if hexh not in self.bases:  # an allocation is opened once
+                self.bases[hexh] = cudart.open(bytes.fromhex(hexh))
+            return DeviceArray(self.bases[hexh] + int(ref["offset"]), t["shape"], ts, self)
         try:
             for bufs in desc["buffers"]:
-                one = {}
-                for name in ("q", "k", "v", "o"):
-                    ref, t = bufs[name], desc["tensors"][name]
-                    hexh = ref["handle"]
-                    if hexh not in self.bases:  # an allocation is opened once
-                        self.bases[hexh] = cudart.open(bytes.fromhex(hexh))
-                    one[name] = DeviceArray(self.bases[hexh] + int(ref["offset"]), t["shape"],
-                                            typestr, self)
-                self.sets.append(one)
+                self.sets.append({name: array(bufs[name], desc["tensors"][name], typestr)
+                                  for name in ("q", "k", "v", "o")})
+            # a backward pass: dO, dQ, dK, dV (the dtype) and the logsumexp
+            # (float32) of set 0
+            for name in ("do", "dq", "dk", "dv", "lse"):
+                if name in desc["tensors"]:
+                    self.grads[name] = array(desc["buffers"][0][name], desc["tensors"][name],
+                                             "<f4" if name == "lse" else typestr)
         except (KeyError, TypeError, ValueError) as e:
             self.close()
             raise AdapterError("ipc=%s: malformed description (%s: %s)"
@@ -680,10 +686,10 @@ class TorchRunner:
         """A configuration on attnbench's own buffers (cfg["ipc"], PROTOCOL.md
         "Device buffers"): the checked call on set 0, its O copied into
         attnbench's O of set 0 (outside any timing), `check device`; the
-        timed calls take the sets in turn in hot and graph timing."""
+        timed calls take the sets in turn in hot and graph timing. A
+        backward pass: _prepare_bwd on attnbench's Q, K, V and dO, the
+        gradients copied into its dQ, dK, dV."""
         torch = self.torch
-        if cfg["pass"] != "fwd":
-            raise AdapterError("ipc= is offered for the forward pass only")
         if self.cudart is None:
             self.cudart = Cudart()
         with open(cfg["ipc"]) as f:  # the device first: IPC maps into the current one
@@ -702,6 +708,19 @@ class TorchRunner:
         sets = [tuple(wrap(one[n]) for n in ("q", "k", "v", "o")) for one in shared.sets]
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(cfg["d"]), self.fn
         q, k, v, o = sets[0]
+        # the memory of the pass as native variants count it: attnbench's
+        # tensors plus what the function allocated (its O, workspace, grads)
+        own = sum(int(t["bytes"]) for t in shared.desc["tensors"].values())
+        if cfg["pass"] != "fwd":  # one set; dQ, dK, dV into attnbench's buffers
+            if not shared.grads:
+                raise AdapterError("ipc=: pass=%s, but no backward buffers described"
+                                   % cfg["pass"])
+            bufs = {n: wrap(a) for n, a in shared.grads.items() if n != "lse"}
+            bufs["bytes"] = own
+            call, check = self._prepare_bwd(cfg, describe, q, k, v, tdt, shared=bufs)
+            sys.stderr.write("attnbench_adapter: ipc: the %s pass on attnbench's buffers\n"
+                             % cfg["pass"])
+            return call, check
 
         def call():
             return fn(q, k, v, causal, scale)
@@ -721,9 +740,6 @@ class TorchRunner:
                 raise AdapterError("%s rejects B=%d H=%d H_kv=%d S=%d S_kv=%d D=%d %s causal=%d: %s"
                                    % (describe, cfg["b"], cfg["h"], cfg["h_kv"], cfg["s"],
                                       cfg["s_kv"], cfg["d"], cfg["dtype"], cfg["causal"], first))
-            # the pass's memory as native variants count it: attnbench's Q, K, V,
-            # O plus what the function allocated (its O, its workspace)
-            own = sum(int(shared.desc["tensors"][n]["bytes"]) for n in ("q", "k", "v", "o"))
             check = {"device": True, "peak_bytes": own + torch.cuda.max_memory_allocated()}
             del out
             warm = call.rotating if cfg["timing"] != "cold" else call
@@ -789,21 +805,25 @@ class TorchRunner:
             torch.cuda.synchronize()
         return call, check
 
-    def _prepare_bwd(self, cfg, describe, q, k, v, tdt):
+    def _prepare_bwd(self, cfg, describe, q, k, v, tdt, shared=None):
         """A backward pass (issue 18) through autograd: "bwd" times
         torch.autograd.grad of the output (the forward made once, outside the
         timed region, its graph retained), "fwd+bwd" the forward and that
         backward together. dQ, dK, dV go to ATTNBENCH_OUTPUT for attnbench's
-        gradient check (required: the kit has no gradient check of its own)."""
-        import numpy as np
+        gradient check (required: the kit has no gradient check of its own),
+        or, with `shared` (a dict of attnbench's dO, dQ, dK, dV tensors,
+        device buffers), into attnbench's dQ, dK, dV (`check device`)."""
         torch = self.torch
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
         opath = os.environ.get("ATTNBENCH_OUTPUT")
-        if not opath:
+        if shared is not None:
+            g = shared["do"]
+        elif not opath:
             raise AdapterError("pass=%s needs ATTNBENCH_OUTPUT (attnbench checks the gradients)"
                                % cfg["pass"])
-        g = self._to_layout(torch.from_numpy(make_dout(B, H, S, D, cfg["dtype"], cfg["seed"]))
-                            .to("cuda").to(tdt))
+        else:
+            g = self._to_layout(torch.from_numpy(make_dout(B, H, S, D, cfg["dtype"],
+                                                           cfg["seed"])).to("cuda").to(tdt))
         for x in (q, k, v):
             x.requires_grad_(True)
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
@@ -842,13 +862,21 @@ class TorchRunner:
                                    "D=%d %s causal=%d: %s"
                                    % (describe, cfg["pass"], B, H, cfg["h_kv"], S, cfg["s_kv"],
                                       D, cfg["dtype"], cfg["causal"], first))
-            np.concatenate([self._from_layout(x).float().contiguous().cpu().numpy().ravel()
-                            for x in grads]).tofile(opath)
+            if shared is not None:  # attnbench checks them in its own buffers
+                for name, x in zip(("dq", "dk", "dv"), grads):
+                    shared[name].copy_(x)
+                torch.cuda.synchronize()
+                check = {"device": True, "peak_bytes": peak + shared["bytes"]}
+            else:
+                import numpy as np
+                np.concatenate([self._from_layout(x).float().contiguous().cpu().numpy().ravel()
+                                for x in grads]).tofile(opath)
+                check = {"output": opath, "peak_bytes": peak}
             del grads
             for _ in range(cfg["warmup"]):
                 call()
             torch.cuda.synchronize()
-        return call, {"output": opath, "peak_bytes": peak}
+        return call, check
 
     def time(self, call, cfg):
         with self.context():

@@ -138,6 +138,19 @@ extern "C" int ab_gpu_ipc_export(ab_gpu_bufs *b, ab_layout l, ab_gpu_export *x, 
         return -1;
     }
     int rc = -1;
+    if (p.s.pass != AB_FWD) { /* the backward's buffers, one set, [B,H,S,D] */
+        void *g[5] = {p.dout, p.dq, p.dk, p.dv, (void *)p.lse};
+        if (l != AB_LAYOUT_BHSD || !p.dout) {
+            snprintf(err, n, "%s", l != AB_LAYOUT_BHSD
+                                       ? "a backward pass's buffers are shared in bhsd only"
+                                       : "no backward buffers (ab_gpu_bwd_prepare)");
+            goto out;
+        }
+        for (int i = 0; i < 5; i++)
+            if (handle_of(g[i], x->grad[i].handle, err, n))
+                goto out;
+        x->bwd = 1;
+    }
     if (l == AB_LAYOUT_BSHD) { /* one allocation: set i's tensor j at (4 i + j) strides */
         unsigned char h[AB_IPC_HANDLE_BYTES];
         if (handle_of(*p.lay, h, err, n))
@@ -182,6 +195,8 @@ extern "C" int ab_gpu_layout_poison(ab_gpu_bufs *b, ab_layout l, char *err, size
 {
     ab_gpu_parts p;
     ab_gpu_bufs_parts(b, &p);
+    if (p.s.pass != AB_FWD)
+        return ab_gpu_poison_grads(b, err, n);
     if (l == AB_LAYOUT_BHSD)
         return ab_gpu_poison(b, err, n);
     if (!*p.lay_ready) {

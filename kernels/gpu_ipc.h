@@ -72,6 +72,9 @@ typedef struct ab_gpu_export {
     ab_layout layout; /* of every exported tensor */
     int nsets;        /* input sets (ab_gpu_input_sets) */
     ab_ipc_ref *t;    /* nsets * 4, malloc'd: set i's Q, K, V, O at t[4 * i + 0..3] */
+    int bwd;          /* a backward pass (one set, BHSD): grad[] filled */
+    ab_ipc_ref grad[5]; /* dO, dQ [B,H,S,D], dK, dV [B,H_kv,S_kv,D] in the dtype, and the
+                           forward's logsumexp, float32 [B,H,S] (gpu_check.h ab_gpu_parts) */
 } ab_gpu_export;
 
 /* Makes b's tensors available in layout l: for BSHD, allocates (once per b)
@@ -83,14 +86,18 @@ int ab_gpu_layout_prepare(ab_gpu_bufs *b, ab_layout l, char *err, size_t n);
 
 /* Fills x for b's tensors in layout l (ab_gpu_layout_prepare done first):
  * cudaIpcGetMemHandle of each allocation base, the offsets of set i's Q, K,
- * V, O in it. 0 or -1 with err; x->t is then NULL. */
+ * V, O in it; for a backward shape (BHSD only; ab_gpu_bwd_prepare done)
+ * also dO, dQ, dK, dV and the logsumexp. 0 or -1 with err; x->t is then
+ * NULL. */
 int ab_gpu_ipc_export(ab_gpu_bufs *b, ab_layout l, ab_gpu_export *x, char *err, size_t n);
 
 /* Frees x->t. NULL-safe. */
 void ab_gpu_export_free(ab_gpu_export *x);
 
 /* Fills set 0's O in layout l with NaN (as ab_gpu_poison), so that an
- * adapter that writes nothing fails the check. 0 or -1 with err. */
+ * adapter that writes nothing fails the check; for a backward shape dQ,
+ * dK, dV instead (O and the logsumexp are the harness's forward state and
+ * stay). 0 or -1 with err. */
 int ab_gpu_layout_poison(ab_gpu_bufs *b, ab_layout l, char *err, size_t n);
 
 /* After the adapter wrote set 0's O in layout l (and synchronised): copies

@@ -141,6 +141,7 @@ int ab_ext_ipc_write(const char *path, const ab_shape *s, const ab_gpu_export *x
                      size_t n)
 {
     static const char *const names[4] = {"q", "k", "v", "o"};
+    static const char *const grad_names[5] = {"do", "dq", "dk", "dv", "lse"};
     int rc = -1, fd = -1;
     char *text = NULL;
     const size_t es = ab_dtype_size(s->dtype);
@@ -155,14 +156,29 @@ int ab_ext_ipc_write(const char *path, const ab_shape *s, const ab_gpu_export *x
         json_t *set = json_object();
         for (int j = 0; set && j < 4; j++)
             json_object_set_new(set, names[j], ref_json(&x->t[4 * i + j]));
+        for (int j = 0; set && x->bwd && i == 0 && j < 5; j++)
+            json_object_set_new(set, grad_names[j], ref_json(&x->grad[j]));
         json_array_append_new(bufs, set);
     }
+    if (tensors && x->bwd) { /* dO, dQ like Q; dK, dV like K; the logsumexp [B,H,S] */
+        json_object_set_new(tensors, "do", tensor_json(x->layout, s->B, s->H, s->S, s->D, es));
+        json_object_set_new(tensors, "dq", tensor_json(x->layout, s->B, s->H, s->S, s->D, es));
+        json_object_set_new(tensors, "dk", tensor_json(x->layout, s->B, hkv, skv, s->D, es));
+        json_object_set_new(tensors, "dv", tensor_json(x->layout, s->B, hkv, skv, s->D, es));
+        json_object_set_new(tensors, "lse",
+                            json_pack("{s:[I,I,I], s:[I,I,I], s:I, s:s}", "shape",
+                                      (json_int_t)s->B, (json_int_t)s->H, (json_int_t)s->S,
+                                      "strides", (json_int_t)s->H * s->S, (json_int_t)s->S,
+                                      (json_int_t)1, "bytes",
+                                      (json_int_t)s->B * s->H * s->S * 4, "dtype", "fp32"));
+    }
     if (bufs && tensors)
-        root = json_pack("{s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o}",
-                         "version", AB_EXT_IPC_VERSION, "device", x->device, "uuid", x->uuid,
-                         "dtype", ab_dtype_name(s->dtype), "layout", ab_layout_name(x->layout),
-                         "sets", x->nsets, "B", s->B, "H", s->H, "S", s->S, "D", s->D, "H_kv",
-                         hkv, "S_kv", skv, "tensors", tensors, "buffers", bufs);
+        root = json_pack(
+            "{s:i, s:i, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o}",
+            "version", AB_EXT_IPC_VERSION, "device", x->device, "uuid", x->uuid, "dtype",
+            ab_dtype_name(s->dtype), "layout", ab_layout_name(x->layout), "pass",
+            ab_pass_name(s->pass), "sets", x->nsets, "B", s->B, "H", s->H, "S", s->S, "D", s->D,
+            "H_kv", hkv, "S_kv", skv, "tensors", tensors, "buffers", bufs);
     else {
         json_decref(bufs);
         json_decref(tensors);
@@ -213,10 +229,6 @@ int ab_ext_ipc_offer(ab_gpu_bufs *bufs, const ab_shape *s, ab_layout l, const ch
     ab_gpu_export x;
     memset(&x, 0, sizeof x);
     *nsets = 0;
-    if (s->pass != AB_FWD) {
-        snprintf(err, n, "device buffers are shared for the forward pass only");
-        return -1;
-    }
     if (ab_gpu_layout_prepare(bufs, l, err, n) || ab_gpu_ipc_export(bufs, l, &x, err, n))
         return -1;
     int rc = ab_gpu_layout_poison(bufs, l, err, n) || ab_ext_ipc_write(path, s, &x, err, n) ? -1

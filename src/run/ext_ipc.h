@@ -64,19 +64,22 @@ int ab_ext_parse_check_device(const char *rest, ab_ext_result *out, char *why, s
 /* Writes the description of x's tensors for shape s to path (mode 0600; a
  * previous file or link at path is removed first, never written through)
  * as one JSON object:
- * {"version", "device", "uuid", "dtype", "layout", "sets", "B", "H", "S",
+ * {"version", "device", "uuid", "dtype", "layout", "pass", "sets", "B", "H", "S",
  * "D", "H_kv", "S_kv", "tensors": {"q"|"k"|"v"|"o": {"shape": [4 ints,
  * memory order of the layout], "strides": [elements], "bytes"}}, "buffers":
- * [per set {"q"|"k"|"v"|"o": {"handle": 128 hex digits, "offset": bytes}}]}.
+ * [per set {"q"|"k"|"v"|"o": {"handle": 128 hex digits, "offset": bytes}}]};
+ * for a backward pass (x->bwd) "tensors" and set 0 also hold "do", "dq",
+ * "dk", "dv" (the dtype) and "lse" (float32 [B,H,S], "dtype": "fp32").
  * Returns 0, or -1 with err (n bytes). */
 int ab_ext_ipc_write(const char *path, const ab_shape *s, const ab_gpu_export *x, char *err,
                      size_t n);
 
 /* Everything attnbench does before a `config` request carrying ` ipc=path`:
  * prepares bufs' tensors in layout l (kernels/gpu_ipc.h), exports them,
- * poisons set 0's O in that layout and writes the description to path.
- * Forward shapes only. Returns 0 with *nsets (input sets shared), or -1
- * with err (the configuration is then offered without IPC). */
+ * poisons set 0's O in that layout (a backward pass: dQ, dK, dV) and
+ * writes the description to path. A backward pass (bufs prepared by
+ * ab_gpu_bwd_prepare) is shared in BHSD only. Returns 0 with *nsets (input
+ * sets shared), or -1 with err. */
 int ab_ext_ipc_offer(ab_gpu_bufs *bufs, const ab_shape *s, ab_layout l, const char *path,
                      int *nsets, char *err, size_t n);
 

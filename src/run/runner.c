@@ -607,8 +607,8 @@ static const char *ext_ipc_path(size_t vi, char *buf, size_t n)
 }
 
 /* Offers protocol-2 variant ev (index vi, its adapter p) the configuration's
- * device buffers when its hello said ipc=1, bufs hold the configuration
- * and the pass is the forward: the layout (the hello's, else the entry's,
+ * device buffers when its hello said ipc=1 and bufs hold the configuration
+ * (a backward pass only in [B,H,S,D]): the layout (the hello's, else the entry's,
  * else [B,H,S,D]; the two disagreeing is an error), the exported tensors
  * and their description at path (ext_ipc.h). Returns the path to send as
  * `ipc=` (with *layout and *nsets), or NULL: no offer (why, if it was
@@ -619,7 +619,7 @@ static const char *ext_ipc_offer(const ab_exp_variant *ev, size_t vi, ab_ext2 *p
 {
     const ab_ext_hello *h = ab_ext2_hello(p);
     msg[0] = '\0';
-    if (!h->ipc || !bufs || s->pass != AB_FWD || !ev->ipc || !ext_ipc_path(vi, path, pn))
+    if (!h->ipc || !bufs || !ev->ipc || !ext_ipc_path(vi, path, pn))
         return NULL;
     *layout = h->has_layout ? h->layout : ev->layout_set ? ev->layout : AB_LAYOUT_BHSD;
     if (h->has_layout && ev->layout_set && h->layout != ev->layout) {
@@ -627,6 +627,8 @@ static const char *ext_ipc_offer(const ab_exp_variant *ev, size_t vi, ab_ext2 *p
                  ab_layout_name(ev->layout), ab_layout_name(h->layout));
         return NULL;
     }
+    if (s->pass != AB_FWD && *layout != AB_LAYOUT_BHSD)
+        return NULL; /* backward buffers in [B,H,S,D] only: the adapter's own inputs */
     char err[AB_ERR];
     const double t = ab_now_s();
     int rc = ab_ext_ipc_offer(bufs, s, *layout, path, nsets, err, sizeof err);
@@ -733,6 +735,21 @@ static int ext_device_check(const ab_experiment *e, vstate *st, const ab_shape *
     char err[AB_ERR];
     ab_check c;
     const double t = ab_now_s();
+    if (s->pass != AB_FWD) { /* dQ, dK, dV in the shared buffers: the native check */
+        ab_grad_check gc;
+        int rc = ab_gpu_check_bwd(bufs, &gc, err, sizeof err);
+        wt.check_s += ab_now_s() - t;
+        if (rc) {
+            snprintf(msg, n, "%s", err);
+            return -1;
+        }
+        if (!fill_grads(st, s, &gc)) {
+            snprintf(msg, n, "correctness (attnbench's check of the adapter's gradients in its "
+                             "device buffers): %s", gc.why);
+            return 0;
+        }
+        return 1;
+    }
     int rc = ab_ext_ipc_check(s, bufs, l, e->seed, check_seed, &c, err, sizeof err);
     wt.check_s += ab_now_s() - t;
     if (rc) {

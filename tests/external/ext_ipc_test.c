@@ -12,9 +12,10 @@
  *     first, or too late) still measured without it, `ipc=PATH` sent only
  *     after a hello with ipc=1, `check device` refused when not offered, a
  *     malformed hello refused.
- * Usage: ext_ipc_test FAKE_IPC_SH FAKE2_SH [describe OUT.json]: with
- * `describe`, only writes the 3-set [B,S,H,D] description to OUT.json (for
- * tests/external/kit_ipc_test.py, which maps it with a stand-in cudart).
+ * Usage: ext_ipc_test FAKE_IPC_SH FAKE2_SH [describe|describe-bwd OUT.json]:
+ * with `describe`, only writes the 3-set [B,S,H,D] description to OUT.json
+ * (`describe-bwd`: a backward pass's, one set, [B,H,S,D]) for
+ * tests/external/kit_ipc_test.py, which maps it with a stand-in cudart.
  */
 #include "ext_ipc.h"
 #include "external2.h"
@@ -120,8 +121,9 @@ static void test_lines(void)
  * handle bytes all equal to that allocation's number + 1, offsets as the
  * harness lays them out (gpu_ipc.cu): set 0 at offset 0 of its own four
  * allocations, set i > 0 at ((i - 1) * 4 + j) * stride of the rotation
- * allocation. */
-static void fake_export(ab_gpu_export *x, ab_layout l, int nsets, size_t stride)
+ * allocation; with bwd, dO, dQ, dK, dV, the logsumexp in allocations 5..9
+ * at offset 0. */
+static void fake_export(ab_gpu_export *x, ab_layout l, int nsets, size_t stride, int bwd)
 {
     memset(x, 0, sizeof *x);
     x->device = 0;
@@ -135,19 +137,25 @@ static void fake_export(ab_gpu_export *x, ab_layout l, int nsets, size_t stride)
             memset(r->handle, (i == 0 ? j : 4) + 1, sizeof r->handle);
             r->offset = i == 0 ? 0 : ((size_t)(i - 1) * 4 + (size_t)j) * stride;
         }
+    x->bwd = bwd;
+    for (int g = 0; bwd && g < 5; g++)
+        memset(x->grad[g].handle, 5 + g + 1, sizeof x->grad[g].handle);
 }
 
 static long long ival(json_t *o, const char *key) { return json_integer_value(json_object_get(o, key)); }
 
 static void test_description(const char *dir)
 {
-    /* B=2 H=4 S=5 D=8, K/V heads 2 and length 7, bf16 */
-    const ab_shape s = {2, 4, 5, 8, 0, AB_BF16, 2, 7, AB_FWD};
-    for (int li = 0; li < 2; li++) {
-        const ab_layout l = li ? AB_LAYOUT_BSHD : AB_LAYOUT_BHSD;
+    /* B=2 H=4 S=5 D=8, K/V heads 2 and length 7, bf16; cases: [B,H,S,D],
+     * [B,S,H,D], a backward pass in [B,H,S,D] (one set) */
+    for (int li = 0; li < 3; li++) {
+        const int bwd = li == 2;
+        const ab_shape s = {2, 4, 5, 8, 0, AB_BF16, 2, 7, bwd ? AB_BWD : AB_FWD};
+        const ab_layout l = li == 1 ? AB_LAYOUT_BSHD : AB_LAYOUT_BHSD;
+        const int nsets = bwd ? 1 : 3;
         ab_gpu_export x;
         char path[512], err[256] = "";
-        fake_export(&x, l, 3, 1024);
+        fake_export(&x, l, nsets, 1024, bwd);
         snprintf(path, sizeof path, "%s/desc-%d.json", dir, li);
         EXPECT(ab_ext_ipc_write(path, &s, &x, err, sizeof err) == 0, "write: %s", err);
         /* written twice: the second replaces the first (each configuration) */
@@ -159,20 +167,28 @@ static void test_description(const char *dir)
             ab_gpu_export_free(&x);
             continue;
         }
-        EXPECT(ival(d, "version") == 1 && ival(d, "sets") == 3 && ival(d, "B") == 2 &&
+        EXPECT(ival(d, "version") == 1 && ival(d, "sets") == nsets && ival(d, "B") == 2 &&
                    ival(d, "H") == 4 && ival(d, "S") == 5 && ival(d, "D") == 8 &&
                    ival(d, "H_kv") == 2 && ival(d, "S_kv") == 7 && ival(d, "device") == 0,
                "scalar fields");
         EXPECT(strcmp(json_string_value(json_object_get(d, "dtype")), "bf16") == 0, "dtype");
-        EXPECT(strcmp(json_string_value(json_object_get(d, "layout")), li ? "bshd" : "bhsd") == 0,
+        EXPECT(strcmp(json_string_value(json_object_get(d, "layout")),
+                      li == 1 ? "bshd" : "bhsd") == 0,
                "layout");
-        /* shapes in memory order: [B, heads, len, D] or [B, len, heads, D] */
-        static const char *const names[4] = {"q", "k", "v", "o"};
-        for (int j = 0; j < 4; j++) {
+        EXPECT(strcmp(json_string_value(json_object_get(d, "pass")), bwd ? "bwd" : "fwd") == 0,
+               "pass");
+        /* shapes in memory order: [B, heads, len, D] or [B, len, heads, D];
+         * a backward's dO, dQ like Q, dK, dV like K */
+        static const char *const names[8] = {"q", "k", "v", "o", "do", "dq", "dk", "dv"};
+        const int lay = li == 1;
+        EXPECT(json_object_size(json_object_get(d, "tensors")) == (size_t)(bwd ? 9 : 4),
+               "%zu tensors described", json_object_size(json_object_get(d, "tensors")));
+        for (int j = 0; j < (bwd ? 8 : 4); j++) {
             json_t *t = json_object_get(json_object_get(d, "tensors"), names[j]);
-            const long long heads = j == 1 || j == 2 ? 2 : 4, len = j == 1 || j == 2 ? 7 : 5;
-            const long long want[4] = {2, li ? len : heads, li ? heads : len, 8};
-            const long long wstr[4] = {heads * len * 8, (li ? heads : len) * 8, 8, 1};
+            const int kv = j == 1 || j == 2 || j == 6 || j == 7;
+            const long long heads = kv ? 2 : 4, len = kv ? 7 : 5;
+            const long long want[4] = {2, lay ? len : heads, lay ? heads : len, 8};
+            const long long wstr[4] = {heads * len * 8, (lay ? heads : len) * 8, 8, 1};
             for (int a = 0; a < 4; a++) {
                 EXPECT(json_integer_value(json_array_get(json_object_get(t, "shape"), a)) ==
                            want[a],
@@ -183,8 +199,25 @@ static void test_description(const char *dir)
             }
             EXPECT(ival(t, "bytes") == 2 * heads * len * 8 * 2, "%s bytes", names[j]);
         }
+        if (bwd) { /* the logsumexp: float32 [B, H, S] */
+            json_t *t = json_object_get(json_object_get(d, "tensors"), "lse");
+            EXPECT(ival(t, "bytes") == 2 * 4 * 5 * 4 &&
+                       json_integer_value(json_array_get(json_object_get(t, "shape"), 2)) == 5 &&
+                       json_integer_value(json_array_get(json_object_get(t, "strides"), 0)) == 20 &&
+                       strcmp(json_string_value(json_object_get(t, "dtype")), "fp32") == 0,
+                   "lse tensor");
+            static const char *const g[5] = {"do", "dq", "dk", "dv", "lse"};
+            for (int j = 0; j < 5; j++) {
+                json_t *r = json_object_get(json_array_get(json_object_get(d, "buffers"), 0), g[j]);
+                const char *h = json_string_value(json_object_get(r, "handle"));
+                char want[129];
+                for (int b = 0; b < 64; b++)
+                    snprintf(want + 2 * b, 3, "%02x", 5 + j + 1);
+                EXPECT(h && strcmp(h, want) == 0 && ival(r, "offset") == 0, "%s ref %s", g[j], h);
+            }
+        }
         json_t *bufs = json_object_get(d, "buffers");
-        EXPECT(json_array_size(bufs) == 3, "buffers: %zu sets", json_array_size(bufs));
+        EXPECT(json_array_size(bufs) == (size_t)nsets, "buffers: %zu sets", json_array_size(bufs));
         for (size_t i = 0; i < json_array_size(bufs); i++)
             for (int j = 0; j < 4; j++) {
                 json_t *r = json_object_get(json_array_get(bufs, i), names[j]);
@@ -354,11 +387,12 @@ static void test_conversation(void)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 5 && strcmp(argv[3], "describe") == 0) {
-        const ab_shape s = {2, 4, 5, 8, 0, AB_BF16, 2, 7, AB_FWD};
+    if (argc >= 5 && (strcmp(argv[3], "describe") == 0 || strcmp(argv[3], "describe-bwd") == 0)) {
+        const int bwd = strcmp(argv[3], "describe-bwd") == 0;
+        const ab_shape s = {2, 4, 5, 8, 0, AB_BF16, 2, 7, bwd ? AB_BWD : AB_FWD};
         ab_gpu_export x;
         char err[256];
-        fake_export(&x, AB_LAYOUT_BSHD, 3, 1024);
+        fake_export(&x, bwd ? AB_LAYOUT_BHSD : AB_LAYOUT_BSHD, bwd ? 1 : 3, 1024, bwd);
         int rc = ab_ext_ipc_write(argv[4], &s, &x, err, sizeof err);
         if (rc)
             fprintf(stderr, "%s\n", err);
@@ -366,7 +400,7 @@ int main(int argc, char **argv)
         return rc ? 1 : 0;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: ext_ipc_test FAKE_IPC_SH FAKE2_SH [describe OUT.json]\n");
+        fprintf(stderr, "usage: ext_ipc_test FAKE_IPC_SH FAKE2_SH [describe|describe-bwd OUT.json]\n");
         return 2;
     }
     fake_ipc = argv[1];

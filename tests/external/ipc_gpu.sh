@@ -14,7 +14,12 @@
 #     one input set), passes;
 #  4. a native GPU variant beside them passes;
 #  5. an adapter writing O = 0 into the shared buffer fails the check, in
-#     both layouts.
+#     both layouts;
+#  6. backward passes (bwd, fwd+bwd; B=2 H=4 S=512): torch_sdpa maps
+#     attnbench's Q, K, V, dO, writes dQ, dK, dV into its buffers and passes
+#     the device gradient check; the [B,S,H,D] adapter is not offered them
+#     (backward buffers are [B,H,S,D] only) and passes on its own inputs;
+#     the native backward beside them passes.
 set -u
 AB=$1 SRC=$2
 command -v sqlite3 >/dev/null 2>&1 || { echo "skipped: no sqlite3"; exit 77; }
@@ -63,4 +68,23 @@ for v in zeros zeros_bshd; do
   [ "$(q "SELECT count(*) FROM measurements WHERE variant = '$v' AND status = 'failed' AND message LIKE '%check of the adapter''s output in its device buffer%'")" = $n ] ||
     fail "$v not failed by the device check: $(q "SELECT status, message FROM measurements WHERE variant = '$v'")"
 done
-echo "ok: adapters on attnbench's device buffers checked on the device (every row), both layouts; a wrong O fails"
+# 6. backward passes
+cat >bwd.cfg <<CFG
+name = "ipc-gpu-bwd";
+variants = ( "cuda_mma_bwd",
+  { name = "sdpa_ipc"; command = "python3 $SRC/adapters/torch_sdpa.py"; protocol = 2; timeout = 300.0; },
+  { name = "sdpa_ipc_graph"; command = "python3 $SRC/adapters/torch_sdpa.py"; protocol = 2; timing = "graph"; timeout = 300.0; },
+  { name = "sdpa_bshd"; command = "python3 $SRC/tests/external/sdpa_bshd_adapter.py"; protocol = 2; timeout = 300.0; } );
+sweep = { B = 2; H = 4; S = 512; D = 64; dtype = "fp16"; causal = [false, true]; pass = ["bwd", "fwd+bwd"]; };
+warmup = 2; samples = 6; round_size = 2; timing = "hot"; graph_k = 2;
+CFG
+"$AB" run bwd.cfg --db ipc.db >/dev/null 2>>log.txt || { tail -30 log.txt; fail "backward run failed"; }
+for v in sdpa_ipc sdpa_ipc_graph; do
+  got=$(q "SELECT count(*) FROM measurements m JOIN runs r ON r.id = m.run_id WHERE r.id = (SELECT max(id) FROM runs) AND variant = '$v' AND status = 'ok' AND checked = 1 AND stderr_text LIKE '%attnbench_adapter: ipc: the %pass on attnbench''s buffers%'")
+  [ "$got" = 4 ] || fail "backward $v: $got of 4 ok on the shared buffers: $(q "SELECT pass, causal, status, message FROM measurements WHERE variant = '$v' AND run_id = (SELECT max(id) FROM runs)")"
+done
+[ "$(q "SELECT count(*) FROM measurements WHERE run_id = (SELECT max(id) FROM runs) AND variant = 'sdpa_bshd' AND status = 'ok' AND stderr_text NOT LIKE '%attnbench_adapter: ipc:%'")" = 4 ] ||
+  fail "backward sdpa_bshd (own inputs): $(q "SELECT pass, status, message FROM measurements WHERE variant = 'sdpa_bshd' AND run_id = (SELECT max(id) FROM runs)")"
+[ "$(q "SELECT count(*) FROM measurements WHERE run_id = (SELECT max(id) FROM runs) AND variant = 'cuda_mma_bwd' AND status = 'ok'")" -ge 1 ] ||
+  fail "the native backward: $(q "SELECT pass, status, message FROM measurements WHERE variant = 'cuda_mma_bwd' AND run_id = (SELECT max(id) FROM runs)")"
+echo "ok: adapters on attnbench's device buffers checked on the device (every row), both layouts; a wrong O fails; backward passes too"

@@ -10,6 +10,8 @@ cudaIpcCloseMemHandle are given.
     bytes and cudaIpcMemLazyEnablePeerAccess, every tensor at its
     allocation's pointer + offset with the description's shape, bf16 as
     int16 bits, and closed once each by close();
+  - a backward pass's description (one set, [B,H,S,D]) maps dO, dQ, dK, dV
+    in the dtype and the logsumexp as float32;
   - a handle with zero bytes reaches cudart whole (not cut at the first NUL);
   - a description that disagrees with the configuration is refused;
   - the rotation takes the sets in turn and carries on between blocks, as
@@ -115,6 +117,25 @@ def main():
     expect(sorted(lib.closed) == sorted(lib.opened.values()),
            "closed %r, expected each opened pointer once" % lib.closed)
 
+    # ---- a backward pass: one set, [B,H,S,D], dO, dQ, dK, dV and the logsumexp ----
+    pb = os.path.join(tmp, "bwd.json")
+    subprocess.run([ext_ipc_test, "-", "-", "describe-bwd", pb], check=True)
+    lib3 = FakeCudart()
+    sb = kit.SharedBuffers(pb, kit.Cudart(lib3), cfg)
+    expect(len(sb.sets) == 1 and sorted(sb.grads) == ["dk", "do", "dq", "dv", "lse"],
+           "backward: %d sets, grads %r" % (len(sb.sets), sorted(sb.grads)))
+    expect(len(lib3.opened) == 9, "backward: %d handles opened, expected 9" % len(lib3.opened))
+    gshape = {"do": (2, 4, 5, 8), "dq": (2, 4, 5, 8), "dk": (2, 2, 7, 8), "dv": (2, 2, 7, 8),
+              "lse": (2, 4, 5)}
+    for j, n in enumerate(("do", "dq", "dk", "dv", "lse")):
+        cai = sb.grads[n].__cuda_array_interface__
+        expect(cai["data"][0] == lib3.opened.get(bytes([5 + j + 1]) * 64),
+               "backward %s not at its allocation" % n)
+        expect(cai["shape"] == gshape[n] and cai["typestr"] == ("<f4" if n == "lse" else "<i2"),
+               "backward %s: %r" % (n, cai))
+    sb.close()
+    expect(len(lib3.closed) == 9, "backward: %d closed" % len(lib3.closed))
+
     # ---- a handle with zero bytes ----
     with open(path) as f:
         desc = json.load(f)
@@ -168,6 +189,7 @@ def main():
     try:
         os.remove(path)
         os.remove(p2)
+        os.remove(pb)
         os.rmdir(tmp)
     except OSError:
         pass
