@@ -26,10 +26,28 @@ verdict stays with attnbench), does the warm-up and prints samples:
   sample is the host wall-clock time of one call (time.perf_counter), as
   attnbench times its CPU variants, whatever the timing mode. Needs numpy.
 
+layout="bshd" (main's argument) hands the function [B, S, H, D] tensors
+(FlashAttention's layout) and takes O back in it; the default "bhsd" is
+[B, H, S, D]. The transposes happen outside the timed calls.
+
+Device buffers (PROTOCOL.md "Device buffers"): under protocol 2, when
+attnbench offers ATTNBENCH_IPC=1, the kit answers `hello ipc=1 layout=...`
+(framework="torch"; numpy says ipc=0) and, for each configuration that
+names an `ipc=PATH` description, maps attnbench's own Q, K, V, O through
+CUDA IPC (cudaIpcOpenMemHandle from the libcudart torch loaded), calls the
+function on them, copies the checked call's O (a backward pass: dQ, dK,
+dV, from attnbench's dO) into attnbench's buffers and answers `check
+device`: attnbench checks it on the device like a native variant's. In hot and graph timing the calls take the input sets in turn,
+as the native harness does; with one set (or without IPC) every call reads
+the same inputs, as before.
+
 Nothing else: no dependency beyond the standard library, numpy and, for
 framework="torch", PyTorch. adapters/examples/ has examples;
 adapters/torch_sdpa.py is built on the kit.
 """
+import ctypes
+import ctypes.util
+import glob
 import json
 import math
 import os
@@ -41,6 +59,7 @@ import traceback
 ROWS_PER_SLICE = 64            # as kernels/check.h's AB_CHECK_ROWS_PER_SLICE
 ALL_ROWS_MAX_SCORES = 1 << 26  # B*H*S*S at most this: every row is checked
 DTYPES = ("fp16", "bf16", "fp32")
+LAYOUTS = ("bhsd", "bshd")     # [B, H, S, D] (attnbench's) or [B, S, H, D] (FlashAttention's)
 PASSES = ("fwd", "bwd", "fwd+bwd")  # issue 18: what a sample times
 TIMINGS = ("cold", "hot", "graph")
 
@@ -85,6 +104,7 @@ def _validate(raw, names, where):
     out["pass"] = raw.get("pass") or "fwd"  # issue 18, optional: fwd when absent
     if out["pass"] not in PASSES:
         raise AdapterError("%spass=%r is not fwd, bwd or fwd+bwd" % (where, out["pass"]))
+    out["ipc"] = raw.get("ipc") or None  # protocol 2: attnbench's device buffers (a file)
     return out
 
 
@@ -328,6 +348,167 @@ def _figures(cfg, max_err, sum_err, sq_err, sq_ref, plain_max, atol, nonfinite, 
     }
 
 
+# ---- device buffers shared by attnbench (PROTOCOL.md "Device buffers") -----------
+
+IPC_VERSION = 1                        # the description's "version" (src/run/ext_ipc.h)
+IPC_LAZY_ENABLE_PEER_ACCESS = 1        # cudaIpcMemLazyEnablePeerAccess
+IPC_TYPESTR = {"fp16": "<f2", "fp32": "<f4", "bf16": "<i2"}  # bf16: int16 bits, viewed
+
+
+def find_cudart():
+    """The path or soname of libcudart to open: the one this process has
+    already loaded (torch's own, read from /proc/self/maps), else torch's
+    lib folder, the nvidia-cuda-runtime wheel's, ctypes.util.find_library,
+    the usual sonames. Returns a list of candidates, best first."""
+    out = []
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                if "/libcudart" in path and ".so" in path and path not in out:
+                    out.append(path)
+    except OSError:
+        pass
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "__file__", None):
+        out += sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), "lib",
+                                             "libcudart*.so*")))
+    for p in sys.path:
+        out += sorted(glob.glob(os.path.join(p, "nvidia", "cuda_runtime", "lib",
+                                             "libcudart.so*")))
+    name = ctypes.util.find_library("cudart")
+    if name:
+        out.append(name)
+    return out + ["libcudart.so.13", "libcudart.so.12", "libcudart.so"]
+
+
+class _IpcHandle(ctypes.Structure):
+    _fields_ = [("reserved", ctypes.c_char * 64)]  # cudaIpcMemHandle_t
+
+
+class Cudart:
+    """cudaIpcOpenMemHandle and cudaIpcCloseMemHandle through ctypes. `lib`:
+    a loaded library object (tests pass a stand-in); default: the first of
+    find_cudart() that loads."""
+
+    def __init__(self, lib=None):
+        if lib is None:
+            errors = []
+            for cand in find_cudart():
+                try:
+                    lib = ctypes.CDLL(cand)
+                    break
+                except OSError as e:
+                    errors.append(str(e))
+            if lib is None:
+                raise AdapterError("cannot load libcudart for CUDA IPC (%s)"
+                                   % "; ".join(errors[-3:]))
+        self.lib = lib
+        self.lib.cudaIpcOpenMemHandle.argtypes = [ctypes.POINTER(ctypes.c_void_p), _IpcHandle,
+                                                  ctypes.c_uint]
+        self.lib.cudaIpcOpenMemHandle.restype = ctypes.c_int
+        self.lib.cudaIpcCloseMemHandle.argtypes = [ctypes.c_void_p]
+        self.lib.cudaIpcCloseMemHandle.restype = ctypes.c_int
+
+    def open(self, handle):
+        """handle: 64 bytes. Returns the device pointer (an int)."""
+        if len(handle) != 64:
+            raise AdapterError("an IPC handle is 64 bytes, got %d" % len(handle))
+        ptr = ctypes.c_void_p()
+        rc = self.lib.cudaIpcOpenMemHandle(ctypes.byref(ptr), _IpcHandle.from_buffer_copy(handle),
+                                           IPC_LAZY_ENABLE_PEER_ACCESS)
+        if rc != 0 or not ptr.value:
+            raise AdapterError("cudaIpcOpenMemHandle failed with CUDA error %d" % rc)
+        return ptr.value
+
+    def close(self, ptr):
+        return self.lib.cudaIpcCloseMemHandle(ctypes.c_void_p(ptr))
+
+
+class DeviceArray:
+    """A device pointer as an object with __cuda_array_interface__ (version
+    3, C-contiguous), for torch.as_tensor(obj, device="cuda"); holds
+    `owner` (the mapping) so that it outlives every tensor made from it."""
+
+    def __init__(self, ptr, shape, typestr, owner):
+        self.ptr, self.shape, self.owner = ptr, tuple(shape), owner
+        self.__cuda_array_interface__ = {"shape": self.shape, "typestr": typestr,
+                                         "data": (ptr, False), "strides": None, "version": 3}
+
+
+class SharedBuffers:
+    """attnbench's buffers of one configuration, described by the JSON file
+    at `path` (src/run/ext_ipc.h): each distinct handle opened once through
+    `cudart` (a Cudart), `sets` a list of {"q", "k", "v", "o": DeviceArray}
+    (set i's tensors at the handle's base + offset), `grads` for a backward
+    pass {"do", "dq", "dk", "dv", "lse": DeviceArray} (else empty),
+    `layout`, `dtype`, `desc` the parsed file. close() unmaps them all."""
+
+    def __init__(self, path, cudart, cfg=None):
+        try:
+            with open(path) as f:
+                desc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise AdapterError("ipc=%s: %s" % (path, e))
+        if desc.get("version") != IPC_VERSION:
+            raise AdapterError("ipc=%s: version %r, this kit reads %d"
+                               % (path, desc.get("version"), IPC_VERSION))
+        if desc.get("layout") not in LAYOUTS or desc.get("dtype") not in DTYPES:
+            raise AdapterError("ipc=%s: layout %r, dtype %r" % (path, desc.get("layout"),
+                                                                desc.get("dtype")))
+        if cfg is not None:
+            for key, ckey in (("B", "b"), ("H", "h"), ("S", "s"), ("D", "d"), ("H_kv", "h_kv"),
+                              ("S_kv", "s_kv"), ("dtype", "dtype")):
+                if desc.get(key) != cfg[ckey]:
+                    raise AdapterError("ipc=%s: %s=%r, the configuration says %r"
+                                       % (path, key, desc.get(key), cfg[ckey]))
+        self.desc, self.layout, self.dtype = desc, desc["layout"], desc["dtype"]
+        self.cudart, self.bases, self.sets, self.grads = cudart, {}, [], {}
+        typestr = IPC_TYPESTR[self.dtype]
+
+        def array(ref, t, ts):
+            hexh = ref["handle"]
+            if hexh not in self.bases:  # an allocation is opened once
+                self.bases[hexh] = cudart.open(bytes.fromhex(hexh))
+            return DeviceArray(self.bases[hexh] + int(ref["offset"]), t["shape"], ts, self)
+        try:
+            for bufs in desc["buffers"]:
+                self.sets.append({name: array(bufs[name], desc["tensors"][name], typestr)
+                                  for name in ("q", "k", "v", "o")})
+            # a backward pass: dO, dQ, dK, dV (the dtype) and the logsumexp
+            # (float32) of set 0
+            for name in ("do", "dq", "dk", "dv", "lse"):
+                if name in desc["tensors"]:
+                    self.grads[name] = array(desc["buffers"][0][name], desc["tensors"][name],
+                                             "<f4" if name == "lse" else typestr)
+        except (KeyError, TypeError, ValueError) as e:
+            self.close()
+            raise AdapterError("ipc=%s: malformed description (%s: %s)"
+                               % (path, type(e).__name__, e))
+        if len(self.sets) != desc.get("sets") or not self.sets:
+            self.close()
+            raise AdapterError("ipc=%s: %d buffer sets, \"sets\" says %r"
+                               % (path, len(self.sets), desc.get("sets")))
+
+    def close(self):
+        for ptr in self.bases.values():
+            self.cudart.close(ptr)
+        self.bases = {}
+
+
+def rotating(sets, fn):
+    """A call that takes the input sets in turn, carrying on from call to
+    call (kernels/gpu_harness.cu's next_set): fn(*sets[i])."""
+    state = [0]
+    n = len(sets)
+
+    def call():
+        i = state[0]
+        state[0] = i + 1 if i + 1 < n else 0
+        return fn(*sets[i])
+    return call
+
+
 # ---- timing -----------------------------------------------------------------------
 
 class _Hold:
@@ -381,6 +562,9 @@ def time_torch(torch, call, cfg, hold):
     _Hold)."""
     n = cfg["samples"]
     ms = []
+    cold_call = call
+    if cfg["timing"] != "cold":  # hot and graph take the input sets in turn
+        call = getattr(call, "rotating", None) or call
     if cfg["timing"] == "graph":
         gk = cfg["graph_k"]
         g = torch.cuda.CUDAGraph()
@@ -424,7 +608,7 @@ def time_torch(torch, call, cfg, hold):
         hold.begin()
         flush.fill_(i & 0xFF)
         e0.record()
-        call()
+        cold_call()
         e1.record()
         hold.end()
         e1.synchronize()
@@ -451,6 +635,8 @@ def fmt(x):
 
 def check_line(check):
     peak = " peak_bytes=%d" % check["peak_bytes"] if check.get("peak_bytes") else ""
+    if check.get("device"):  # O is in attnbench's own device buffer
+        return "check device" + peak
     if "output" in check:  # the file attnbench offered in ATTNBENCH_OUTPUT
         return "check output=" + check["output"] + peak
     return "check " + " ".join(
@@ -464,18 +650,105 @@ def check_line(check):
 class TorchRunner:
     """framework="torch": CUDA tensors in, CUDA events out. `context`, when
     given, is a callable returning a context manager entered around the
-    checked call, the warm-up and every timing (e.g. an SDPA backend)."""
+    checked call, the warm-up and every timing (e.g. an SDPA backend);
+    `layout` the layout fn takes and returns ("bhsd" or "bshd")."""
 
-    def __init__(self, fn, context=None):
+    def __init__(self, fn, context=None, layout="bhsd", cudart=None):
         import contextlib
         import torch
         if not torch.cuda.is_available():
             raise AdapterError("no CUDA device visible to PyTorch %s" % torch.__version__)
         torch.backends.cuda.matmul.allow_tf32 = False  # fp32 means fp32 (reference too)
         torch.backends.cudnn.allow_tf32 = False
-        self.torch, self.fn = torch, fn
+        self.torch, self.fn, self.layout = torch, fn, layout
         self.context = context or contextlib.nullcontext
         self.hold = _Hold(torch)
+        self.cudart = cudart  # made on the first ipc= configuration
+        self.shared = None    # the SharedBuffers of the current configuration
+
+    def release(self):
+        """Unmaps the previous configuration's shared buffers (attnbench
+        frees them after the configuration)."""
+        if self.shared is not None:
+            self.torch.cuda.synchronize()
+            self.shared.close()
+            self.shared = None
+
+    def _to_layout(self, x):
+        """[B, H, S, D] -> the function's layout (a copy, untimed)."""
+        return x.transpose(1, 2).contiguous() if self.layout == "bshd" else x
+
+    def _from_layout(self, x):
+        """The function's layout -> [B, H, S, D] (a view)."""
+        return x.transpose(1, 2) if self.layout == "bshd" else x
+
+    def _prepare_ipc(self, cfg, describe):
+        """A configuration on attnbench's own buffers (cfg["ipc"], PROTOCOL.md
+        "Device buffers"): the checked call on set 0, its O copied into
+        attnbench's O of set 0 (outside any timing), `check device`; the
+        timed calls take the sets in turn in hot and graph timing. A
+        backward pass: _prepare_bwd on attnbench's Q, K, V and dO, the
+        gradients copied into its dQ, dK, dV."""
+        torch = self.torch
+        if self.cudart is None:
+            self.cudart = Cudart()
+        with open(cfg["ipc"]) as f:  # the device first: IPC maps into the current one
+            dev = json.load(f).get("device", 0)
+        torch.cuda.set_device(dev)
+        shared = SharedBuffers(cfg["ipc"], self.cudart, cfg)
+        self.shared = shared
+        if shared.layout != self.layout:
+            raise AdapterError("ipc=: attnbench shares %s tensors, the function takes %s"
+                               % (shared.layout, self.layout))
+        tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+
+        def wrap(a):
+            t = torch.as_tensor(a, device="cuda")
+            return t.view(tdt) if t.dtype != tdt else t
+        sets = [tuple(wrap(one[n]) for n in ("q", "k", "v", "o")) for one in shared.sets]
+        causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(cfg["d"]), self.fn
+        q, k, v, o = sets[0]
+        # the memory of the pass as native variants count it: attnbench's
+        # tensors plus what the function allocated (its O, workspace, grads)
+        own = sum(int(t["bytes"]) for t in shared.desc["tensors"].values())
+        if cfg["pass"] != "fwd":  # one set; dQ, dK, dV into attnbench's buffers
+            if not shared.grads:
+                raise AdapterError("ipc=: pass=%s, but no backward buffers described"
+                                   % cfg["pass"])
+            bufs = {n: wrap(a) for n, a in shared.grads.items() if n != "lse"}
+            bufs["bytes"] = own
+            call, check = self._prepare_bwd(cfg, describe, q, k, v, tdt, shared=bufs)
+            sys.stderr.write("attnbench_adapter: ipc: the %s pass on attnbench's buffers\n"
+                             % cfg["pass"])
+            return call, check
+
+        def call():
+            return fn(q, k, v, causal, scale)
+        call.rotating = rotating([s[:3] for s in sets], lambda q, k, v: fn(q, k, v, causal, scale))
+        with self.context():
+            try:
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                out = call()
+                if tuple(out.shape) != tuple(o.shape):
+                    raise AdapterError("the function returned shape %s, expected %s (%s)"
+                                       % (tuple(out.shape), tuple(o.shape), self.layout))
+                o.copy_(out)  # attnbench checks O in its own buffer
+                torch.cuda.synchronize()
+            except RuntimeError as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise AdapterError("%s rejects B=%d H=%d H_kv=%d S=%d S_kv=%d D=%d %s causal=%d: %s"
+                                   % (describe, cfg["b"], cfg["h"], cfg["h_kv"], cfg["s"],
+                                      cfg["s_kv"], cfg["d"], cfg["dtype"], cfg["causal"], first))
+            check = {"device": True, "peak_bytes": own + torch.cuda.max_memory_allocated()}
+            del out
+            warm = call.rotating if cfg["timing"] != "cold" else call
+            for _ in range(cfg["warmup"]):
+                warm()
+            torch.cuda.synchronize()
+        sys.stderr.write("attnbench_adapter: ipc: %d input sets of attnbench's, layout %s\n"
+                         % (len(sets), self.layout))
+        return call, check
 
     def env(self):
         import numpy as np
@@ -487,12 +760,16 @@ class TorchRunner:
 
     def prepare(self, cfg, describe):
         torch = self.torch
+        self.release()
+        if cfg.get("ipc"):
+            return self._prepare_ipc(cfg, describe)
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
         tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
         q32, k32, v32 = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"], cfg["h_kv"],
                                     cfg["s_kv"])
         # exact: the float32 values are already dtype values
-        q, k, v = (torch.from_numpy(x).to("cuda").to(tdt).contiguous() for x in (q32, k32, v32))
+        q, k, v = (self._to_layout(torch.from_numpy(x).to("cuda").to(tdt).contiguous())
+                   for x in (q32, k32, v32))
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
         if cfg["pass"] != "fwd":
             return self._prepare_bwd(cfg, describe, q, k, v, tdt)
@@ -511,36 +788,42 @@ class TorchRunner:
                 raise AdapterError("%s rejects B=%d H=%d H_kv=%d S=%d S_kv=%d D=%d %s causal=%d: %s"
                                    % (describe, B, H, cfg["h_kv"], S, cfg["s_kv"], D,
                                       cfg["dtype"], cfg["causal"], first))
+            out = self._from_layout(out)  # [B, H, S, D] for the check
             opath = os.environ.get("ATTNBENCH_OUTPUT")
             if opath:  # attnbench checks O itself (PROTOCOL.md, "Correctness")
-                out.float().cpu().numpy().tofile(opath)
+                out.float().contiguous().cpu().numpy().tofile(opath)
                 check = {"output": opath, "peak_bytes": torch.cuda.max_memory_allocated()}
             else:
                 check = correctness_torch(torch, cfg, q32, k32, v32, out,
                                           check_rows(B, H, S, cfg["seed"]))
             dump = os.environ.get("TORCH_SDPA_DUMP_O") or os.environ.get("ATTNBENCH_ADAPTER_DUMP_O")
             if dump:  # tests/external/check_figures.py: O as float32 [B,H,S,D]
-                out.float().cpu().numpy().tofile(dump)
+                out.float().contiguous().cpu().numpy().tofile(dump)
             del out
             for _ in range(cfg["warmup"]):
                 call()
             torch.cuda.synchronize()
         return call, check
 
-    def _prepare_bwd(self, cfg, describe, q, k, v, tdt):
+    def _prepare_bwd(self, cfg, describe, q, k, v, tdt, shared=None):
         """A backward pass (issue 18) through autograd: "bwd" times
         torch.autograd.grad of the output (the forward made once, outside the
         timed region, its graph retained), "fwd+bwd" the forward and that
         backward together. dQ, dK, dV go to ATTNBENCH_OUTPUT for attnbench's
-        gradient check (required: the kit has no gradient check of its own)."""
-        import numpy as np
+        gradient check (required: the kit has no gradient check of its own),
+        or, with `shared` (a dict of attnbench's dO, dQ, dK, dV tensors,
+        device buffers), into attnbench's dQ, dK, dV (`check device`)."""
         torch = self.torch
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
         opath = os.environ.get("ATTNBENCH_OUTPUT")
-        if not opath:
+        if shared is not None:
+            g = shared["do"]
+        elif not opath:
             raise AdapterError("pass=%s needs ATTNBENCH_OUTPUT (attnbench checks the gradients)"
                                % cfg["pass"])
-        g = torch.from_numpy(make_dout(B, H, S, D, cfg["dtype"], cfg["seed"])).to("cuda").to(tdt)
+        else:
+            g = self._to_layout(torch.from_numpy(make_dout(B, H, S, D, cfg["dtype"],
+                                                           cfg["seed"])).to("cuda").to(tdt))
         for x in (q, k, v):
             x.requires_grad_(True)
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
@@ -579,12 +862,21 @@ class TorchRunner:
                                    "D=%d %s causal=%d: %s"
                                    % (describe, cfg["pass"], B, H, cfg["h_kv"], S, cfg["s_kv"],
                                       D, cfg["dtype"], cfg["causal"], first))
-            np.concatenate([x.float().cpu().numpy().ravel() for x in grads]).tofile(opath)
+            if shared is not None:  # attnbench checks them in its own buffers
+                for name, x in zip(("dq", "dk", "dv"), grads):
+                    shared[name].copy_(x)
+                torch.cuda.synchronize()
+                check = {"device": True, "peak_bytes": peak + shared["bytes"]}
+            else:
+                import numpy as np
+                np.concatenate([self._from_layout(x).float().contiguous().cpu().numpy().ravel()
+                                for x in grads]).tofile(opath)
+                check = {"output": opath, "peak_bytes": peak}
             del grads
             for _ in range(cfg["warmup"]):
                 call()
             torch.cuda.synchronize()
-        return call, {"output": opath, "peak_bytes": peak}
+        return call, check
 
     def time(self, call, cfg):
         with self.context():
@@ -599,9 +891,12 @@ class TorchRunner:
 class NumpyRunner:
     """framework="numpy": float32 host arrays in, host wall clock out."""
 
-    def __init__(self, fn, context=None):
+    def __init__(self, fn, context=None, layout="bhsd"):
         import numpy  # noqa: F401  (fail here, with the reason, when absent)
-        self.fn = fn
+        self.fn, self.layout = fn, layout
+
+    def release(self):
+        pass
 
     def env(self):
         import numpy as np
@@ -613,17 +908,23 @@ class NumpyRunner:
         if cfg["pass"] != "fwd":
             raise AdapterError("%s: the numpy kit runs the forward pass only (pass=%s)"
                                % (describe, cfg["pass"]))
+        import numpy as np
         q, k, v = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"], cfg["h_kv"], cfg["s_kv"])
         causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
+        bshd = self.layout == "bshd"
+        fq, fk, fv = ((np.ascontiguousarray(x.transpose(0, 2, 1, 3)) for x in (q, k, v))
+                      if bshd else (q, k, v))
 
         def call():
-            return fn(q, k, v, causal, scale)
+            return fn(fq, fk, fv, causal, scale)
 
         out = call()
+        if bshd:
+            out = np.asarray(out).transpose(0, 2, 1, 3)
         opath = os.environ.get("ATTNBENCH_OUTPUT")
         if opath:  # attnbench checks O itself (PROTOCOL.md, "Correctness")
             import numpy as np
-            np.asarray(out, dtype=np.float32).tofile(opath)
+            np.ascontiguousarray(out, dtype=np.float32).tofile(opath)
             check = {"output": opath}
         else:
             check = correctness_numpy(cfg, q, k, v, out, check_rows(B, H, S, cfg["seed"]))
@@ -672,23 +973,38 @@ def serve(runner, env, describe, inp=None, out=None):
             out.write("".join("sample %r\n" % float(x) for x in ms) + "done\n")
             out.flush()
         elif cmd == "quit":
-            return
+            break
         elif cmd:
             raise AdapterError("unknown request %r" % cmd)
+    call = None
+    runner.release()
 
 
-def run(fn, framework="torch", env=None, context=None, describe="the function"):
+def hello_line(framework, layout):
+    """The answer to ATTNBENCH_IPC=1 (PROTOCOL.md "Device buffers"): the
+    torch framework maps attnbench's buffers, numpy cannot."""
+    return "hello ipc=%d layout=%s" % (1 if framework == "torch" else 0, layout)
+
+
+def run(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd"):
     """Speaks the protocol ATTNBENCH_PROTOCOL names for `fn(q, k, v, causal,
     scale) -> o`. env: extra fields of the `env` line (merged into the
     measurement's fingerprint); context: see TorchRunner; describe: names
-    the function in error messages. Raises AdapterError on a failure to
-    report."""
+    the function in error messages; layout: "bhsd" (fn takes and returns
+    [B, H, S, D]) or "bshd" ([B, S, H, D]). Raises AdapterError on a
+    failure to report."""
     runners = {"torch": TorchRunner, "numpy": NumpyRunner}
     if framework not in runners:
         raise AdapterError("framework %r is not torch or numpy" % framework)
+    if layout not in LAYOUTS:
+        raise AdapterError("layout %r is not bhsd or bshd" % (layout,))
     proto = os.environ.get("ATTNBENCH_PROTOCOL")
+    if proto == "2" and os.environ.get("ATTNBENCH_IPC") == "1":
+        # at once, before torch is imported: attnbench waits only a moment for it
+        sys.stdout.write(hello_line(framework, layout) + "\n")
+        sys.stdout.flush()
     cfg = None if proto == "2" else config_from_env()  # refuses other protocols
-    runner = runners[framework](fn, context)
+    runner = runners[framework](fn, context, layout)
     fields = runner.env()
     fields.update(env or {})
     env_json = json.dumps(fields, sort_keys=True)
@@ -703,11 +1019,11 @@ def run(fn, framework="torch", env=None, context=None, describe="the function"):
     sys.stdout.flush()
 
 
-def main(fn, framework="torch", env=None, context=None, describe="the function"):
+def main(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd"):
     """run(), with failures printed as the protocol's `error` line and exit
     status 1 (the traceback of an unexpected exception stays on stderr)."""
     try:
-        run(fn, framework, env, context, describe)
+        run(fn, framework, env, context, describe, layout)
     except AdapterError as e:
         print("error " + _one_line(e), flush=True)
         sys.exit(1)

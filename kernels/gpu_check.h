@@ -35,6 +35,15 @@ typedef struct ab_gpu_parts {
     void *dout, *dq, *dk, *dv;
     float *lse;
     void **bref;
+    /* the input sets (gpu.h ab_gpu_input_sets): set 0 is q, k, v, o above,
+     * set i > 0 the four tensors at rot + (i - 1) * 4 * stride; and the
+     * layout copies of an external variant (gpu_ipc.h; *lay NULL until
+     * made, *lay_ready 1 once filled) */
+    int nsets;
+    char *rot;
+    size_t stride;
+    void **lay;
+    int *lay_ready;
 } ab_gpu_parts;
 void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p);
 

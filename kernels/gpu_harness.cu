@@ -50,6 +50,10 @@ struct ab_gpu_bufs {
      * (a decode step's K/V cache up to S_kv = 4096 at H_kv = 8, D = 128)
      * every block found them there (reports/rotation/) */
     long next_set;
+    /* an external variant's layout (gpu_ipc.cu): nsets sets of Q, K, V, O
+     * in [B,S,H,D], each tensor `stride` bytes; NULL until asked for */
+    void *lay;
+    int lay_ready;
 };
 
 extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
@@ -67,6 +71,11 @@ extern "C" void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p)
     p->dv = b->dv;
     p->lse = b->lse;
     p->bref = &b->bref;
+    p->nsets = b->nsets;
+    p->rot = b->rot;
+    p->stride = b->stride;
+    p->lay = &b->lay;
+    p->lay_ready = &b->lay_ready;
 }
 
 #define CK(call)                                                                        \
@@ -297,6 +306,7 @@ extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
     cudaFree(b->o);
     cudaFree(b->flush);
     cudaFree(b->rot);
+    cudaFree(b->lay);
     ab_gpu_ref_free(b->ref);
     ab_gpu_bref_free(b->bref);
     cudaFree(b->dout);

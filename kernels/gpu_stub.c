@@ -86,3 +86,16 @@ int ab_gpu_reference_bwd(ab_gpu_bufs *b, double *dq, double *dk, double *dv, cha
 {
     return fail(err, n);
 }
+
+/* ---- device buffers shared with adapters (gpu_ipc.h) ---- */
+#include "gpu_ipc.h"
+
+int ab_gpu_layout_prepare(ab_gpu_bufs *b, ab_layout l, char *err, size_t n) { return fail(err, n); }
+int ab_gpu_ipc_export(ab_gpu_bufs *b, ab_layout l, ab_gpu_export *x, char *err, size_t n)
+{
+    memset(x, 0, sizeof *x);
+    return fail(err, n);
+}
+void ab_gpu_export_free(ab_gpu_export *x) { (void)x; }
+int ab_gpu_layout_poison(ab_gpu_bufs *b, ab_layout l, char *err, size_t n) { return fail(err, n); }
+int ab_gpu_layout_collect(ab_gpu_bufs *b, ab_layout l, char *err, size_t n) { return fail(err, n); }

@@ -19,7 +19,7 @@ const char *const ab_exp_axis_keys[] = {"B", "H", "S", "D", "causal", "dtype", "
 const char *const ab_exp_stopping_keys[] = {"target_rel_ci", "min_samples", "max_samples",
                                             "budget_s", NULL};
 const char *const ab_exp_variant_keys[] = {"name", "command", "variant", "timing", "timeout",
-                                           "protocol", "library", NULL};
+                                           "protocol", "library", "ipc", "layout", NULL};
 
 size_t ab_edit_distance(const char *a, const char *b)
 {

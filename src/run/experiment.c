@@ -325,6 +325,31 @@ static int load_plugin(const config_setting_t *s, ab_exp_variant *v, const char 
     return 0;
 }
 
+/* `ipc = true|false;` and `layout = "bhsd"|"bshd";` of an external variant
+ * (src/run/ext_ipc.h): protocol 2 only. 0, or -1 with err. */
+static int load_ipc(const config_setting_t *s, ab_exp_variant *v, const char *path, char *err,
+                    size_t n)
+{
+    const config_setting_t *ip = config_setting_get_member(s, "ipc");
+    const char *lay = NULL;
+    v->ipc = 1;
+    if (ip && config_setting_type(ip) != CONFIG_TYPE_BOOL)
+        return where(err, n, path, ip, "%s must be true or false", "ipc");
+    if (ip)
+        v->ipc = config_setting_get_bool(ip);
+    if (get_string(s, "layout", 0, &lay, path, err, n))
+        return -1;
+    if (lay && ab_layout_parse(lay, &v->layout))
+        return where(err, n, path, config_setting_get_member(s, "layout"),
+                     "%s must be \"bhsd\" ([B,H,S,D]) or \"bshd\" ([B,S,H,D])", "layout");
+    v->layout_set = lay != NULL;
+    if ((ip || lay) && v->protocol != 2)
+        return where(err, n, path, ip ? ip : config_setting_get_member(s, "layout"),
+                     "%s applies to protocol-2 variants (protocol = 2;) only",
+                     ip ? "ipc" : "layout");
+    return 0;
+}
+
 static int load_variants(const config_setting_t *root, ab_experiment *e, const char *path,
                          char *err, size_t n)
 {
@@ -393,7 +418,8 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
             } else if (cmd) {
                 v->command = strdup(cmd);
                 if (get_float(s, "timeout", 600.0, 0.1, 86400.0, &v->timeout_s, path, err, n) ||
-                    get_int(s, "protocol", 1, 1, 2, &v->protocol, path, err, n))
+                    get_int(s, "protocol", 1, 1, 2, &v->protocol, path, err, n) ||
+                    load_ipc(s, v, path, err, n))
                     return -1;
             } else {
                 v->native = ab_variant_find(base);

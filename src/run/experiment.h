@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "gpu_ipc.h"
 #include "timing_mode.h"
 #include "variant.h"
 
@@ -23,6 +24,11 @@ typedef struct ab_exp_variant {
                                  request, inside the rounds) */
     ab_timing_mode timing;    /* this variant's timing mode (the experiment's unless
                                  the entry sets its own) */
+    int ipc;                  /* external, protocol 2: offer attnbench's device buffers
+                                 (`ipc`, default true; src/run/ext_ipc.h) */
+    ab_layout layout;         /* external, protocol 2: the layout its inputs are shared in
+                                 (`layout`), when layout_set and its hello names none */
+    int layout_set;
     char *library;            /* plugin (issue 22): the `library` field, or NULL */
     char *plugin_record;      /* plugin: JSON {"plugin": {library, size, sha256}} */
     ab_variant *plugin;       /* plugin: the adapted row `native` points to (owned) */

@@ -42,6 +42,8 @@ typedef struct ab_ext_request {
     const char *output_path;  /* offered as ATTNBENCH_OUTPUT (where the adapter may write O); NULL: none */
     int H_kv, S_kv;           /* K/V heads and length; 0: equal to H, S */
     const char *pass;         /* "fwd", "bwd", "fwd+bwd" (issue 18); NULL: fwd */
+    const char *ipc_path;     /* protocol 2: the device-buffer description offered as `ipc=PATH`
+                                 (ext_ipc.h); NULL: none */
 } ab_ext_request;
 
 typedef struct ab_ext_result {
@@ -58,6 +60,7 @@ typedef struct ab_ext_result {
     int timed_out;                     /* 1 when killed for exceeding timeout_s */
     double wall_s;                     /* seconds from start to exit */
     char *output_path;                 /* `check output=PATH`: the adapter's O, float32 [B,H,S,D], malloc'd; NULL when not given */
+    int device_check;                  /* `check device`: O is in attnbench's shared device buffer (ext_ipc.h) */
 } ab_ext_result;
 
 /* Runs rq->command once for the configuration in *rq and fills *out (which

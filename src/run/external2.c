@@ -13,6 +13,7 @@
  */
 #include "external2.h"
 
+#include "ext_ipc.h"
 #include "proc.h"
 
 #include <errno.h>
@@ -42,6 +43,12 @@ struct ab_ext2 {
     size_t nline, capline;
     char errtail[AB_EXT_STDERR_KEEP + 1];
     size_t nerr;
+    /* device buffers (ext_ipc.h): offered ATTNBENCH_IPC=1, what its hello
+     * said, and whether the line read while waiting for the hello was
+     * something else, left in `handed` for the first answer */
+    int offer_ipc;
+    ab_ext_hello hello;
+    int replay;
 };
 
 static double now_s(void)
@@ -266,7 +273,7 @@ static int send_line(ab_ext2 *p, const char *text, double deadline, char *why, s
 }
 
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  const char *output_path, ab_ext2 **out, char *err, size_t n)
+                  const char *output_path, int offer_ipc, ab_ext2 **out, char *err, size_t n)
 {
     *out = NULL;
     ab_ext2 *p = calloc(1, sizeof *p);
@@ -281,7 +288,7 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     size_t ne = 0;
     for (char **e = environ; e && *e; e++)
         ne++;
-    char **env = calloc(ne + 4, sizeof *env), vbuf[160], *obuf = NULL;
+    char **env = calloc(ne + 5, sizeof *env), vbuf[160], *obuf = NULL;
     size_t k = 0;
     for (char **e = environ; env && e && *e; e++)
         if (strncmp(*e, "ATTNBENCH_", 10) != 0)
@@ -290,6 +297,8 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     if (env) {
         env[k++] = "ATTNBENCH_PROTOCOL=2";
         env[k++] = vbuf;
+        if (offer_ipc)
+            env[k++] = "ATTNBENCH_IPC=1";
         if (output_path) {
             size_t len = strlen(output_path) + sizeof "ATTNBENCH_OUTPUT=";
             if ((obuf = malloc(len)) != NULL) {
@@ -323,9 +332,29 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     p->out_r = ch.out;
     p->err_r = ch.err;
     p->t_start = now_s();
+    p->offer_ipc = offer_ipc;
     *out = p;
+    /* ---- device buffers: wait a moment for the hello (ext_ipc.h) ---- */
+    if (offer_ipc) {
+        char *line;
+        const double wait = timeout_s < AB_EXT_HELLO_WAIT_S ? timeout_s : AB_EXT_HELLO_WAIT_S;
+        if (next_line(p, now_s() + wait, &line, why, sizeof why) == 0) {
+            if (!ab_ext_is_hello(line))
+                p->replay = 1; /* an older adapter's first line: part of its first answer */
+            else if (ab_ext_parse_hello(line + 5, &p->hello, why, sizeof why)) {
+                char msg[300];
+                snprintf(msg, sizeof msg, "hello line: %s", why);
+                fail(p, err, n, msg);
+                ab_ext2_stop(p);
+                *out = NULL;
+                return -1;
+            }
+        } /* nothing yet (or it exited): the first request finds out */
+    }
     return 0;
 }
+
+const ab_ext_hello *ab_ext2_hello(const ab_ext2 *p) { return &p->hello; }
 
 static void set_err(ab_ext_result *out, const char *name, const char *fmt, const char *what)
 {
@@ -336,7 +365,7 @@ static void set_err(ab_ext_result *out, const char *name, const char *fmt, const
 
 int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
 {
-    char why[400], req[400], *line;
+    char why[400], req[1100], *line;
     memset(out, 0, sizeof *out);
     out->atol = NAN;
     out->rows_checked = -1;
@@ -352,11 +381,14 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
     char ps[24] = ""; /* likewise only for a backward pass (issue 18) */
     if (rq->pass && strcmp(rq->pass, "fwd") != 0)
         snprintf(ps, sizeof ps, " pass=%s", rq->pass);
+    char ipc[700] = ""; /* only to an adapter whose hello said ipc=1 (ext_ipc.h) */
+    if (rq->ipc_path && p->hello.ipc)
+        snprintf(ipc, sizeof ipc, " ipc=%.600s", rq->ipc_path);
     snprintf(req, sizeof req,
              "config B=%d H=%d S=%d D=%d causal=%d dtype=%s warmup=%d seed=%lu timing=%s "
-             "graph_k=%d%s%s\n",
+             "graph_k=%d%s%s%s\n",
              rq->B, rq->H, rq->S, rq->D, rq->causal ? 1 : 0, rq->dtype, rq->warmup, rq->seed,
-             rq->timing_mode, rq->graph_k, kv, ps);
+             rq->timing_mode, rq->graph_k, kv, ps, ipc);
     const double deadline = now_s() + p->timeout_s;
     if (send_line(p, req, deadline, why, sizeof why)) {
         fail(p, out->error, sizeof out->error, why);
@@ -364,12 +396,34 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
     }
     int checks = 0, envs = 0;
     for (int lineno = 1;; lineno++) {
-        if (next_line(p, deadline, &line, why, sizeof why)) {
+        if (p->replay) { /* the line read while waiting for a hello */
+            p->replay = 0;
+            line = p->handed;
+        } else if (next_line(p, deadline, &line, why, sizeof why)) {
             fail(p, out->error, sizeof out->error, why);
             return -1;
         }
         if (line[0] == '#' || line[0] == '\0')
             continue;
+        /* ---- device buffers (ext_ipc.h) ---- */
+        if (ab_ext_is_hello(line) && p->offer_ipc && !p->hello.seen) {
+            p->hello.seen = 1; /* came after the wait: this process works without IPC */
+            continue;
+        }
+        if (ab_ext_is_check_device(line) && checks++ == 0) {
+            if (!ipc[0]) {
+                fail(p, out->error, sizeof out->error,
+                     "check device, but this configuration's request offered no ipc= buffers");
+                return -1;
+            }
+            char cw[200];
+            if (ab_ext_parse_check_device(line + 12, out, cw, sizeof cw)) {
+                snprintf(why, sizeof why, "check line: %s", cw);
+                fail(p, out->error, sizeof out->error, why);
+                return -1;
+            }
+            continue;
+        }
         if (strcmp(line, "ready") == 0)
             break;
         if (strncmp(line, "error ", 6) == 0) {

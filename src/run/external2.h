@@ -12,6 +12,7 @@
 #define ATTNBENCH_EXTERNAL2_H
 
 #include "external.h"
+#include "ext_ipc.h"
 
 #include <stddef.h>
 
@@ -22,14 +23,25 @@ typedef struct ab_ext2 ab_ext2;
  * environment, and ATTNBENCH_OUTPUT=output_path when that is not NULL (the
  * file the adapter may write O to, ext_output.h), inherited ATTNBENCH_*
  * removed) in workdir (NULL: the current directory). timeout_s bounds each
- * later request. Returns 0 and *p, or -1 with "external variant NAME: why"
- * in err (n bytes). */
+ * later request. offer_ipc: ATTNBENCH_IPC=1 is set too, and the adapter's
+ * first line is awaited for at most AB_EXT_HELLO_WAIT_S (or timeout_s):
+ * a hello is parsed (ab_ext2_hello), any other line is kept for the first
+ * answer, silence is an adapter that does not speak it. Returns 0 and *p,
+ * or -1 with "external variant NAME: why" in err (n bytes; a malformed
+ * hello: the process is then killed). */
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  const char *output_path, ab_ext2 **p, char *err, size_t n);
+                  const char *output_path, int offer_ipc, ab_ext2 **p, char *err, size_t n);
+
+/* What the adapter's hello said (all zero when it sent none, or its hello
+ * came after the wait: then seen is set once the first answer showed it,
+ * and ipc stays 0 for the process's life). */
+const ab_ext_hello *ab_ext2_hello(const ab_ext2 *p);
 
 /* Tells the adapter a configuration (rq's B, H, S, D, causal, dtype,
- * warmup, seed, timing_mode, graph_k; rq->samples is ignored) and reads its
- * answer: at most one env line, exactly one check line, then `ready`. Fills
+ * warmup, seed, timing_mode, graph_k, and rq->ipc_path as ` ipc=PATH` when
+ * its hello said ipc=1; rq->samples is ignored) and reads its answer: at
+ * most one env line, exactly one check line (`check device` only when ipc=
+ * was sent: out->device_check), then `ready`. Fills
  * out's correctness figures and env_json (ms stays NULL). Returns 0; 1 when
  * the adapter answered `error MESSAGE` (out->error: "adapter reported:
  * MESSAGE"; it stays alive for the next configuration); -1 on a protocol

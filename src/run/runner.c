@@ -39,6 +39,7 @@
 #include "external.h"
 #include "external2.h"
 #include "ext_output.h"
+#include "ext_ipc.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
 #include "stabilise.h"
@@ -713,6 +714,51 @@ static const char *ext_output_path(size_t vi, char *buf, size_t n)
     return buf;
 }
 
+/* The device-buffer description offered to protocol-2 variant vi (`ipc=`,
+ * ext_ipc.h), beside its output path; NULL without the private folder. */
+static const char *ext_ipc_path(size_t vi, char *buf, size_t n)
+{
+    char f[600];
+    if (!ext_output_path(vi, f, sizeof f))
+        return NULL;
+    snprintf(buf, n, "%s/variant-%zu.ipc.json", ext_out_dir, vi);
+    return buf;
+}
+
+/* Offers protocol-2 variant ev (index vi, its adapter p) the configuration's
+ * device buffers when its hello said ipc=1 and bufs hold the configuration
+ * (a backward pass only in [B,H,S,D]): the layout (the hello's, else the entry's,
+ * else [B,H,S,D]; the two disagreeing is an error), the exported tensors
+ * and their description at path (ext_ipc.h). Returns the path to send as
+ * `ipc=` (with *layout and *nsets), or NULL: no offer (why, if it was
+ * an error rather than "not applicable", printed and kept in msg). */
+static const char *ext_ipc_offer(const ab_exp_variant *ev, size_t vi, ab_ext2 *p,
+                                 ab_gpu_bufs *bufs, const ab_shape *s, char *path, size_t pn,
+                                 ab_layout *layout, int *nsets, char *msg, size_t mn)
+{
+    const ab_ext_hello *h = ab_ext2_hello(p);
+    msg[0] = '\0';
+    if (!h->ipc || !bufs || !ev->ipc || !ext_ipc_path(vi, path, pn))
+        return NULL;
+    *layout = h->has_layout ? h->layout : ev->layout_set ? ev->layout : AB_LAYOUT_BHSD;
+    if (h->has_layout && ev->layout_set && h->layout != ev->layout) {
+        snprintf(msg, mn, "layout: the experiment says %s, the adapter's hello %s",
+                 ab_layout_name(ev->layout), ab_layout_name(h->layout));
+        return NULL;
+    }
+    if (s->pass != AB_FWD && *layout != AB_LAYOUT_BHSD)
+        return NULL; /* backward buffers in [B,H,S,D] only: the adapter's own inputs */
+    char err[AB_ERR];
+    const double t = ab_now_s();
+    int rc = ab_ext_ipc_offer(bufs, s, *layout, path, nsets, err, sizeof err);
+    wt.inputs_s += ab_now_s() - t;
+    if (rc) {
+        snprintf(msg, mn, "sharing the device buffers: %.400s", err);
+        return NULL;
+    }
+    return path;
+}
+
 /* The correctness rule for external variant st on shape s, from its result
  * res: when the adapter wrote its output to the offered path (`check
  * output=PATH`), attnbench checks that output itself (ext_output.h: the
@@ -792,6 +838,55 @@ static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
     if (res->nonfinite || !(res->max_abs_err <= st->m.tolerance)) {
         snprintf(msg, n, "correctness: max abs error %.3e > tolerance %.3e, %ld non-finite outputs",
                  res->max_abs_err, st->m.tolerance, res->nonfinite);
+        return 0;
+    }
+    return 1;
+}
+
+/* The check of a protocol-2 adapter that answered `check device`: its O in
+ * bufs (layout l), checked like a native GPU variant's (ext_ipc.h). Fills
+ * st->m's check fields; returns 1 (passed), 0 (failed: why in msg) or -1
+ * (an error: why in msg). */
+static int ext_device_check(const ab_experiment *e, vstate *st, const ab_shape *s,
+                            ab_gpu_bufs *bufs, ab_layout l, unsigned long check_seed, char *msg,
+                            size_t n)
+{
+    char err[AB_ERR];
+    ab_check c;
+    const double t = ab_now_s();
+    if (s->pass != AB_FWD) { /* dQ, dK, dV in the shared buffers: the native check */
+        ab_grad_check gc;
+        int rc = ab_gpu_check_bwd(bufs, &gc, err, sizeof err);
+        wt.check_s += ab_now_s() - t;
+        if (rc) {
+            snprintf(msg, n, "%s", err);
+            return -1;
+        }
+        if (!fill_grads(st, s, &gc)) {
+            snprintf(msg, n, "correctness (attnbench's check of the adapter's gradients in its "
+                             "device buffers): %s", gc.why);
+            return 0;
+        }
+        return 1;
+    }
+    int rc = ab_ext_ipc_check(s, bufs, l, e->seed, check_seed, &c, err, sizeof err);
+    wt.check_s += ab_now_s() - t;
+    if (rc) {
+        snprintf(msg, n, "%s", err);
+        return -1;
+    }
+    st->m.checked = 1;
+    st->m.max_abs_err = c.max_abs_err;
+    st->m.mean_abs_err = c.mean_abs_err;
+    st->m.rel_l2_err = c.rel_l2_err;
+    st->m.tolerance = c.tolerance;
+    st->m.nonfinite = c.nonfinite;
+    st->m.rows_checked = c.rows_checked;
+    st->check_seed = c.seed;
+    st->rows_total = c.rows_total;
+    if (!c.pass) {
+        snprintf(msg, n, "correctness (attnbench's check of the adapter's output in its device "
+                         "buffer): %s", c.why);
         return 0;
     }
     return 1;
@@ -938,7 +1033,7 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     char opath[600];
     const char *offered = ext_output_path(vi, opath, sizeof opath);
     if (!ext_procs[vi] && ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, offered,
-                                        &ext_procs[vi], err, sizeof err)) {
+                                        ev->ipc && bufs, &ext_procs[vi], err, sizeof err)) {
         wt.adapter_s += ab_now_s() - t0;
         return store(db, st, "error", err) ? -1 : 0;
     }
@@ -958,6 +1053,15 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     rq.seed = e->seed;
     rq.timing_mode = ab_timing_mode_name(ev->timing);
     rq.graph_k = e->graph_k;
+    char ipath[640];
+    ab_layout layout = AB_LAYOUT_BHSD;
+    int nsets = 1;
+    rq.ipc_path = ext_ipc_offer(ev, vi, st->ext, bufs, s, ipath, sizeof ipath, &layout, &nsets,
+                                err, sizeof err);
+    if (err[0]) /* an offer that failed: this configuration is an error */
+        return store(db, st, "error", err) ? -1 : 0;
+    if (rq.ipc_path && ev->timing != AB_TIME_COLD)
+        st->m.input_sets = nsets; /* rotated like a native variant's (PROTOCOL.md) */
     ab_ext_result res;
     int rc = ab_ext2_config(st->ext, &rq, &res);
     wt.adapter_s += ab_now_s() - t0; /* start-up, its warm-up and check */
@@ -978,10 +1082,13 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
         st->ext = NULL;
         return out;
     }
-    /* the same rule as for protocol 1 (ext_check) */
+    /* the same rule as for protocol 1 (ext_check), or O in the shared buffer */
     char why[AB_ERR];
-    int pass = ext_check(e, st, s, &res, offered, bufs, check_seed_base + 7919UL * (vi + 1),
-                         why, sizeof why);
+    int pass = res.device_check
+                   ? ext_device_check(e, st, s, bufs, layout,
+                                      check_seed_base + 7919UL * (vi + 1), why, sizeof why)
+                   : ext_check(e, st, s, &res, offered, bufs, check_seed_base + 7919UL * (vi + 1),
+                               why, sizeof why);
     char *opath_res = res.output_path; /* only the path was still held */
     res.output_path = NULL;
     free(opath_res);
@@ -1425,8 +1532,10 @@ cleanup:
         ab_ext2_stop(ext_procs[i]);
     if (ext_out_dir[0]) { /* each output was removed once checked; a leftover too */
         char f[600];
-        for (size_t i = 0; i < e->nvariants; i++)
+        for (size_t i = 0; i < e->nvariants; i++) {
             unlink(ext_output_path(i, f, sizeof f));
+            unlink(ext_ipc_path(i, f, sizeof f));
+        }
         rmdir(ext_out_dir);
         ext_out_dir[0] = '\0';
     }

@@ -108,6 +108,10 @@ experiment-errors)
   expect_error "base.cfg:3: baseline 'cpu_reference' is not one of" run base.cfg --db keep.db
   printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nsamples = 0;\n' >samples.cfg
   expect_error "samples.cfg:4: samples must be an integer" run samples.cfg --db keep.db
+  printf 'name = "x";\nvariants = ( "cpu_flash",\n  { name = "e"; command = "true"; protocol = 2; layout = "nhwc"; } );\nsweep = { S = 8; };\n' >layout.cfg
+  expect_error 'layout.cfg:3: layout must be "bhsd"' run layout.cfg --db keep.db
+  printf 'name = "x";\nvariants = ( "cpu_flash",\n  { name = "e"; command = "true"; ipc = false; } );\nsweep = { S = 8; };\n' >ipc1.cfg
+  expect_error "ipc1.cfg:3: ipc applies to protocol-2 variants" run ipc1.cfg --db keep.db
   after=$(count keep.db "SELECT count(*) FROM samples")
   [ "$before" = "$after" ] || fail "stored samples changed: $before -> $after"
   runs=$(count keep.db "SELECT count(*) FROM runs")

@@ -8,8 +8,11 @@
 # requests). $FAKE2_DIE_TAKE=N: exit 3 at the N-th take (a crash inside the
 # rounds). Samples are 0.5 ms plus a few microseconds. $FAKE2_OUTPUT_DIR:
 # for each configuration copy FAKE2_OUTPUT_DIR/S<S>.f32 to $ATTNBENCH_OUTPUT
-# and name it on the check line (attnbench checks that output itself).
+# and name it on the check line (attnbench checks that output itself). It
+# predates the device-buffer handshake (PROTOCOL.md "Device buffers"): it
+# never says hello; its log's first line records whether it was offered.
 [ "${ATTNBENCH_PROTOCOL:-}" = 2 ] || { echo "error this adapter speaks protocol 2, not ${ATTNBENCH_PROTOCOL:-none}"; exit 1; }
+[ -n "${FAKE2_LOG:-}" ] && echo "$$ start ATTNBENCH_IPC=${ATTNBENCH_IPC:-unset}" >>"$FAKE2_LOG"
 takes=0
 while read -r cmd rest; do
   echo "fake2 $$: $cmd $rest" >&2

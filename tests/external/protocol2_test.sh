@@ -11,7 +11,8 @@
 #  3. an adapter that dies inside the rounds: that measurement is an error,
 #     the next configuration starts a new process, the native variant and
 #     the run survive;
-#  4. a protocol-1 adapter in the same run still works.
+#  4. a protocol-1 adapter in the same run still works;
+#  5. device buffers are not offered with `ipc = false;`, nor without a GPU.
 set -u
 AB=$1 SRC=$2
 fake="$SRC/tests/external/fake_adapter2.sh"
@@ -24,7 +25,7 @@ count() { sqlite3 "$1" "$2"; }
 cat >p2.cfg <<CFG
 name = "p2";
 variants = ( "cpu_flash",
-  { name = "ext2_good"; command = "FAKE2_LOG=$tmp/good.log sh $fake"; protocol = 2; timeout = 10.0; },
+  { name = "ext2_good"; command = "FAKE2_LOG=$tmp/good.log sh $fake"; protocol = 2; timeout = 10.0; ipc = false; },
   { name = "ext2_refuse"; command = "FAKE2_LOG=$tmp/refuse.log FAKE2_ERROR_S=17 sh $fake"; protocol = 2; },
   { name = "ext2_die"; command = "FAKE2_LOG=$tmp/die.log FAKE2_DIE_TAKE=3 sh $fake"; protocol = 2; },
   { name = "ext1_good"; command = "sh $fake1 good"; } );
@@ -46,6 +47,12 @@ rounds_native=$(count p.db "SELECT group_concat(r) FROM (SELECT DISTINCT s.round
 rounds_ext=$(count p.db "SELECT group_concat(r) FROM (SELECT DISTINCT s.round AS r FROM samples s JOIN measurements m ON m.id = s.measurement_id WHERE m.variant = 'ext2_good' AND m.S = 16 ORDER BY r)")
 [ "$rounds_ext" = "0,1,2,3,4,5" ] && [ "$rounds_ext" = "$rounds_native" ] ||
   fail "adapter samples not in the native variant's rounds: $rounds_ext vs $rounds_native"
+# device buffers (PROTOCOL.md "Device buffers"): never offered with ipc =
+# false; without a GPU (no buffers) offered to nobody
+grep -q ' start ATTNBENCH_IPC=unset' good.log || fail "ipc = false, yet offered: $(grep start good.log)"
+if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
+  ! grep -q 'ATTNBENCH_IPC=1' refuse.log die.log || fail "device buffers offered without a GPU"
+fi
 # 2. refusal: error for S=17 only, same process
 [ "$(count p.db "SELECT S || ':' || status FROM measurements WHERE variant = 'ext2_refuse' ORDER BY S" | tr '\n' ' ')" = "16:ok 17:error 18:ok " ] ||
   fail "refusal: $(count p.db "SELECT S || ':' || status FROM measurements WHERE variant = 'ext2_refuse' ORDER BY S" | tr '\n' ' ')"
