@@ -81,7 +81,7 @@ warmup = 2; samples = 6; round_size = 2; timing = "hot"; graph_k = 2;
 CFG
 "$AB" run bwd.cfg --db ipc.db >/dev/null 2>>log.txt || { tail -30 log.txt; fail "backward run failed"; }
 for v in sdpa_ipc sdpa_ipc_graph; do
-  got=$(q "SELECT count(*) FROM measurements m JOIN runs r ON r.id = m.run_id WHERE r.id = (SELECT max(id) FROM runs) AND variant = '$v' AND status = 'ok' AND checked = 1 AND stderr_text LIKE '%attnbench_adapter: ipc: the %pass on attnbench''s buffers%'")
+  got=$(q "SELECT count(*) FROM measurements m JOIN runs r ON r.id = m.run_id WHERE r.id = (SELECT max(id) FROM runs) AND m.variant = '$v' AND m.status = 'ok' AND m.checked = 1 AND m.stderr_text LIKE '%attnbench_adapter: ipc: the %pass on attnbench''s buffers%'")
   [ "$got" = 4 ] || fail "backward $v: $got of 4 ok on the shared buffers: $(q "SELECT pass, causal, status, message FROM measurements WHERE variant = '$v' AND run_id = (SELECT max(id) FROM runs)")"
 done
 [ "$(q "SELECT count(*) FROM measurements WHERE run_id = (SELECT max(id) FROM runs) AND variant = 'sdpa_bshd' AND status = 'ok' AND stderr_text NOT LIKE '%attnbench_adapter: ipc:%'")" = 4 ] ||
