@@ -251,8 +251,8 @@ const char *ab_rep_verdict(const ab_rep_cmp *c)
 
 const char *ab_rep_method(const ab_rep_cmp *c)
 {
-    return c->paired ? "paired over rounds: median of per-round log ratios, cluster bootstrap CI, "
-                       "Wilcoxon signed-rank"
+    return c->paired ? "paired over rounds: Hodges-Lehmann estimate of the per-round log ratios, "
+                       "signed-rank interval, Wilcoxon signed-rank"
                      : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";
 }
 
@@ -598,11 +598,19 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "randomised complete block design, and samples within a round share the GPU's "
                  "state (clock, power, temperature) and are not independent. Medians are of all "
                  "samples, with %.0f%% cluster-bootstrap CIs that resample whole rounds (Davison & "
-                 "Hinkley 1997, sec. 3.8; %d resamples, seed %lu, percentile). Speedup over %s = "
-                 "exp(median over the rounds both ran in of log(median of the baseline's samples in "
-                 "the round / median of the variant's)), with a CI from resampling those rounds; p is "
-                 "the two-sided Wilcoxon signed-rank test of the per-round log ratios (exact, or "
-                 "exact given ties, up to 50 rounds; normal approximation beyond); where the rounds are too few for any p below %.2f the table says so "
+                 "Hinkley 1997, sec. 3.8; %d resamples, seed %lu, percentile). Per round, each variant's "
+                 "samples give their median without the round's first sample (when the round has "
+                 "two or more), so that one slow first sample never decides a round. Speedup over "
+                 "%s = exp(Hodges-Lehmann estimate of the per-round log ratios log(baseline / "
+                 "variant) over the rounds both ran in), with the interval that inverts the test "
+                 "(the Walsh averages' order statistics, Hollander & Wolfe 1999 sec. 3.2); p is the "
+                 "two-sided Wilcoxon signed-rank test of those log ratios (exact, or exact given "
+                 "ties, up to 50 rounds; normal approximation beyond). Where the log ratios are "
+                 "serially correlated from round to round (with at least 16 rounds, lag-1 "
+                 "autocorrelation r1 with (n r1 + 1)/(n − 4) > 0: Kendall's bias correction), the "
+                 "test and the interval are widened by the AR(1) variance factor (1 + ρ)/(1 − ρ) "
+                 "with Student's t on the effective rounds (Zwiers & von Storch 1995), and the "
+                 "configuration says so. Where the rounds are too few for any p below %.2f the table says so "
                  "instead of a p. A variant not sampled in the rounds (a protocol-1 external "
                  "variant) is compared i.i.d. and marked ‡: ratio of medians with a %s bootstrap CI "
                  "(%zu resamples), Mann-Whitney U. p (Holm) is adjusted over the report's family of "
@@ -757,6 +765,17 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                              "than 2%% apart): part of their difference may be the clock's.\n",
                         cmps[c].a->r.variant, cmps[c].a->clk.sm_mhz, cmps[c].b->r.variant,
                         cmps[c].b->clk.sm_mhz);
+        for (size_t c = 0; c < ncmp; c++)
+            if (cmps[c].ok && cmps[c].paired && cmps[c].rr.serial.widened &&
+                cmps[c].a->r.config == sorted[i]->r.config)
+                fprintf(out, "\n%s against %s: serial correlation of the per-round log ratios "
+                             "(lag-1 r1 = %.2f, bias-corrected ρ = %.2f > 0): the test and the "
+                             "interval are widened, variance × %.2f (%.1f effective rounds of "
+                             "%zu).\n",
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].rr.serial.r1,
+                        cmps[c].rr.serial.rho, cmps[c].rr.serial.inflation,
+                        (double)cmps[c].rr.rounds / cmps[c].rr.serial.inflation,
+                        cmps[c].rr.rounds);
         for (size_t k = i; k < j; k++)
             if (sorted[k]->r.throttled)
                 fprintf(out, "\n%s: %ld samples taken while throttled, excluded.\n",

@@ -11,7 +11,12 @@
  *       "p", "p_adjusted" (null where the rounds are too few for the test
  *       to reach alpha), "verdict", "method", "p_method", "paired", "rounds",
  *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
- *       family can reach alpha after Holm: p_adjusted null), "clocks_differ"},
+ *       family can reach alpha after Holm: p_adjusted null), "clocks_differ",
+ *       "serial_correlation" (lag-1 autocorrelation of the per-round log
+ *       ratios; null unpaired), "serial_correlation_widened" (the test and
+ *       interval widened for it), "variance_inflation" (its factor, 1 when
+ *       not widened), "first_samples_left_out" (rounds' first samples left
+ *       out of the per-round medians, both variants)},
  *       ...],
  *    "variants": [{"config", "variant", "status", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
@@ -79,6 +84,16 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
             json_object_set_new(o, "too_few_rounds", json_boolean(c->too_few));
             json_object_set_new(o, "too_few_rounds_for_family", json_boolean(c->too_few_family));
             json_object_set_new(o, "clocks_differ", json_boolean(c->clocks_differ));
+            /* the paired analysis: serial correlation of the per-round log
+             * ratios and whether it widened the test and interval */
+            json_object_set_new(o, "serial_correlation",
+                                c->paired ? num(c->rr.serial.r1) : json_null());
+            json_object_set_new(o, "serial_correlation_widened",
+                                json_boolean(c->paired && c->rr.serial.widened));
+            json_object_set_new(o, "variance_inflation",
+                                c->paired ? num(c->rr.serial.inflation) : json_null());
+            json_object_set_new(o, "first_samples_left_out",
+                                json_integer(c->paired ? (json_int_t)c->rr.dropped : 0));
         }
         json_array_append_new(jc, o);
     }
