@@ -16,7 +16,9 @@
  *       ratios; null unpaired), "serial_correlation_widened" (the test and
  *       interval widened for it), "variance_inflation" (its factor, 1 when
  *       not widened), "first_samples_left_out" (rounds' first samples left
- *       out of the per-round medians, both variants)},
+ *       out of the per-round medians, both variants), "mde" (minimum
+ *       detectable effect of the paired test at alpha 0.05 and 80% power,
+ *       relative; null unpaired)},
  *       ...],
  *    "variants": [{"config", "variant", "status", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
@@ -92,6 +94,9 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
                                 json_boolean(c->paired && c->rr.serial.widened));
             json_object_set_new(o, "variance_inflation",
                                 c->paired ? num(c->rr.serial.inflation) : json_null());
+            /* minimum detectable effect of the paired test (relative,
+             * 0.02 = 2%), alpha 0.05 and 80% power (stats/mde.c) */
+            json_object_set_new(o, "mde", c->paired ? num(c->rr.mde) : json_null());
             json_object_set_new(o, "first_samples_left_out",
                                 json_integer(c->paired ? (json_int_t)c->rr.dropped : 0));
         }
