@@ -42,8 +42,9 @@ seeded with [SEED, scenario index, effect index], SEED 20261126 unless
 Usage:
   block_design.py ATTNBENCH TEMPLATE OUT.md [--reps N] [--power-reps N]
                   [--rounds R] [--seed S] [--json OUT.json]
-                  [--check MAX_FP MIN_COVERAGE]
-Writes the table of results (markdown) to OUT.md. With --check, exits 1
+                  [--scenarios NAME,NAME,...] [--check MAX_FP MIN_COVERAGE]
+Writes the table of results (markdown) to OUT.md. --power-reps 0 skips
+the slowdowns; --scenarios runs only those named. With --check, exits 1
 when a scenario's false-positive rate exceeds MAX_FP or its coverage is
 under MIN_COVERAGE (the reduced meson test, stats_block_design). Needs
 numpy; exits 77 (skipped) without it.
@@ -157,7 +158,7 @@ def main(argv):
         return 2
     ab, tmpl_path, out_md = argv[1], argv[2], argv[3]
     opts = {"--reps": 400, "--power-reps": 200, "--rounds": 20, "--seed": 20261126}
-    out_json, check = None, None
+    out_json, check, only = None, None, None
     i = 4
     while i < len(argv):
         if argv[i] in opts:
@@ -165,6 +166,13 @@ def main(argv):
             i += 2
         elif argv[i] == "--json":
             out_json = argv[i + 1]
+            i += 2
+        elif argv[i] == "--scenarios":
+            only = argv[i + 1].split(",")
+            unknown = [x for x in only if x not in [sc[0] for sc in SCENARIOS]]
+            if unknown:
+                print("block_design.py: unknown scenario %s" % unknown[0], file=sys.stderr)
+                return 2
             i += 2
         elif argv[i] == "--check":
             check = (float(argv[i + 1]), float(argv[i + 2]))
@@ -179,9 +187,13 @@ def main(argv):
     bad = []
     with tempfile.TemporaryDirectory() as tmp:
         for si, (name, desc, p) in enumerate(SCENARIOS):
+            if only and name not in only:
+                continue
             row = {"scenario": name, "description": desc}
             for ei, eff in enumerate(EFFECTS):
                 reps = opts["--reps"] if eff == 0 else opts["--power-reps"]
+                if reps == 0:
+                    continue
                 rng = np.random.default_rng([opts["--seed"], si, ei])
                 doc = make_export(tmpl, rng, p, reps, rounds, eff,
                                   "%08x-0000-4000-8000-000000000000" % (si * 16 + ei + 1))
@@ -222,8 +234,11 @@ def main(argv):
         for row in results:
             cells = []
             for eff in ("0.0", "0.02", "0.05"):
-                d = row[eff]
-                for k in (("reject", "cover") if eff == "0.0" else ("reject", "cover")):
+                d = row.get(eff)
+                for k in ("reject", "cover"):
+                    if d is None or d["n"] == 0:
+                        cells.append("—")
+                        continue
                     v, se = rate(d[k], d["n"])
                     cells.append("%.3f ± %.3f" % (v, se))
             d0 = row["0.0"]
