@@ -90,9 +90,11 @@ fail:
     return -1;
 }
 
-/* The paired round estimate of a's speedup over b, as the report makes it
- * (stats/rounds.h: exp of the median over shared rounds of log(median_b /
- * median_a)); NAN with no shared round. */
+/* The paired round estimate of a's speedup over b as the report made it
+ * until it took the Hodges-Lehmann estimate of settled per-round medians
+ * (stats/rounds.h): exp of the median over shared rounds of log(median_b /
+ * median_a), kept so that the A/A resolution, and the verdicts it vetoes,
+ * stay as they were; NAN with no shared round. */
 static double paired_speedup(const msamples *a, const msamples *b)
 {
     size_t n = a->nr < b->nr ? a->nr : b->nr, k = 0, i = 0, j = 0;

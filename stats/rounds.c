@@ -1,6 +1,8 @@
 /*
- * rounds.c: per-round medians, the cluster bootstrap over rounds and the
- * paired comparison of two variants over the rounds they share (rounds.h).
+ * rounds.c: per-round medians, the cluster bootstrap of a median over
+ * rounds and the paired comparison of two variants over the rounds they
+ * share (rounds.h; its interval and widening in signrank_ci.c and
+ * serial.c).
  *
  * The bootstrap resamples whole rounds with replacement and recomputes the
  * statistic from the drawn rounds only (Davison & Hinkley 1997, sec. 3.8:
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -96,6 +99,43 @@ int ab_round_medians(const double *x, const int *round, size_t n, int *rid, doub
             med[k] = gsl_stats_median_from_sorted_data(xs + start[k], 1, m);
         }
         *nr = g;
+    }
+    free(xs);
+    free(start);
+    return rc;
+}
+
+int ab_round_settled_medians(const double *x, const int *round, size_t n, int *rid,
+                             double *med, size_t *nr, size_t *dropped)
+{
+    int rc = check_rounds(x, round, n);
+    if (rc != AB_STATS_OK)
+        return rc;
+    if (rid == NULL || med == NULL || nr == NULL)
+        return AB_STATS_EINVAL;
+    double *xs = malloc(n * sizeof *xs);
+    size_t *start = malloc((n + 1) * sizeof *start);
+    if (!xs || !start) {
+        free(xs);
+        free(start);
+        return AB_STATS_ENOMEM;
+    }
+    size_t g, left_out = 0;
+    rc = group(x, round, n, xs, start, rid, &g); /* a round's samples stay in input order */
+    if (rc == AB_STATS_OK) {
+        for (size_t k = 0; k < g; k++) {
+            size_t s0 = start[k], m = start[k + 1] - start[k];
+            if (m >= 2) { /* the round's first sample is left out */
+                s0++;
+                m--;
+                left_out++;
+            }
+            gsl_sort(xs + s0, 1, m);
+            med[k] = gsl_stats_median_from_sorted_data(xs + s0, 1, m);
+        }
+        *nr = g;
+        if (dropped != NULL)
+            *dropped = left_out;
     }
     free(xs);
     free(start);
@@ -182,17 +222,16 @@ int ab_rounds_compare(const double *a, const int *ra, size_t na, const double *b
     memset(out, 0, sizeof *out);
     int *ia = malloc(na * sizeof *ia), *ib = malloc(nb * sizeof *ib);
     double *ma = malloc(na * sizeof *ma), *mb = malloc(nb * sizeof *mb);
-    double *d = malloc((na < nb ? na : nb) * sizeof *d), *t = malloc(o->resamples * sizeof *t);
-    double *bs = malloc((na < nb ? na : nb) * sizeof *bs);
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    size_t ga = 0, gb = 0, m = 0;
+    double *d = malloc((na < nb ? na : nb) * sizeof *d);
+    size_t ga = 0, gb = 0, m = 0, da = 0, db = 0;
     rc = AB_STATS_ENOMEM;
-    if (!ia || !ib || !ma || !mb || !d || !t || !bs || !r)
+    if (!ia || !ib || !ma || !mb || !d)
         goto cleanup;
-    if ((rc = ab_round_medians(a, ra, na, ia, ma, &ga)) != AB_STATS_OK ||
-        (rc = ab_round_medians(b, rb, nb, ib, mb, &gb)) != AB_STATS_OK)
+    if ((rc = ab_round_settled_medians(a, ra, na, ia, ma, &ga, &da)) != AB_STATS_OK ||
+        (rc = ab_round_settled_medians(b, rb, nb, ib, mb, &gb, &db)) != AB_STATS_OK)
         goto cleanup;
-    /* the shared rounds: both lists are ascending */
+    out->dropped = da + db;
+    /* the shared rounds, in round order: both lists are ascending */
     rc = AB_STATS_EINVAL;
     for (size_t i = 0, j = 0; i < ga && j < gb;) {
         if (ia[i] < ib[j]) {
@@ -210,33 +249,34 @@ int ab_rounds_compare(const double *a, const int *ra, size_t na, const double *b
     out->rounds = m;
     if (m < 2)
         goto cleanup;
-    memcpy(bs, d, m * sizeof *bs);
-    gsl_sort(bs, 1, m);
-    out->speedup = exp(gsl_stats_median_from_sorted_data(bs, 1, m));
-    gsl_rng_set(r, o->seed);
-    for (size_t k = 0; k < o->resamples; k++) {
-        for (size_t i = 0; i < m; i++)
-            bs[i] = d[gsl_rng_uniform_int(r, m)];
-        t[k] = gsl_stats_median(bs, 1, m);
+    if ((rc = ab_serial_correlation(d, m, &out->serial)) != AB_STATS_OK)
+        goto cleanup;
+    const double f = out->serial.inflation;
+    if ((rc = ab_signrank_test(d, m, f, &out->test)) != AB_STATS_OK)
+        goto cleanup;
+    if ((rc = ab_signrank_hl(d, m, o->level, f, &out->ci)) != AB_STATS_OK)
+        goto cleanup;
+    out->speedup = exp(out->ci.estimate);
+    out->lo = exp(out->ci.lo);
+    out->hi = exp(out->ci.hi);
+    out->p = out->test.p;
+    size_t nz = m - out->test.n_zero;
+    if (nz == 0) {
+        out->p_min = 1;
+    } else if (f > 1) { /* the widened test at T+ = its maximum, untied */
+        double dn = (double)nz, df = dn / f - 1;
+        double z = dn * (dn + 1) / 4 / sqrt(dn * (dn + 1) * (2 * dn + 1) / 24 * f);
+        out->p_min = fmin(1, 2 * gsl_cdf_tdist_Q(z, df < 1 ? 1 : df));
+    } else {
+        out->p_min = nz < 1000 ? fmin(1, ldexp(2.0, -(int)nz)) : 0;
     }
-    double lo, hi;
-    percentile(t, o->resamples, o->level, &lo, &hi);
-    out->lo = exp(lo);
-    out->hi = exp(hi);
-    rc = ab_wilcoxon_signed_rank(d, m, NULL, &out->test);
-    if (rc == AB_STATS_OK) {
-        size_t nz = m - out->test.n_zero;
-        out->p = out->test.p;
-        out->p_min = nz == 0 ? 1 : nz < 1000 ? fmin(1, ldexp(2.0, -(int)nz)) : 0;
-    }
+    out->sd_log = gsl_stats_sd(d, 1, m);
+    out->mde = ab_paired_mde(out->sd_log, m, f, 0.05, 0.8);
 cleanup:
-    gsl_rng_free(r);
     free(ia);
     free(ib);
     free(ma);
     free(mb);
     free(d);
-    free(t);
-    free(bs);
     return rc;
 }

@@ -64,4 +64,14 @@ int ab__signrank_perm_p(const unsigned long *r2, size_t m, unsigned long s_obs, 
  * permutation p instead of enumerating; tests lower it. */
 extern size_t ab__mw_enum_budget;
 
+/* The exact null distribution of the untied signed-rank statistic T+ of n
+ * differences: cdf[s] = P(T+ <= s), s = 0..n(n+1)/2 (cdf holds that many
+ * + 1); exact in doubles for n <= 52 (signrank_ci.c). AB_STATS_OK. */
+int ab__signrank_exact_cdf(size_t n, double *cdf);
+
+/* The two-sided quantile the signed-rank interval uses at level: the
+ * normal's, or Student's t with n/inflation - 1 df (at least 1) when
+ * inflation > 1 (signrank_ci.c). */
+double ab__signrank_quantile(double level, double inflation, size_t n);
+
 #endif /* ATTNBENCH_STATS_INTERNAL_H */

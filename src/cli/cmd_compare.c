@@ -1,10 +1,13 @@
 /*
  * cmd_compare.c: `attnbench compare RUN_A RUN_B`: every (variant,
- * configuration) measured ok in both runs, B against A: medians, speedup of
- * B over A with its bootstrap CI, Mann-Whitney p adjusted over the family
+ * configuration) measured ok in both runs, B against A, by the comparison
+ * every command makes (src/analysis/pair.h: paired over rounds when both
+ * were sampled in rounds, round r of A with round r of B, else i.i.d.):
+ * medians, speedup of B over A with its CI, p adjusted over the family
  * (Holm), Cliff's delta, and a verdict (improved / regressed / unchanged) by
- * the one verdict rule (stats/verdict.c, ab_decide_family over the pairs
- * compared, with each pair's minimum resolvable shift, resolution.h).
+ * the one verdict rule (stats/verdict.c, through ab_pair_decide_family over
+ * the pairs compared, with each pair's minimum resolvable shift,
+ * resolution.h).
  * Environment fields that differ are listed first, so that a driver or clock
  * change is not mistaken for a kernel change. Every (variant,
  * configuration) of A that could not be compared (missing or failed in B,
@@ -14,6 +17,7 @@
  * (a gate must not pass by dropping data); else 0.
  */
 #include "abstats.h"
+#include "pair.h"
 #include "commands.h"
 #include "env_diff.h"
 #include "read.h"
@@ -30,10 +34,7 @@
 
 typedef struct pair {
     ab_rmeas *a, *b;
-    ab_comparison c;
-    double p_adj;
-    ab_verdict v;
-    ab_why why;
+    ab_pair_analysis an; /* B (candidate) against A (baseline): src/analysis/pair.h */
 } pair;
 
 /* A (variant, configuration) of A that could not be compared, and why. */
@@ -132,8 +133,13 @@ int cmd_compare(int argc, char **argv)
             snprintf(why, wn, "too few samples (A %zu, B %zu; %d needed)", x->n, y->n,
                      AB_COMPARE_MIN_SAMPLES);
         else {
-            /* candidate B, baseline A: speedup = median(A) / median(B) */
-            int st = ab_compare(y->ms, y->n, x->ms, x->n, &co, &p[np].c);
+            /* candidate B, baseline A: speedup = median(A) / median(B);
+             * paired over rounds when both have rounds (round r of A with
+             * round r of B: under "no change" each per-round log ratio is
+             * symmetric about 0 and independent of the others, whichever
+             * rounds are paired), as report and stats pair them */
+            int st = ab_pair_analyse(y->ms, y->round, y->n, y->rounds, x->ms, x->round, x->n,
+                                     x->rounds, &co, &p[np].an);
             if (st == AB_STATS_OK) {
                 p[np].a = x;
                 p[np].b = y;
@@ -153,25 +159,18 @@ int cmd_compare(int argc, char **argv)
         only_b += !found;
     }
     if (np) {
-        const ab_comparison **fam = malloc(np * sizeof *fam);
+        ab_pair_analysis **fam = malloc(np * sizeof *fam);
         double *shift = malloc(np * sizeof *shift);
-        ab_decision *dec = malloc(np * sizeof *dec);
         int st = AB_STATS_ENOMEM;
-        if (fam && shift && dec) {
+        if (fam && shift) {
             for (size_t k = 0; k < np; k++) {
-                fam[k] = &p[k].c;
+                fam[k] = &p[k].an;
                 shift[k] = ab_min_shift_pair_ms(db, p[k].a->id, p[k].b->id);
             }
-            st = ab_decide_family(fam, np, shift, &co, dec);
-        }
-        for (size_t k = 0; st == AB_STATS_OK && k < np; k++) {
-            p[k].p_adj = dec[k].p_adjusted;
-            p[k].v = dec[k].verdict;
-            p[k].why = dec[k].why;
+            st = ab_pair_decide_family(fam, np, shift, &co);
         }
         free(fam);
         free(shift);
-        free(dec);
         if (st != AB_STATS_OK) {
             free(dr);
             error("compare: %s", ab_stats_strerror(st));
@@ -181,9 +180,13 @@ int cmd_compare(int argc, char **argv)
     printf("\n%zu (variant, configuration) pairs compared", np);
     if (ndrop || only_b)
         printf("; %zu of A could not be compared (listed below), %zu new in B", ndrop, only_b);
-    printf(".\nspeedup = median(A) / median(B) (> 1: B is faster), %.0f%% %s bootstrap CI "
-           "(%zu resamples, seed %lu); change = median(B) / median(A) - 1; p: Mann-Whitney, "
-           "Holm-adjusted over the %zu pairs; Cliff's delta of B against A (< 0: B faster); "
+    printf(".\nspeedup of B over A (> 1: B is faster): where both were sampled in rounds, "
+           "paired by round (round r of A with round r of B) as report pairs a run's rounds: "
+           "exp(Hodges-Lehmann estimate of the per-round log ratios) with the signed-rank "
+           "interval, p the Wilcoxon signed-rank test (marked r); else median(A) / median(B) with "
+           "a %.0f%% %s bootstrap CI (%zu resamples, seed %lu), p Mann-Whitney; "
+           "change = median(B) / median(A) - 1; p Holm-adjusted over the %zu pairs; Cliff's "
+           "delta of B against A (< 0: B faster); "
            "verdict: improved / regressed when p (Holm) < %.3g, the speedup CI excludes "
            "1 +/- %.3g and the Hodges-Lehmann shift is at least the A/A resolution of its environment and mode, else "
            "unchanged.\n\n",
@@ -195,18 +198,21 @@ int cmd_compare(int argc, char **argv)
     for (size_t k = 0; k < np; k++) {
         char title[128], sp[64];
         ab_rmeas_title(p[k].a, title, sizeof title);
-        snprintf(sp, sizeof sp, "%.3fx [%.3f, %.3f]", p[k].c.speedup, p[k].c.speedup_lo,
-                 p[k].c.speedup_hi);
-        const char *verdict = p[k].v == AB_FASTER   ? "improved"
-                              : p[k].v == AB_SLOWER ? "REGRESSED"
-                              : p[k].why == AB_WHY_RESOLUTION ? "unchanged (shift below the A/A resolution)"
-                              : p[k].why == AB_WHY_UNATTAINABLE ? "unchanged (samples too small)"
+        const ab_pair_analysis *an = &p[k].an;
+        snprintf(sp, sizeof sp, "%.3fx [%.3f, %.3f]%s", an->speedup, an->lo, an->hi,
+                 an->paired ? " r" : "");
+        const char *verdict = an->verdict == AB_FASTER   ? "improved"
+                              : an->verdict == AB_SLOWER ? "REGRESSED"
+                              : an->too_few ? "unchanged (too few rounds for the test)"
+                              : an->too_few_family ? "unchanged (too few rounds for the family's correction)"
+                              : an->why == AB_WHY_RESOLUTION ? "unchanged (shift below the A/A resolution)"
+                              : an->why == AB_WHY_UNATTAINABLE ? "unchanged (samples too small)"
                                                     : "unchanged";
-        regressed += p[k].v == AB_SLOWER;
-        improved += p[k].v == AB_FASTER;
+        regressed += an->verdict == AB_SLOWER;
+        improved += an->verdict == AB_FASTER;
         printf("%-36s %-20s %10.5f %10.5f %+7.2f%% %-27s %9.2g %+7.3f  %s\n", title,
-               p[k].a->variant, p[k].c.b.median, p[k].c.a.median,
-               100 * (p[k].c.a.median / p[k].c.b.median - 1), sp, p[k].p_adj, p[k].c.cliff.delta,
+               p[k].a->variant, an->c.b.median, an->c.a.median,
+               100 * (an->c.a.median / an->c.b.median - 1), sp, an->p_adj, an->c.cliff.delta,
                verdict);
     }
     printf("\n%zu improved, %zu regressed, %zu unchanged\n", improved, regressed,
@@ -214,9 +220,9 @@ int cmd_compare(int argc, char **argv)
     if (np) {
         size_t nm[4] = {0, 0, 0, 0};
         for (size_t k = 0; k < np; k++)
-            if ((unsigned)p[k].c.mw.method < 4)
-                nm[p[k].c.mw.method]++;
-        printf("Mann-Whitney p: %zu exact, %zu exact permutation, %zu Monte Carlo permutation, %zu "
+            if ((unsigned)p[k].an.p_method < 4)
+                nm[p[k].an.p_method]++;
+        printf("p: %zu exact, %zu exact permutation, %zu Monte Carlo permutation, %zu "
                "normal approximation\n",
                nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
     }

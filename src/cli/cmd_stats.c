@@ -1,6 +1,9 @@
 /*
- * cmd_stats.c: `attnbench stats A B`: reads two files of latency samples and
- * prints what a report says about the pair (stats/abstats.h: summaries,
+ * cmd_stats.c: `attnbench stats A B`: reads two files of latency samples
+ * (one per line, optionally with the sample's round: "MS ROUND") and prints
+ * what a report says about the pair, through the comparison report and
+ * compare make (src/analysis/pair.h: paired over the shared rounds when
+ * both files give rounds, else i.i.d.; stats/abstats.h: summaries,
  * bootstrap CIs of the medians, Mann-Whitney U, Cliff's delta,
  * Hodges-Lehmann shift, the speedup median(B)/median(A) with its bootstrap
  * CI, Tukey outlier counts, drift, and the verdict), as text or JSON
@@ -12,6 +15,7 @@
  */
 #include "commands.h"
 #include "abstats.h"
+#include "pair.h"
 #include "util.h"
 
 #include <errno.h>
@@ -32,11 +36,20 @@
 /* The largest file of samples stats reads (some 50 million lines). */
 #define AB_STATS_MAX_FILE_BYTES (1ull << 30)
 
-/* Reads path (a regular file of at most AB_STATS_MAX_FILE_BYTES) into a
- * malloc'd array *x of *n latencies (ms). One number per
- * line; blank lines and everything after '#' ignored. Returns 0, or 1 after
- * printing the error (file, line, offending text). */
-static int read_samples(const char *path, double **x, size_t *n)
+static int cmp_int(const void *p, const void *q)
+{
+    int a = *(const int *)p, b = *(const int *)q;
+    return (a > b) - (a < b);
+}
+
+/* Reads path (a regular file of at most AB_STATS_MAX_FILE_BYTES) into a malloc'd array *x of *n latencies (ms) and, when the
+ * file has a second column, *round (malloc'd, the round of each sample, in
+ * the order taken) and *rounds (the distinct rounds); else *round = NULL,
+ * *rounds = 0. One sample per line, "MS" or "MS ROUND" (whitespace
+ * separated, ROUND an integer >= 0), every line the same; blank lines and
+ * everything after '#' ignored. Returns 0, or 1 after printing the error
+ * (file, line, offending text). */
+static int read_samples(const char *path, double **x, size_t *n, int **round, int *rounds)
 {
     int rc = 1;
     char why[600];
@@ -44,6 +57,7 @@ static int read_samples(const char *path, double **x, size_t *n)
     char *line = NULL;
     size_t cap = 0, len = 0, alloc = 0, lineno = 0;
     double *v = NULL;
+    int *rv = NULL, with_rounds = -1; /* -1: not known yet (no sample read) */
     if (f == NULL) {
         ERR("%s", why);
         goto cleanup;
@@ -64,8 +78,32 @@ static int read_samples(const char *path, double **x, size_t *n)
         char *end;
         errno = 0;
         double d = strtod(s, &end);
+        long r = -1;
+        if (end != s && (*end == ' ' || *end == '\t')) { /* a round column */
+            char *t = end, *rend;
+            while (*t == ' ' || *t == '\t')
+                t++;
+            *end = '\0';
+            errno = 0;
+            r = strtol(t, &rend, 10);
+            if (rend == t || *rend != '\0' || r < 0 || r > 1000000 || errno) {
+                ERR("%s:%zu: the round must be an integer in [0, 1000000], got '%s'", path,
+                    lineno, t);
+                goto cleanup;
+            }
+            errno = 0;
+            d = strtod(s, &end);
+        }
         if (end == s || *end != '\0') {
             ERR("%s:%zu: not a number: '%s'", path, lineno, s);
+            goto cleanup;
+        }
+        if (with_rounds < 0)
+            with_rounds = r >= 0;
+        else if (with_rounds != (r >= 0)) {
+            ERR("%s:%zu: %s: every line needs the same columns (MS, or MS ROUND)", path, lineno,
+                with_rounds ? "no round where the lines before have one"
+                            : "a round where the lines before have none");
             goto cleanup;
         }
         if (!isfinite(d) || (errno == ERANGE && fabs(d) > 1)) {
@@ -89,13 +127,18 @@ static int read_samples(const char *path, double **x, size_t *n)
         if (len == alloc) {
             size_t na = alloc ? 2 * alloc : 1024;
             double *nv = realloc(v, na * sizeof *nv);
-            if (nv == NULL) {
+            if (nv != NULL)
+                v = nv;
+            int *nr = realloc(rv, na * sizeof *nr);
+            if (nr != NULL)
+                rv = nr;
+            if (nv == NULL || nr == NULL) {
                 ERR("%s: out of memory", path);
                 goto cleanup;
             }
-            v = nv;
             alloc = na;
         }
+        rv[len] = (int)r;
         v[len++] = d;
     }
     if (ferror(f)) {
@@ -109,9 +152,28 @@ static int read_samples(const char *path, double **x, size_t *n)
     *x = v;
     *n = len;
     v = NULL;
+    *round = NULL;
+    *rounds = 0;
+    if (with_rounds == 1) {
+        int distinct = 0;
+        int *sorted = malloc(len * sizeof *sorted);
+        if (sorted == NULL) {
+            ERR("%s: out of memory", path);
+            goto cleanup;
+        }
+        memcpy(sorted, rv, len * sizeof *sorted);
+        qsort(sorted, len, sizeof *sorted, cmp_int);
+        for (size_t i = 0; i < len; i++)
+            distinct += i == 0 || sorted[i] != sorted[i - 1];
+        free(sorted);
+        *round = rv;
+        *rounds = distinct;
+        rv = NULL;
+    }
     rc = 0;
 cleanup:
     free(v);
+    free(rv);
     free(line);
     if (f != NULL)
         fclose(f);
@@ -149,9 +211,20 @@ static json_t *sample_json(const char *file, const ab_summary *s, double lo, dou
                      "drift", "rho", jreal(d->rho), "p", jreal(d->p), "drifting", d->drifting);
 }
 
-static void print_text(const char *fa, const char *fb, const ab_comparison *c,
+/* The reason of a verdict as stats prints it: the rule's, or the rounds'. */
+static const char *why_text(const ab_pair_analysis *an)
+{
+    if (an->too_few)
+        return "too few rounds for the test";
+    if (an->too_few_family)
+        return "too few rounds for the family's correction";
+    return ab_why_name(an->why);
+}
+
+static void print_text(const char *fa, const char *fb, const ab_pair_analysis *an,
                        const ab_compare_opts *o, const ab_decision *dec, double min_shift)
 {
+    const ab_comparison *c = &an->c;
     double pct = 100 * o->boot.level;
     printf("%-10s %8s %12s %12s %12s %12s %22s %9s %9s\n", "sample", "n", "median ms", "mean ms",
            "stddev ms", "cv", "median CI", "outliers", "drift p");
@@ -171,6 +244,20 @@ static void print_text(const char *fa, const char *fb, const ab_comparison *c,
     printf("A = %s, B = %s; median CIs: %.4g%% %s bootstrap, %zu resamples, seed %lu; %s\n",
            names[0], names[1], pct, ab_ci_method_name(o->boot.method), o->boot.resamples,
            o->boot.seed, c->cis_overlap ? "CIs overlap" : "CIs do not overlap");
+    if (an->paired) {
+        printf("paired over %zu shared rounds (each round's first sample left out of its median "
+               "where it has two or more: %zu left out)\n",
+               an->rr.rounds, an->rr.dropped);
+        printf("speedup exp(Hodges-Lehmann of the per-round log ratios): %.6g  [%.6g, %.6g] "
+               "(signed-rank interval)\n",
+               an->speedup, an->lo, an->hi);
+        printf("Wilcoxon signed-rank over rounds: p %.4g (%s); lag-1 serial correlation %.3g%s; "
+               "minimum detectable effect %.3g%% (alpha 0.05, 80%% power)\n",
+               an->rr.p, ab_pmethod_name(an->rr.test.method), an->rr.serial.r1,
+               an->rr.serial.widened ? ", test and interval widened for it" : "",
+               100 * an->rr.mde);
+        printf("i.i.d. statistics of the pooled samples, for description:\n");
+    }
     printf("speedup median(B)/median(A): %.6g  [%.6g, %.6g]\n", c->speedup, c->speedup_lo,
            c->speedup_hi);
     if (c->mw.method == AB_P_MONTE_CARLO)
@@ -188,11 +275,12 @@ static void print_text(const char *fa, const char *fb, const ab_comparison *c,
                100 * c->hl.level, pct);
     else
         printf("  (attained confidence %.4g%%)\n", 100 * c->hl.level);
-    printf("verdict (p (Holm, family of 1) < %.3g, speedup CI outside 1 +- %.3g, |HL shift| >= %.3g "
-           "ms): %s%s%s%s%s\n",
-           o->alpha, o->practical, min_shift, dec->verdict == AB_NO_DIFFERENCE ? "" : "A is ",
-           ab_verdict_name(dec->verdict), dec->why != AB_WHY_SIGNIFICANT ? " (" : "",
-           ab_why_name(dec->why), dec->why != AB_WHY_SIGNIFICANT ? ")" : "");
+    printf("verdict (%s p (Holm, family of 1) < %.3g, speedup CI outside 1 +- %.3g, |HL shift| >= "
+           "%.3g ms): %s%s%s%s%s\n",
+           an->paired ? "signed-rank" : "Mann-Whitney", o->alpha, o->practical, min_shift,
+           dec->verdict == AB_NO_DIFFERENCE ? "" : "A is ", ab_verdict_name(dec->verdict),
+           dec->why != AB_WHY_SIGNIFICANT ? " (" : "", why_text(an),
+           dec->why != AB_WHY_SIGNIFICANT ? ")" : "");
 }
 
 int cmd_stats(int argc, char **argv)
@@ -201,6 +289,7 @@ int cmd_stats(int argc, char **argv)
     const char *files[2] = {NULL, NULL};
     int nfiles = 0;
     double *x[2] = {NULL, NULL};
+    int *rd[2] = {NULL, NULL}, nrounds[2] = {0, 0};
     size_t n[2] = {0, 0};
     json_t *root = NULL;
     ab_compare_opts o;
@@ -270,16 +359,24 @@ int cmd_stats(int argc, char **argv)
         }
     }
     if (nfiles != 2) {
-        ERR("usage: attnbench stats A B [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]"
+        ERR("usage: attnbench stats A B (files of MS or MS ROUND lines) [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]"
             " [--resamples N] [--seed N] [--ci percentile|bca]");
         goto cleanup;
     }
     for (int k = 0; k < 2; k++)
-        if (read_samples(files[k], &x[k], &n[k]) != 0)
+        if (read_samples(files[k], &x[k], &n[k], &rd[k], &nrounds[k]) != 0)
             goto cleanup;
+    if ((rd[0] == NULL) != (rd[1] == NULL)) {
+        ERR("%s has a round column and %s has none: give both, or neither", files[rd[0] ? 0 : 1],
+            files[rd[0] ? 1 : 0]);
+        goto cleanup;
+    }
 
-    ab_comparison c;
-    int st = ab_compare(x[0], n[0], x[1], n[1], &o, &c);
+    /* the comparison report and compare make (src/analysis/pair.h): paired
+     * over the rounds both files share when they give rounds, else i.i.d. */
+    ab_pair_analysis an;
+    int st = ab_pair_analyse(x[0], rd[0], n[0], nrounds[0], x[1], rd[1], n[1], nrounds[1], &o, &an);
+    const ab_comparison c = an.c;
     if (st == AB_STATS_EZERO) { /* only A's median divides */
         ERR("%s (sample A): %s", files[0], ab_stats_strerror(st));
         goto cleanup;
@@ -288,16 +385,16 @@ int cmd_stats(int argc, char **argv)
         ERR("%s vs %s: %s", files[0], files[1], ab_stats_strerror(st));
         goto cleanup;
     }
-    const ab_comparison *fam[1] = {&c}; /* a family of one */
-    ab_decision dec;
-    st = ab_decide_family(fam, 1, &min_shift, &o, &dec);
+    ab_pair_analysis *fam[1] = {&an}; /* a family of one */
+    st = ab_pair_decide_family(fam, 1, &min_shift, &o);
     if (st != AB_STATS_OK) {
         ERR("%s", ab_stats_strerror(st));
         goto cleanup;
     }
-    double padj = dec.p_adjusted;
+    ab_decision dec = {an.verdict, an.why, an.p_adj};
+    double padj = an.p_adj;
     if (!json) {
-        print_text(files[0], files[1], &c, &o, &dec, min_shift);
+        print_text(files[0], files[1], &an, &o, &dec, min_shift);
         rc = 0;
         goto cleanup;
     }
@@ -315,14 +412,30 @@ int cmd_stats(int argc, char **argv)
         "hi", jreal(c.cliff.hi), "magnitude", ab_cliffs_magnitude(c.cliff.delta),
         "hodges_lehmann", "shift", jreal(c.hl.shift), "lo", jreal(c.hl.lo), "hi", jreal(c.hl.hi),
         "level", jreal(c.hl.level),
-        "speedup", "ratio", jreal(c.speedup), "lo", jreal(c.speedup_lo), "hi", jreal(c.speedup_hi),
-        "verdict", ab_verdict_name(dec.verdict), "verdict_reason", ab_why_name(dec.why),
+        "speedup", "ratio", jreal(an.speedup), "lo", jreal(an.lo), "hi", jreal(an.hi),
+        "verdict", ab_verdict_name(dec.verdict), "verdict_reason", why_text(&an),
         "options", "alpha", jreal(o.alpha), "practical", jreal(o.practical),
         "min_shift", jreal(min_shift),
         "resamples", (json_int_t)o.boot.resamples, "seed", (json_int_t)o.boot.seed,
         "ci", ab_ci_method_name(o.boot.method), "level", jreal(o.boot.level),
         "padjust", ab_padjust_name(o.padjust), "permutations", (json_int_t)o.test.mc_resamples,
         "permutation_seed", (json_int_t)o.test.seed);
+    if (root != NULL) { /* the inference used, and the paired test over rounds */
+        json_object_set_new(root, "method", json_string(ab_pair_method(&an)));
+        json_object_set_new(root, "p", jreal(an.p));
+        json_object_set_new(root, "p_method", json_string(ab_pmethod_name(an.p_method)));
+        json_object_set_new(root, "paired", json_boolean(an.paired));
+        json_object_set_new(
+            root, "rounds",
+            !an.paired ? json_null()
+                       : json_pack("{s:I, s:o, s:o, s:o, s:b, s:o, s:o, s:I}", "shared",
+                                   (json_int_t)an.rr.rounds, "wilcoxon_p", jreal(an.rr.p),
+                                   "p_min", jreal(an.rr.p_min), "serial_correlation",
+                                   jreal(an.rr.serial.r1), "serial_correlation_widened",
+                                   an.rr.serial.widened, "variance_inflation",
+                                   jreal(an.rr.serial.inflation), "mde", jreal(an.rr.mde),
+                                   "first_samples_left_out", (json_int_t)an.rr.dropped));
+    }
     if (root == NULL || json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) != 0) {
         ERR("cannot write JSON");
         goto cleanup;
@@ -333,5 +446,7 @@ cleanup:
     json_decref(root);
     free(x[1]);
     free(x[0]);
+    free(rd[1]);
+    free(rd[0]);
     return rc;
 }

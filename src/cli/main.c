@@ -141,9 +141,12 @@ static const command commands[] = {
     {"stats", cmd_stats, "compare two files of samples as a report would",
      "attnbench stats A B [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]\n"
      "                [--resamples N] [--seed N] [--ci percentile|bca]\n"
-     "  A (candidate) and B (baseline) hold one latency in ms per line; blank lines\n"
-     "  and # comments are ignored. The verdict is report's and compare's rule for a\n"
-     "  family of one; --min-shift is the minimum detectable effect in ms.\n"},
+     "  A (candidate) and B (baseline) hold one latency in ms per line, or a latency\n"
+     "  and its round (\"MS ROUND\", in the order taken); blank lines and # comments\n"
+     "  are ignored. With rounds in both files the comparison is paired over the\n"
+     "  shared rounds, as report pairs a run's rounds; without, i.i.d. The verdict is\n"
+     "  report's and compare's rule for a family of one; --min-shift MS vetoes a\n"
+     "  shift smaller than MS (the A/A resolution report and compare apply).\n"},
     {"calibrate", cmd_calibrate, "A/A test: measure one variant against itself, report false positives",
      "attnbench calibrate EXPERIMENT [--variant V] [--pairs K] [--db PATH]\n"
      "  Runs 2K interleaved instances of V (default: the experiment's baseline) on the\n"

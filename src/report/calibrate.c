@@ -125,8 +125,8 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
                 c[np].a = &m[i];
                 c[np].b = &m[j];
                 ab_rep_compare(&c[np], &o);
-                if (c[np].ok) {
-                    p[np] = c[np].p;
+                if (c[np].an.ok) {
+                    p[np] = c[np].an.p;
                     np++;
                 } else
                     memset(&c[np], 0, sizeof c[np]);
@@ -154,22 +154,22 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
          * from, and their false-positive rate must be the rule's own */
         const double floor = 0;
         ab_rep_decide(&c[i], adj[i], &o, floor);
-        int rule = c[i].verdict != AB_NO_DIFFERENCE;
+        int rule = c[i].an.verdict != AB_NO_DIFFERENCE;
         /* the rule without the family correction: the per-comparison error
          * (the family's limit on rounds does not apply to it) */
-        const int fam = c[i].too_few_family;
-        c[i].too_few_family = 0;
+        const int fam = c[i].an.too_few_family;
+        c[i].an.too_few_family = 0;
         ab_rep_decide(&c[i], p[i], &o, floor);
-        c[i].too_few_family = fam;
-        int uncorrected = c[i].verdict != AB_NO_DIFFERENCE;
-        int raw = !c[i].too_few && p[i] < o.alpha;
-        int covered = c[i].lo <= 1 && 1 <= c[i].hi;
+        c[i].an.too_few_family = fam;
+        int uncorrected = c[i].an.verdict != AB_NO_DIFFERENCE;
+        int raw = !c[i].an.too_few && p[i] < o.alpha;
+        int covered = c[i].an.lo <= 1 && 1 <= c[i].an.hi;
         ab_calibration_config *both[2] = {&out->all, k};
         for (int b = 0; b < 2; b++) {
             if (!both[b])
                 continue;
             both[b]->pairs++;
-            both[b]->paired += c[i].paired;
+            both[b]->paired += c[i].an.paired;
             both[b]->raw_positives += raw;
             both[b]->covered += covered;
             both[b]->uncorrected_positives += uncorrected;

@@ -152,11 +152,7 @@ static void fmt_p(double p, char *buf, size_t n)
         snprintf(buf, n, "%.4f", p);
 }
 
-/* Resamples of the cluster bootstrap over rounds (median CIs and paired
- * speedups): each resample copies whole rounds, so fewer than the i.i.d.
- * bootstrap's 10,000; 2,000 keeps the percentile ends' Monte Carlo error
- * well under their sampling error (Davison & Hinkley 1997, sec. 5.2.3). */
-#define ROUND_RESAMPLES 2000
+#define ROUND_RESAMPLES AB_ROUND_RESAMPLES /* src/analysis/pair.h */
 
 /* The summary of x (median, its CI over rounds, clocks): once, for both
  * writers. Returns 0 or -1 (database error, printed). */
@@ -179,82 +175,36 @@ static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
 void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
 {
     meas *a = c->a, *b = c->b;
-    c->ok = usable(a) && usable(b) &&
-            ab_compare(a->r.ms, a->r.n, b->r.ms, b->r.n, co, &c->c) == AB_STATS_OK;
-    if (!c->ok)
-        return;
-    ab_boot_opts rb = co->boot;
-    rb.resamples = ROUND_RESAMPLES;
-    c->paired = a->r.rounds >= 2 && b->r.rounds >= 2 &&
-                ab_rounds_compare(a->r.ms, a->r.round, a->r.n, b->r.ms, b->r.round, b->r.n, &rb,
-                                  &c->rr) == AB_STATS_OK;
-    if (c->paired) {
-        c->speedup = c->rr.speedup;
-        c->lo = c->rr.lo;
-        c->hi = c->rr.hi;
-        c->p = c->rr.p;
-        c->too_few = !(c->rr.p_min < co->alpha);
-    } else {
-        c->speedup = c->c.speedup;
-        c->lo = c->c.speedup_lo;
-        c->hi = c->c.speedup_hi;
-        c->p = c->c.mw.p;
-    }
-    c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
+    memset(&c->an, 0, sizeof c->an);
+    if (usable(a) && usable(b))
+        ab_pair_analyse(a->r.ms, a->r.round, a->r.n, a->r.rounds, b->r.ms, b->r.round, b->r.n,
+                        b->r.rounds, co, &c->an);
+    if (c->an.ok)
+        c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
 }
 
 void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double min_shift_ms)
 {
-    /* the one rule (stats/verdict.c), fed the speedup, CI and p of the
-     * inference used (paired over rounds, or i.i.d.) */
-    ab_comparison v = c->c;
-    v.speedup = c->speedup;
-    v.speedup_lo = c->lo;
-    v.speedup_hi = c->hi;
-    c->why = AB_WHY_SIGNIFICANT;
-    if (c->too_few || c->too_few_family) {
-        c->verdict = AB_NO_DIFFERENCE;
-        c->why = AB_WHY_P;
-    } else {
-        c->verdict = ab_decide_why(&v, p_adj, min_shift_ms, co, &c->why);
-    }
-    c->below_floor = c->why == AB_WHY_RESOLUTION;
+    ab_pair_decide(&c->an, p_adj, co, min_shift_ms);
 }
 
 void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha)
 {
-    size_t m = 0;
-    double pmin = 1;
-    for (size_t i = 0; i < n; i++)
-        if (c[i].ok) {
-            m++;
-            pmin = fmin(pmin, c[i].paired ? c[i].rr.p_min : 0);
-        }
-    for (size_t i = 0; i < n; i++) {
-        c[i].family = m;
-        c[i].too_few_family = c[i].ok && !((double)m * pmin < alpha);
+    ab_pair_analysis **x = malloc((n ? n : 1) * sizeof *x);
+    if (!x) { /* out of memory: no comparison can be called */
+        for (size_t i = 0; i < n; i++)
+            c[i].an.too_few_family = c[i].an.ok;
+        return;
     }
+    for (size_t i = 0; i < n; i++)
+        x[i] = &c[i].an;
+    ab_pair_family_limit(x, n, alpha);
+    free(x);
 }
 
-const char *ab_rep_verdict(const ab_rep_cmp *c)
-{
-    if (c->too_few)
-        return "no significant difference (too few rounds for the test)";
-    if (c->too_few_family)
-        return "no significant difference (too few rounds for the family's correction)";
-    if (c->below_floor)
-        return "no significant difference (shift below the A/A resolution)";
-    if (c->why == AB_WHY_UNATTAINABLE)
-        return "no significant difference (samples too small for the nominal confidence)";
-    return ab_verdict_name(c->verdict);
-}
+const char *ab_rep_verdict(const ab_rep_cmp *c) { return ab_pair_verdict_text(&c->an); }
 
-const char *ab_rep_method(const ab_rep_cmp *c)
-{
-    return c->paired ? "paired over rounds: median of per-round log ratios, cluster bootstrap CI, "
-                       "Wilcoxon signed-rank"
-                     : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";
-}
+const char *ab_rep_method(const ab_rep_cmp *c) { return ab_pair_method(&c->an); }
 
 /* One table row for variant x in its configuration, compared (when cp is
  * non-NULL) with the reference. ref_mhz > 0: also its latency at that SM
@@ -291,23 +241,23 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
         fprintf(out, "— | — | — | ");
     if (!cp) {
         fprintf(out, "%s | | | | | |", strcmp(x->r.variant, baseline) == 0 ? "baseline" : "—");
-    } else if (!cp->ok) {
+    } else if (!cp->an.ok) {
         fprintf(out, "— | | | | | |");
     } else {
-        const ab_comparison *c = &cp->c;
+        const ab_comparison *c = &cp->an.c;
         char p1[64], p2[32];
-        if (cp->too_few) {
-            snprintf(p1, sizeof p1, "— (%zu rounds)", cp->rr.rounds);
+        if (cp->an.too_few) {
+            snprintf(p1, sizeof p1, "— (%zu rounds)", cp->an.rr.rounds);
             snprintf(p2, sizeof p2, "—");
-        } else if (cp->too_few_family) {
-            fmt_p(cp->p, p1, sizeof p1);
-            snprintf(p2, sizeof p2, "— (family of %zu)", cp->family);
+        } else if (cp->an.too_few_family) {
+            fmt_p(cp->an.p, p1, sizeof p1);
+            snprintf(p2, sizeof p2, "— (family of %zu)", cp->an.family);
         } else {
-            fmt_p(cp->p, p1, sizeof p1);
-            fmt_p(cp->p_adj, p2, sizeof p2);
+            fmt_p(cp->an.p, p1, sizeof p1);
+            fmt_p(cp->an.p_adj, p2, sizeof p2);
         }
         fprintf(out, "%.3f× [%.3f, %.3f]%s%s | %+.3f [%+.2f, %+.2f] %s | %+.4f | %s | %s | **%s** |",
-                cp->speedup, cp->lo, cp->hi, cp->paired ? "" : " ‡", cp->clocks_differ ? " ⚠" : "",
+                cp->an.speedup, cp->an.lo, cp->an.hi, cp->an.paired ? "" : " ‡", cp->clocks_differ ? " ⚠" : "",
                 c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
                 c->hl.shift, p1, p2, ab_rep_verdict(cp));
     }
@@ -483,33 +433,35 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             ab_rep_compare(c, &co);
         }
     }
-    ab_rep_family_limit(cmps, ncmp, co.alpha);
     {
-        /* one family (every comparison of the report), its p-values (the
-         * ones the inference used: over rounds, or i.i.d.) adjusted together
-         * (co.padjust, Holm by default), then the one verdict rule with each
-         * pair's minimum resolvable shift */
-        double *p = malloc((ncmp ? ncmp : 1) * sizeof *p), *adj = malloc((ncmp ? ncmp : 1) * sizeof *adj);
-        size_t k = 0;
-        for (size_t i = 0; p && i < ncmp; i++)
-            if (cmps[i].ok)
-                p[k++] = cmps[i].p;
-        if (p && adj && k && ab_p_adjust(p, k, co.padjust, adj) == AB_STATS_OK) {
-            k = 0;
-            for (size_t i = 0; i < ncmp; i++)
-                if (cmps[i].ok) {
-                    cmp *c = &cmps[i];
-                    c->p_adj = adj[k++];
-                    ab_rep_decide(c, c->p_adj, &co,
-                                  ab_min_shift_pair_ms(db, c->a->r.id, c->b->r.id));
-                }
+        /* one family (every comparison of the report): the analysis's
+         * family rule (src/analysis/pair.h: the family limit on rounds, the
+         * p-values of the inference used adjusted together, Holm by default,
+         * then the one verdict rule with each pair's minimum resolvable
+         * shift) */
+        ab_pair_analysis **fam = malloc((ncmp ? ncmp : 1) * sizeof *fam);
+        double *shift = malloc((ncmp ? ncmp : 1) * sizeof *shift);
+        if (!fam || !shift) {
+            free(fam);
+            free(shift);
+            error("out of memory");
+            goto cleanup;
         }
-        free(p);
-        free(adj);
+        for (size_t i = 0; i < ncmp; i++) {
+            fam[i] = &cmps[i].an;
+            shift[i] = cmps[i].an.ok ? ab_min_shift_pair_ms(db, cmps[i].a->r.id, cmps[i].b->r.id) : 0;
+        }
+        int st = ab_pair_decide_family(fam, ncmp, shift, &co);
+        free(fam);
+        free(shift);
+        if (st != AB_STATS_OK) {
+            error("report: %s", ab_stats_strerror(st));
+            goto cleanup;
+        }
     }
     size_t family = 0;
     for (size_t i = 0; i < ncmp; i++)
-        family += cmps[i].ok;
+        family += cmps[i].an.ok;
 
     /* ---- rate units and the memory label, from this report's own values ---- */
     double max_flop_s = 0, max_byte_s = 0;
@@ -598,11 +550,19 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "randomised complete block design, and samples within a round share the GPU's "
                  "state (clock, power, temperature) and are not independent. Medians are of all "
                  "samples, with %.0f%% cluster-bootstrap CIs that resample whole rounds (Davison & "
-                 "Hinkley 1997, sec. 3.8; %d resamples, seed %lu, percentile). Speedup over %s = "
-                 "exp(median over the rounds both ran in of log(median of the baseline's samples in "
-                 "the round / median of the variant's)), with a CI from resampling those rounds; p is "
-                 "the two-sided Wilcoxon signed-rank test of the per-round log ratios (exact, or "
-                 "exact given ties, up to 50 rounds; normal approximation beyond); where the rounds are too few for any p below %.2f the table says so "
+                 "Hinkley 1997, sec. 3.8; %d resamples, seed %lu, percentile). Per round, each variant's "
+                 "samples give their median without the round's first sample (when the round has "
+                 "two or more), so that one slow first sample never decides a round. Speedup over "
+                 "%s = exp(Hodges-Lehmann estimate of the per-round log ratios log(baseline / "
+                 "variant) over the rounds both ran in), with the interval that inverts the test "
+                 "(the Walsh averages' order statistics, Hollander & Wolfe 1999 sec. 3.2); p is the "
+                 "two-sided Wilcoxon signed-rank test of those log ratios (exact, or exact given "
+                 "ties, up to 50 rounds; normal approximation beyond). Where the log ratios are "
+                 "serially correlated from round to round (with at least 16 rounds, lag-1 "
+                 "autocorrelation r1 with (n r1 + 1)/(n − 4) > 0: Kendall's bias correction), the "
+                 "test and the interval are widened by the AR(1) variance factor (1 + ρ)/(1 − ρ) "
+                 "with Student's t on the effective rounds (Zwiers & von Storch 1995), and the "
+                 "configuration says so. Where the rounds are too few for any p below %.2f the table says so "
                  "instead of a p. A variant not sampled in the rounds (a protocol-1 external "
                  "variant) is compared i.i.d. and marked ‡: ratio of medians with a %s bootstrap CI "
                  "(%zu resamples), Mann-Whitney U. p (Holm) is adjusted over the report's family of "
@@ -613,7 +573,14 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "environment and timing mode, at the calibrated latency closest to the variant's, "
                  "times the variant's median (without a calibration there is no such veto: the "
                  "round-level CI carries the noise; the empty-kernel timer floor is launch overhead "
-                 "both sides pay, shown for information). Cliff's delta δ = P(variant > "
+                 "both sides pay, shown for information). Each configuration gives the minimum "
+                 "detectable effect of each paired comparison: the smallest true change the "
+                 "signed-rank test of its rounds detects at α = 0.05 with 80%% power, (z₀.₉₇₅ + "
+                 "z₀.₈) × sd / √(3n/π) on the log scale, sd the standard deviation of the per-round "
+                 "log ratios, n the rounds divided by the serial-correlation factor (the paired "
+                 "z-test's normal-approximation power, Chow, Shao & Wang 2008 sec. 3.1, with the "
+                 "signed-rank test's efficiency 3/π); unlike the A/A resolution it does not grow "
+                 "with the number of calibration pairs. Cliff's delta δ = P(variant > "
                  "baseline) − P(variant < baseline) (negative: the variant is faster), labelled "
                  "negligible / small / medium / large at 0.147 / 0.33 / 0.474, with Cliff's (1993) "
                  "CI, and HL, the Hodges-Lehmann shift (variant − baseline, ms), describe the pooled "
@@ -680,8 +647,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     { /* which method gave the p values (stats/) */
         size_t nm[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < ncmp; i++) {
-            ab_pmethod pm = cmps[i].paired ? cmps[i].rr.test.method : cmps[i].c.mw.method;
-            if (cmps[i].ok && (unsigned)pm < 4)
+            ab_pmethod pm = cmps[i].an.paired ? cmps[i].an.rr.test.method : cmps[i].an.c.mw.method;
+            if (cmps[i].an.ok && (unsigned)pm < 4)
                 nm[pm]++;
         }
         fprintf(out, "p values: %zu exact, %zu exact permutation (given the ties), %zu Monte Carlo "
@@ -734,29 +701,55 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                     fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
                                  "[95%% CI] | Cliff's δ | p (Holm) | verdict |\n|---|---|---|---|---:|---|\n");
                 any = 1;
-                if (!cmps[c].ok) {
+                if (!cmps[c].an.ok) {
                     fprintf(out, "| %s | %s | — | | | |\n", cmps[c].a->r.variant, cmps[c].b->r.variant);
                     continue;
                 }
                 char p2[32];
-                if (cmps[c].too_few)
-                    snprintf(p2, sizeof p2, "— (%zu rounds)", cmps[c].rr.rounds);
-                else if (cmps[c].too_few_family)
-                    snprintf(p2, sizeof p2, "— (family of %zu)", cmps[c].family);
+                if (cmps[c].an.too_few)
+                    snprintf(p2, sizeof p2, "— (%zu rounds)", cmps[c].an.rr.rounds);
+                else if (cmps[c].an.too_few_family)
+                    snprintf(p2, sizeof p2, "— (family of %zu)", cmps[c].an.family);
                 else
-                    fmt_p(cmps[c].p_adj, p2, sizeof p2);
+                    fmt_p(cmps[c].an.p_adj, p2, sizeof p2);
                 fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f]%s | %+.3f %s | %s | **%s** |\n",
-                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].speedup, cmps[c].lo,
-                        cmps[c].hi, cmps[c].paired ? "" : " ‡", cmps[c].c.cliff.delta,
-                        ab_cliffs_magnitude(cmps[c].c.cliff.delta), p2, ab_rep_verdict(&cmps[c]));
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.speedup, cmps[c].an.lo,
+                        cmps[c].an.hi, cmps[c].an.paired ? "" : " ‡", cmps[c].an.c.cliff.delta,
+                        ab_cliffs_magnitude(cmps[c].an.c.cliff.delta), p2, ab_rep_verdict(&cmps[c]));
             }
         }
         for (size_t c = 0; c < ncmp; c++)
-            if (cmps[c].ok && cmps[c].clocks_differ && cmps[c].a->r.config == sorted[i]->r.config)
+            if (cmps[c].an.ok && cmps[c].clocks_differ && cmps[c].a->r.config == sorted[i]->r.config)
                 fprintf(out, "\n⚠ %s ran at a median SM clock of %.0f MHz, %s at %.0f MHz (more "
                              "than 2%% apart): part of their difference may be the clock's.\n",
                         cmps[c].a->r.variant, cmps[c].a->clk.sm_mhz, cmps[c].b->r.variant,
                         cmps[c].b->clk.sm_mhz);
+        for (size_t c = 0; c < ncmp; c++)
+            if (cmps[c].an.ok && cmps[c].an.paired && cmps[c].an.rr.serial.widened &&
+                cmps[c].a->r.config == sorted[i]->r.config)
+                fprintf(out, "\n%s against %s: serial correlation of the per-round log ratios "
+                             "(lag-1 r1 = %.2f, bias-corrected ρ = %.2f > 0): the test and the "
+                             "interval are widened, variance × %.2f (%.1f effective rounds of "
+                             "%zu).\n",
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.rr.serial.r1,
+                        cmps[c].an.rr.serial.rho, cmps[c].an.rr.serial.inflation,
+                        (double)cmps[c].an.rr.rounds / cmps[c].an.rr.serial.inflation,
+                        cmps[c].an.rr.rounds);
+        { /* the minimum detectable effect of each paired comparison with the baseline */
+            int any = 0;
+            for (size_t c = 0; c < ncmp; c++) {
+                const cmp *x = &cmps[c];
+                if (!x->an.ok || !x->an.paired || !isfinite(x->an.rr.mde) ||
+                    x->a->r.config != sorted[i]->r.config || strcmp(x->b->r.variant, baseline) != 0)
+                    continue;
+                fprintf(out, "%s %s %.2f%% (%zu rounds)", any ? "," : "\nMinimum detectable effect "
+                             "(α = 0.05, 80% power, from the spread of the per-round log ratios):",
+                        x->a->r.variant, 100 * x->an.rr.mde, x->an.rr.rounds);
+                any = 1;
+            }
+            if (any)
+                fprintf(out, ".\n");
+        }
         for (size_t k = i; k < j; k++)
             if (sorted[k]->r.throttled)
                 fprintf(out, "\n%s: %ld samples taken while throttled, excluded.\n",
@@ -896,7 +889,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
         const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
         for (size_t i = 0; oc && i < ncmp; i++) /* the verdicts as printed (ab_rep_decide) */
-            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].ok, cmps[i].verdict};
+            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].an.ok, cmps[i].an.verdict};
         for (size_t i = 0; rm && i < n; i++)
             rm[i] = &sorted[i]->r;
         if (oc && rm)

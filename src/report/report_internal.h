@@ -9,6 +9,7 @@
 #include "abstats.h"
 #include "clocks.h"
 #include "experiment.h"
+#include "pair.h"
 #include "rounds.h"
 #include "rundata.h"
 
@@ -33,20 +34,7 @@ typedef struct ab_rep_meas {
 
 typedef struct ab_rep_cmp {
     ab_rep_meas *a, *b;  /* candidate, reference */
-    ab_comparison c;     /* the i.i.d. statistics (Cliff's delta, HL, Mann-Whitney) */
-    int ok;              /* comparison computed */
-    int paired;          /* 1: inference over shared rounds (rr); 0: i.i.d. (c) */
-    ab_rounds_result rr;
-    double speedup, lo, hi; /* the speedup and CI the verdict uses */
-    double p;            /* the p-value in the family (rr.p or c.mw.p) */
-    int too_few;         /* paired, but the test cannot reach p < alpha with these rounds */
-    int too_few_family;  /* no comparison of the family can reach alpha after Holm's
-                            correction: family size x the smallest attainable p >= alpha */
-    size_t family;       /* size of the family it was corrected in */
-    double p_adj;
-    ab_verdict verdict;
-    int below_floor;     /* the verdict was vetoed by the minimum resolvable shift */
-    ab_why why;          /* the verdict rule's reason (stats/verdict.c) */
+    ab_pair_analysis an; /* the comparison (src/analysis/pair.h) */
     int clocks_differ;   /* median SM clocks more than 2% apart */
 } ab_rep_cmp;
 

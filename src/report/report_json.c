@@ -11,7 +11,14 @@
  *       "p", "p_adjusted" (null where the rounds are too few for the test
  *       to reach alpha), "verdict", "method", "p_method", "paired", "rounds",
  *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
- *       family can reach alpha after Holm: p_adjusted null), "clocks_differ"},
+ *       family can reach alpha after Holm: p_adjusted null), "clocks_differ",
+ *       "serial_correlation" (lag-1 autocorrelation of the per-round log
+ *       ratios; null unpaired), "serial_correlation_widened" (the test and
+ *       interval widened for it), "variance_inflation" (its factor, 1 when
+ *       not widened), "first_samples_left_out" (rounds' first samples left
+ *       out of the per-round medians, both variants), "mde" (minimum
+ *       detectable effect of the paired test at alpha 0.05 and 80% power,
+ *       relative; null unpaired)},
  *       ...],
  *    "variants": [{"config", "variant", "status", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
@@ -54,7 +61,7 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
         json_object_set_new(o, "config", config(&c->a->r));
         json_object_set_new(o, "variant", json_string(c->a->r.variant));
         json_object_set_new(o, "baseline", json_string(c->b->r.variant));
-        if (!c->ok) {
+        if (!c->an.ok) {
             json_object_set_new(o, "speedup", json_null());
             json_object_set_new(o, "speedup_ci", json_null());
             json_object_set_new(o, "p", json_null());
@@ -62,23 +69,36 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
             json_object_set_new(o, "verdict", json_string("not compared"));
             json_object_set_new(o, "method", json_null());
         } else {
-            json_object_set_new(o, "speedup", num(c->speedup));
-            json_object_set_new(o, "speedup_ci", json_pack("[o, o]", num(c->lo), num(c->hi)));
-            json_object_set_new(o, "p", c->too_few ? json_null() : num(c->p));
+            json_object_set_new(o, "speedup", num(c->an.speedup));
+            json_object_set_new(o, "speedup_ci", json_pack("[o, o]", num(c->an.lo), num(c->an.hi)));
+            json_object_set_new(o, "p", c->an.too_few ? json_null() : num(c->an.p));
             json_object_set_new(o, "p_adjusted",
-                                c->too_few || c->too_few_family ? json_null() : num(c->p_adj));
+                                c->an.too_few || c->an.too_few_family ? json_null() : num(c->an.p_adj));
             json_object_set_new(o, "verdict", json_string(ab_rep_verdict(c)));
             json_object_set_new(o, "method", json_string(ab_rep_method(c)));
             /* how the p was obtained: exact, exact permutation, Monte Carlo
              * permutation or normal approximation (stats/) */
             json_object_set_new(o, "p_method",
-                                json_string(ab_pmethod_name(c->paired ? c->rr.test.method
-                                                                      : c->c.mw.method)));
-            json_object_set_new(o, "paired", json_boolean(c->paired));
-            json_object_set_new(o, "rounds", json_integer(c->paired ? (json_int_t)c->rr.rounds : 0));
-            json_object_set_new(o, "too_few_rounds", json_boolean(c->too_few));
-            json_object_set_new(o, "too_few_rounds_for_family", json_boolean(c->too_few_family));
+                                json_string(ab_pmethod_name(c->an.paired ? c->an.rr.test.method
+                                                                      : c->an.c.mw.method)));
+            json_object_set_new(o, "paired", json_boolean(c->an.paired));
+            json_object_set_new(o, "rounds", json_integer(c->an.paired ? (json_int_t)c->an.rr.rounds : 0));
+            json_object_set_new(o, "too_few_rounds", json_boolean(c->an.too_few));
+            json_object_set_new(o, "too_few_rounds_for_family", json_boolean(c->an.too_few_family));
             json_object_set_new(o, "clocks_differ", json_boolean(c->clocks_differ));
+            /* the paired analysis: serial correlation of the per-round log
+             * ratios and whether it widened the test and interval */
+            json_object_set_new(o, "serial_correlation",
+                                c->an.paired ? num(c->an.rr.serial.r1) : json_null());
+            json_object_set_new(o, "serial_correlation_widened",
+                                json_boolean(c->an.paired && c->an.rr.serial.widened));
+            json_object_set_new(o, "variance_inflation",
+                                c->an.paired ? num(c->an.rr.serial.inflation) : json_null());
+            /* minimum detectable effect of the paired test (relative,
+             * 0.02 = 2%), alpha 0.05 and 80% power (stats/mde.c) */
+            json_object_set_new(o, "mde", c->an.paired ? num(c->an.rr.mde) : json_null());
+            json_object_set_new(o, "first_samples_left_out",
+                                json_integer(c->an.paired ? (json_int_t)c->an.rr.dropped : 0));
         }
         json_array_append_new(jc, o);
     }

@@ -15,13 +15,13 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (v
 for pc in libconfig jansson sqlite3 gsl; do
   pkg-config --exists $pc || { echo "skipped: pkg-config lacks $pc"; exit 77; }
 done
-inc="-I$SRC/src/core -I$SRC/src/run -I$SRC/src/cli -I$SRC/db -I$SRC/kernels -I$SRC/stats -I$SRC/include"
+inc="-I$SRC/src/core -I$SRC/src/run -I$SRC/src/cli -I$SRC/src/analysis -I$SRC/db -I$SRC/kernels -I$SRC/stats -I$SRC/include"
 case $target in
   experiment) srcs="$SRC/src/run/experiment.c $SRC/src/run/exp_schema.c $SRC/src/run/exp_syntax.c $SRC/src/run/exp_include.c $SRC/src/core/exp_canon.c $SRC/src/run/plugin.c $SRC/src/core/util.c $SRC/src/core/shape.c $SRC/src/core/timing_modes.c"
               libs="$(pkg-config --cflags --libs libconfig jansson) -ldl" ;;
   import)     srcs="$SRC/db/transfer.c $SRC/db/import_check.c $SRC/src/core/util.c $SRC/src/core/exp_canon.c $SRC/db/store.c $SRC/db/schema.c $SRC/db/liveness.c $SRC/db/resolution.c $SRC/db/read.c $SRC/src/core/shape.c $(ls "$SRC"/stats/*.c | grep -v bench_stats)"
               libs="$(pkg-config --cflags --libs jansson sqlite3 gsl)" ;;
-  stats)      srcs="$SRC/src/cli/args.c $SRC/src/core/util.c $(ls "$SRC"/stats/*.c | grep -v bench_stats)"
+  stats)      srcs="$SRC/src/cli/args.c $SRC/src/core/util.c $(ls "$SRC"/stats/*.c | grep -v bench_stats) $SRC/src/analysis/pair.c"
               libs="$(pkg-config --cflags --libs jansson gsl)" ;;
   *) echo "unknown fuzz target $target"; exit 1 ;;
 esac

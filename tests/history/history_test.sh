@@ -23,8 +23,8 @@ variants = ["cpu_reference", "cpu_flash"];
 baseline = "cpu_reference";
 sweep = { B = 1; H = 2; S = [16, 33]; D = 8; causal = [false, true]; dtype = "fp32"; };
 warmup = 1;
-samples = 12;
-round_size = 4;
+samples = 24;
+round_size = 2;
 seed = $2;
 CFG
 }
@@ -45,8 +45,10 @@ dump() { # db, uuid
           JOIN experiments x ON x.id = r.experiment_id JOIN environments v ON v.id = r.environment_id
           WHERE r.uuid = '$2' ORDER BY m.variant, m.S, m.causal, s.idx"
 }
-# A base run with deterministic samples: per measurement a level, 12 values
-# spread over 1.1% around it (no CPU timing noise in what compare sees).
+# A base run with deterministic samples: per measurement a level, 24 values
+# spread over 1.1% around it (no CPU timing noise in what compare sees), in
+# 12 rounds: enough for compare's paired test over rounds to reach p < 0.05
+# after Holm over the 8 pairs (3 rounds could not: 2/2^3 = 0.25).
 base_db() { # db
   tiny_run "$1" 7
   q "$1" "UPDATE samples SET ms = (0.5 + 0.1 * measurement_id) * (1 + 0.001 * ((idx * 7) % 12)), throttled = 0"
@@ -193,7 +195,7 @@ query-readonly)
   done
   [ ! -e other.db ] || fail "ATTACH created a file"
   [ "$(sum)" = "$before" ] || fail "the database changed"
-  [ "$(q a.db "SELECT count(*) FROM samples")" = 96 ] || fail "samples lost"
+  [ "$(q a.db "SELECT count(*) FROM samples")" = 192 ] || fail "samples lost"
   # reads work; the view's SQL median equals sort(1)'s median of the samples
   "$AB" query "SELECT variant, S, causal, n, median_ms FROM measurement_summary ORDER BY measurement_id" --db a.db >t.txt || fail "a SELECT was refused"
   [ "$(sed -n '2p' t.txt | tr -d ' -')" = "" ] || fail "no header rule"

@@ -6,7 +6,9 @@
  * the markdown section of its configuration must contain the JSON's
  * speedup and CI formatted as the markdown formats them ("%.3f× [%.3f,
  * %.3f]"), its p and Holm p ("%.4f", or "%.1e" below 1e-4, or "—" where the
- * rounds are too few for the test or for the family) and its verdict; for every summary, the variant's row
+ * rounds are too few for the test or for the family) and its verdict, and
+ * for a paired comparison with the baseline its minimum detectable effect
+ * ("VARIANT %.2f% (N rounds)"); for every summary, the variant's row
  * must carry its n, rounds, median ("%.4f") and CI; and the markdown must
  * hold exactly as many comparison rows (cells with "×") as the JSON has
  * computed comparisons. Exit 0 when everything matches, 1 otherwise (each
@@ -140,6 +142,19 @@ int main(int argc, char **argv)
         else
             fmt_p(json_real_value(json_object_get(c, "p_adjusted")), p2, sizeof p2);
         snprintf(verdict, sizeof verdict, "**%s**", json_string_value(json_object_get(c, "verdict")));
+        /* the minimum detectable effect of a paired comparison with the
+         * baseline: "VARIANT X.XX% (N rounds)" on the section's line */
+        json_t *mde = json_object_get(c, "mde");
+        if (is_base && json_is_real(mde)) {
+            char want[200];
+            snprintf(want, sizeof want, " %s %.2f%% (%d rounds)", v, 100 * json_real_value(mde),
+                     (int)json_integer_value(json_object_get(c, "rounds")));
+            const char *hit = strstr(b, want);
+            if (!hit || hit >= e) {
+                fprintf(stderr, "%s, %s: no minimum detectable effect '%s'\n", title, v, want);
+                failures++;
+            }
+        }
         if (is_base) {
             const char *needles[] = {spd, p1, p2, verdict};
             snprintf(prefix, sizeof prefix, "| %s", v);

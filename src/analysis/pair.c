@@ -1,0 +1,120 @@
+/*
+ * pair.c: the one comparison of two samples (pair.h), moved here from the
+ * report so that `stats`, `compare`, `report` and `calibrate` build it the
+ * same way.
+ */
+#include "pair.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ab_pair_analyse(const double *a, const int *ra, size_t na, int rounds_a, const double *b,
+                    const int *rb, size_t nb, int rounds_b, const ab_compare_opts *co,
+                    ab_pair_analysis *out)
+{
+    memset(out, 0, sizeof *out);
+    int st = ab_compare(a, na, b, nb, co, &out->c);
+    if (st != AB_STATS_OK)
+        return st;
+    out->ok = 1;
+    ab_boot_opts rb_opts = co->boot;
+    rb_opts.resamples = AB_ROUND_RESAMPLES;
+    out->paired = ra && rb && rounds_a >= 2 && rounds_b >= 2 &&
+                  ab_rounds_compare(a, ra, na, b, rb, nb, &rb_opts, &out->rr) == AB_STATS_OK;
+    if (out->paired) {
+        out->speedup = out->rr.speedup;
+        out->lo = out->rr.lo;
+        out->hi = out->rr.hi;
+        out->p = out->rr.p;
+        out->p_method = out->rr.test.method;
+        out->too_few = !(out->rr.p_min < co->alpha);
+    } else {
+        out->speedup = out->c.speedup;
+        out->lo = out->c.speedup_lo;
+        out->hi = out->c.speedup_hi;
+        out->p = out->c.mw.p;
+        out->p_method = out->c.mw.method;
+    }
+    return AB_STATS_OK;
+}
+
+void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co,
+                    double min_shift_ms)
+{
+    /* the one rule (stats/verdict.c), fed the speedup, CI and p of the
+     * inference used (paired over rounds, or i.i.d.) */
+    ab_comparison v = x->c;
+    v.speedup = x->speedup;
+    v.speedup_lo = x->lo;
+    v.speedup_hi = x->hi;
+    x->p_adj = p_adj;
+    x->why = AB_WHY_SIGNIFICANT;
+    if (x->too_few || x->too_few_family) {
+        x->verdict = AB_NO_DIFFERENCE;
+        x->why = AB_WHY_P;
+    } else {
+        x->verdict = ab_decide_why(&v, p_adj, min_shift_ms, co, &x->why);
+    }
+    x->below_floor = x->why == AB_WHY_RESOLUTION;
+}
+
+void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha)
+{
+    size_t m = 0;
+    double pmin = 1;
+    for (size_t i = 0; i < n; i++)
+        if (x[i]->ok) {
+            m++;
+            pmin = fmin(pmin, x[i]->paired ? x[i]->rr.p_min : 0);
+        }
+    for (size_t i = 0; i < n; i++) {
+        x[i]->family = m;
+        x[i]->too_few_family = x[i]->ok && !((double)m * pmin < alpha);
+    }
+}
+
+int ab_pair_decide_family(ab_pair_analysis *const *x, size_t n, const double *min_shift_ms,
+                          const ab_compare_opts *co)
+{
+    ab_pair_family_limit(x, n, co->alpha);
+    double *p = malloc((n ? n : 1) * sizeof *p), *adj = malloc((n ? n : 1) * sizeof *adj);
+    int rc = AB_STATS_ENOMEM;
+    if (!p || !adj)
+        goto cleanup;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i]->ok)
+            p[k++] = x[i]->p;
+    rc = AB_STATS_OK;
+    if (k == 0 || (rc = ab_p_adjust(p, k, co->padjust, adj)) != AB_STATS_OK)
+        goto cleanup;
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i]->ok)
+            ab_pair_decide(x[i], adj[k++], co, min_shift_ms ? min_shift_ms[i] : 0);
+cleanup:
+    free(p);
+    free(adj);
+    return rc;
+}
+
+const char *ab_pair_verdict_text(const ab_pair_analysis *x)
+{
+    if (x->too_few)
+        return "no significant difference (too few rounds for the test)";
+    if (x->too_few_family)
+        return "no significant difference (too few rounds for the family's correction)";
+    if (x->below_floor)
+        return "no significant difference (shift below the A/A resolution)";
+    if (x->why == AB_WHY_UNATTAINABLE)
+        return "no significant difference (samples too small for the nominal confidence)";
+    return ab_verdict_name(x->verdict);
+}
+
+const char *ab_pair_method(const ab_pair_analysis *x)
+{
+    return x->paired ? "paired over rounds: Hodges-Lehmann estimate of the per-round log ratios, "
+                       "signed-rank interval, Wilcoxon signed-rank"
+                     : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";
+}

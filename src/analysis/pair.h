@@ -1,0 +1,90 @@
+/*
+ * pair.h: the one comparison of two samples that every command makes
+ * (pair.c): `report` (markdown and JSON, every table), `calibrate`,
+ * `compare` and `stats` call it, so the same samples with the same rounds
+ * get the same numbers and the same verdict everywhere.
+ *
+ * A comparison is paired over rounds when both samples come with rounds and
+ * have at least two each (stats/rounds.h: settled per-round medians, the
+ * Wilcoxon signed-rank test of the per-round log ratios, the Hodges-Lehmann
+ * speedup with the interval that inverts it, widened for serial
+ * correlation, the minimum detectable effect); otherwise it is i.i.d.
+ * (stats/abstats.h, ab_compare: ratio of medians with its bootstrap CI,
+ * Mann-Whitney U). The i.i.d. statistics (Cliff's delta, the
+ * Hodges-Lehmann shift of the pooled samples, summaries) are computed either
+ * way. The verdict is stats/verdict.c's rule on the speedup, CI and p of the
+ * inference used, after the family's adjustment.
+ */
+#ifndef ATTNBENCH_ANALYSIS_PAIR_H
+#define ATTNBENCH_ANALYSIS_PAIR_H
+
+#include "abstats.h"
+#include "rounds.h"
+
+#include <stddef.h>
+
+typedef struct ab_pair_analysis {
+    ab_comparison c;     /* the i.i.d. statistics (Cliff's delta, HL, Mann-Whitney) */
+    int ok;              /* comparison computed */
+    int paired;          /* 1: inference over shared rounds (rr); 0: i.i.d. (c) */
+    ab_rounds_result rr;
+    double speedup, lo, hi; /* the speedup (median(B)/median(A) sense) and CI the verdict uses */
+    double p;            /* the p-value in the family (rr.p or c.mw.p) */
+    ab_pmethod p_method; /* how p was obtained */
+    int too_few;         /* paired, but the test cannot reach p < alpha with these rounds */
+    int too_few_family;  /* no comparison of the family can reach alpha after Holm's
+                            correction: family size x the smallest attainable p >= alpha */
+    size_t family;       /* size of the family it was corrected in */
+    double p_adj;
+    ab_verdict verdict;
+    int below_floor;     /* the verdict was vetoed by the minimum resolvable shift */
+    ab_why why;          /* the verdict rule's reason (stats/verdict.c) */
+} ab_pair_analysis;
+
+/* Resamples of the bootstrap over rounds (median CIs): each resample copies
+ * whole rounds, so fewer than the i.i.d. bootstrap's 10,000; 2,000 keeps the
+ * percentile ends' Monte Carlo error well under their sampling error
+ * (Davison & Hinkley 1997, sec. 5.2.3). */
+#define AB_ROUND_RESAMPLES 2000
+
+/* Compares A = a[0..na) (the candidate) with B = b[0..nb) (the baseline).
+ * ra, rb: the round of each sample (in the order taken), or NULL when the
+ * sample has none; rounds_a, rounds_b: their distinct rounds (0 without).
+ * Paired over the shared rounds when both have at least 2 rounds and
+ * ab_rounds_compare succeeds (>= 2 shared rounds, positive medians), else
+ * i.i.d. Sets every field but the verdict's (ab_pair_decide_family).
+ * Returns AB_STATS_OK with out->ok = 1, or the status of ab_compare (then
+ * out->ok = 0). */
+int ab_pair_analyse(const double *a, const int *ra, size_t na, int rounds_a, const double *b,
+                    const int *rb, size_t nb, int rounds_b, const ab_compare_opts *co,
+                    ab_pair_analysis *out);
+
+/* The verdict of x given its family-adjusted p (or its raw p, for the
+ * per-comparison error rate): ab_decide_why on x's speedup and CI with
+ * min_shift_ms the minimum resolvable shift (0: none); no difference when
+ * the rounds are too few for the test or the family. Sets verdict, why,
+ * below_floor, p_adj. */
+void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co,
+                    double min_shift_ms);
+
+/* The family's verdicts: x[0..n) (entries with ok = 0 are skipped) are one
+ * family; marks each too_few_family when no comparison of it can reach alpha
+ * after Holm (family size x the smallest attainable p >= alpha: p_min of a
+ * round-level test, 0 for an i.i.d. one), adjusts their p together
+ * (co->padjust) and decides each with min_shift_ms[k] (NULL: 0). Returns
+ * AB_STATS_OK or AB_STATS_ENOMEM. */
+int ab_pair_decide_family(ab_pair_analysis *const *x, size_t n, const double *min_shift_ms,
+                          const ab_compare_opts *co);
+
+/* The family limit alone (what ab_pair_decide_family does first). */
+void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha);
+
+/* The verdict as reports print it: ab_verdict_name, or "no significant
+ * difference (...)" with why (too few rounds, below the A/A resolution,
+ * samples too small). */
+const char *ab_pair_verdict_text(const ab_pair_analysis *x);
+
+/* The method name of a comparison: paired over rounds or i.i.d. */
+const char *ab_pair_method(const ab_pair_analysis *x);
+
+#endif /* ATTNBENCH_ANALYSIS_PAIR_H */
