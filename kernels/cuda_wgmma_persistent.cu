@@ -133,10 +133,10 @@
  * regime. Sharing one (K, V) load between the grp query heads of a group
  * at prefill takes TMA multicast to a cluster of CTAs, not packing.
  * Measured (NVIDIA H200, 2026-11-26, reports/llama3-8b-prefill-hopper/,
- * run 1, round-paired speedup vs cudnn_sdpa): S = 1024..16384 at H_kv = 8
- * 0.886x, 0.913x, 0.924x, 0.930x, 0.930x (412-580 TFLOP/s); H_kv = 1 at
- * S = 4096 0.926x; S = 2048 against S_kv = 8192 0.920x; 1.67-1.78x
- * cuda_mma_pipeline. The prediction (0.95-1.0x at S >= 2048) did not
+ * run 1, round-paired Hodges-Lehmann speedup vs cudnn_sdpa): S = 1024..16384
+ * at H_kv = 8 0.889x, 0.919x, 0.924x, 0.924x, 0.924x (412-580 TFLOP/s);
+ * H_kv = 1 at S = 4096 0.926x; S = 2048 against S_kv = 8192 0.916x;
+ * 1.65-1.78x cuda_mma_pipeline. The prediction (0.95-1.0x at S >= 2048) did not
  * hold: 2-7 points short of causal H_kv = H's ratio, not yet profiled.
  * GPU suite: 56 grouped-query / S_kv cases, 0 failed (same day).
  */
