@@ -196,6 +196,32 @@ extern "C" size_t ab_gpu_bytes_needed(const ab_shape *s)
     return set + flush + (ab_l2_rotation_sets(s, (long long)flush / 2) > 1 ? flush + set : 0);
 }
 
+/* float -> the 16-bit pattern of an fp16 (round to nearest even) or bf16
+ * value, and back, on the host. Through the raw structs (__half_raw,
+ * __nv_bfloat16_raw), whose conversions are host-callable in every CUDA 12;
+ * __half_as_ushort and its kin are host-callable only from CUDA 12.2 on. */
+static unsigned short to_bits16(float x, ab_dtype t)
+{
+    if (t == AB_FP16) {
+        const __half_raw r = __float2half_rn(x);
+        return r.x;
+    }
+    const __nv_bfloat16_raw r = __float2bfloat16_rn(x);
+    return r.x;
+}
+
+static float from_bits16(unsigned short bits, ab_dtype t)
+{
+    if (t == AB_FP16) {
+        __half_raw r;
+        r.x = bits;
+        return __half2float(__half(r));
+    }
+    __nv_bfloat16_raw r;
+    r.x = bits;
+    return __bfloat162float(__nv_bfloat16(r));
+}
+
 static int upload(void *dst, const float *src, size_t numel, ab_dtype t, char *err, size_t n)
 {
     if (t == AB_FP32) {
@@ -204,8 +230,7 @@ static int upload(void *dst, const float *src, size_t numel, ab_dtype t, char *e
     }
     std::vector<unsigned short> bits(numel);
     for (size_t i = 0; i < numel; i++) {
-        bits[i] = t == AB_FP16 ? __half_as_ushort(__float2half_rn(src[i]))
-                               : __bfloat16_as_ushort(__float2bfloat16_rn(src[i]));
+        bits[i] = to_bits16(src[i], t);
     }
     CK(cudaMemcpy(dst, bits.data(), numel * 2, cudaMemcpyHostToDevice));
     return 0;
@@ -646,8 +671,7 @@ extern "C" int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n)
     std::vector<unsigned short> bits(numel);
     CK(cudaMemcpy(bits.data(), b->o, numel * 2, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < numel; i++) {
-        o[i] = b->s.dtype == AB_FP16 ? __half2float(__ushort_as_half(bits[i]))
-                                     : __bfloat162float(__ushort_as_bfloat16(bits[i]));
+        o[i] = from_bits16(bits[i], b->s.dtype);
     }
     return 0;
 }

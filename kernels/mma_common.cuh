@@ -162,12 +162,14 @@ static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 
 /* dst[0] += v.x, dst[1] += v.y in global memory (dst 8-byte aligned).
  * sm_90 and later: one vector atomic (atomicAdd(float2 *), CUDA
- * Programming Guide, "atomicAdd"), half the atomic transactions; earlier
- * targets: two scalar float atomics, the same sums. Each element is added
- * atomically in either path; the pair is not one indivisible update. */
+ * Programming Guide, "atomicAdd"; declared from nvcc 12.1 on), half the
+ * atomic transactions; earlier targets or nvcc 12.0: two scalar float
+ * atomics, the same sums. Each element is added atomically in either path;
+ * the pair is not one indivisible update. */
 static __device__ __forceinline__ void atomic_add_f2(float *dst, float2 v)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 1))
     atomicAdd(reinterpret_cast<float2 *>(dst), v);
 #else
     atomicAdd(dst, v.x);

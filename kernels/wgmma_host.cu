@@ -36,9 +36,19 @@ int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long lo
     if (!encode) {
         void *fn = NULL;
         cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                             cudaEnableDefault, &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess || !fn) {
+        /* cudaGetDriverEntryPointByVersion, which names the driver ABI version
+         * (12000: the only one of cuTensorMapEncodeTiled), exists from CUDA
+         * 12.5 on and replaces cudaGetDriverEntryPoint (deprecated in 13.0).
+         * Before 12.5, cudaGetDriverEntryPoint asks for the runtime's own
+         * version (12.0 to 12.4, all >= 12000): the same function. */
+#if CUDART_VERSION >= 12050
+        cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                         cudaEnableDefault, &q);
+#else
+        cudaError_t e = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault,
+                                                &q);
+#endif
+        if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
             snprintf(err, n, "cuTensorMapEncodeTiled: not found in the CUDA driver");
             return -1;
         }
