@@ -54,11 +54,15 @@ static const command commands[] = {
      "  lacks, and marks it complete. A run still running on this host is refused; one\n"
      "  'running' on another host needs --force. Prints the run id.\n"},
     {"report", cmd_report, "write the markdown ablation report of a run",
-     "attnbench report RUN [--baseline VARIANT] [--chain] [--no-plots] [-o FILE] [--db PATH]\n"
+     "attnbench report RUN [--baseline VARIANT] [--chain] [--by-clock] [--json] [--no-plots]\n"
+     "                 [-o FILE] [--db PATH]\n"
      "  Writes the report of RUN to FILE (default reports/<experiment>-run<RUN>.md)\n"
      "  and prints its path. --chain also compares each variant with the one listed\n"
-     "  before it (a ladder of optimisations). -o - writes to stdout. Figures (gnuplot,\n"
-     "  SVG) go beside the report as <report name>-K.svg unless --no-plots.\n"},
+     "  before it (a ladder of optimisations). --by-clock adds each median scaled to\n"
+     "  the run's highest SM clock. --json writes every comparison and per-variant\n"
+     "  summary as JSON instead (default reports/<experiment>-run<RUN>.json; the same\n"
+     "  numbers). -o - writes to stdout. Figures (gnuplot, SVG) go beside the report\n"
+     "  as <report name>-K.svg unless --no-plots or --json.\n"},
     {"runs", cmd_runs, "list the runs in the database",
      "attnbench runs [--experiment NAME] [--variant NAME] [--gpu SUBSTRING]\n"
      "               [--since YYYY-MM-DD] [--commit PREFIX] [--json] [--db PATH]\n"

@@ -534,6 +534,11 @@ arguments) # every argument checked, one line each; options never swallowed; syn
   grep -q 'cpu\\x1b\[31mflash' o2.txt || fail "show: the variant is not shown escaped"
   grep -q 'cpu\\x1b\[31mflash' o3.txt || fail "report: the variant is not shown escaped"
   ok "names with control characters escaped by runs, show and report"
+  # help lists every option of report (its parser in src/cli/cmd_report.c)
+  for opt in --baseline --chain --by-clock --json --no-plots -o --db; do
+    "$AB" help report | grep -q -- "$opt" || fail "help report does not list $opt"
+  done
+  ok "help report lists every option"
   ;;
 
 inputs) # a FIFO nobody writes to, a device: refused at once with one line, never waited on
