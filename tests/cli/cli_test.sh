@@ -125,7 +125,7 @@ bad-database)
   cmp -s notdb.db orig.txt || fail "the non-database file was modified"
   mkdir ro && chmod 555 ro
   if [ "$(id -u)" != 0 ]; then
-    expect_error "cannot open database" run good.cfg --db ro/x.db
+    expect_error "ro/x.db: cannot create the database: the directory 'ro' is not writable" run good.cfg --db ro/x.db
   fi
   expect_error "no such database" runs --db absent.db
   "$AB" run good.cfg --db ok.db >/dev/null 2>&1 || fail "run into ok.db failed"
