@@ -554,6 +554,20 @@ static int fill_grads(vstate *st, const ab_shape *s, const ab_grad_check *gc_)
     return gc.pass;
 }
 
+/* The forward check c of st's output, copied into its measurement. */
+static void record_check(vstate *st, const ab_check *c)
+{
+    st->m.checked = 1;
+    st->m.max_abs_err = c->max_abs_err;
+    st->m.mean_abs_err = c->mean_abs_err;
+    st->m.rel_l2_err = c->rel_l2_err;
+    st->m.tolerance = c->tolerance;
+    st->m.nonfinite = c->nonfinite;
+    st->m.rows_checked = c->rows_checked;
+    st->check_seed = c->seed;
+    st->rows_total = c->rows_total;
+}
+
 static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
                          ab_gpu_bufs *bufs, const float *q, const float *k, const float *v,
                          float *o, unsigned long check_seed);
@@ -676,15 +690,7 @@ static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const 
     wt.check_s += ab_now_s() - t_check;
     if (check_rc)
         return store(db, st, "error", err) ? -1 : 0;
-    st->m.checked = 1;
-    st->m.max_abs_err = c.max_abs_err;
-    st->m.mean_abs_err = c.mean_abs_err;
-    st->m.rel_l2_err = c.rel_l2_err;
-    st->m.tolerance = c.tolerance;
-    st->m.nonfinite = c.nonfinite;
-    st->m.rows_checked = c.rows_checked;
-    st->check_seed = c.seed;
-    st->rows_total = c.rows_total;
+    record_check(st, &c);
     if (!c.pass) {
         snprintf(st->message, sizeof st->message, "correctness: %s: not timed", c.why);
         return store(db, st, "failed", st->message) ? -1 : 0;
@@ -875,15 +881,7 @@ static int ext_device_check(const ab_experiment *e, vstate *st, const ab_shape *
         snprintf(msg, n, "%s", err);
         return -1;
     }
-    st->m.checked = 1;
-    st->m.max_abs_err = c.max_abs_err;
-    st->m.mean_abs_err = c.mean_abs_err;
-    st->m.rel_l2_err = c.rel_l2_err;
-    st->m.tolerance = c.tolerance;
-    st->m.nonfinite = c.nonfinite;
-    st->m.rows_checked = c.rows_checked;
-    st->check_seed = c.seed;
-    st->rows_total = c.rows_total;
+    record_check(st, &c);
     if (!c.pass) {
         snprintf(msg, n, "correctness (attnbench's check of the adapter's output in its device "
                          "buffer): %s", c.why);
