@@ -137,7 +137,7 @@
  * at H_kv = 8 0.889x, 0.919x, 0.924x, 0.924x, 0.924x (412-580 TFLOP/s);
  * H_kv = 1 at S = 4096 0.926x; S = 2048 against S_kv = 8192 0.916x;
  * 1.65-1.78x cuda_mma_pipeline. The prediction (0.95-1.0x at S >= 2048) did not
- * hold. The same run at H_kv = 32, 8, 1 (gqa-vs-mha-hopper.db there):
+ * hold. A second run at H_kv = 32, 8, 1 (gqa-vs-mha-hopper.db, same folder):
  * causal 0.918-0.930x at every H_kv, non-causal 1.023-1.026x: the K/V
  * head mapping costs nothing; the gap is the causal one at H = 32.
  * GPU suite: 56 grouped-query / S_kv cases, 0 failed (same day).
