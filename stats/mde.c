@@ -14,6 +14,9 @@
  * normal (asymptotic relative efficiency 3/pi: Hodges & Lehmann 1956, Ann.
  * Math. Statist. 27, 324-335), so n is replaced by 3n/pi; serially
  * correlated rounds (serial.c) count n/f.
+ *
+ * Also the fewest rounds any verdict of a Holm-corrected family needs
+ * (ab_rounds_needed), which `attnbench run` warns about before sampling.
  */
 #include "rounds.h"
 
@@ -29,4 +32,19 @@ double ab_paired_mde(double sd, size_t n, double inflation, double alpha, double
     double z = gsl_cdf_ugaussian_Pinv(1 - alpha / 2) + gsl_cdf_ugaussian_Pinv(power);
     double neff = 3.0 * (double)n / M_PI / inflation;
     return expm1(z * sd / sqrt(neff));
+}
+
+int ab_rounds_needed(size_t family, double alpha)
+{
+    if (family == 0 || !(alpha > 0 && alpha < 1))
+        return 0;
+    /* smallest n with family * 2^(1 - n) < alpha, by doubling (no log
+     * rounding at the boundary) */
+    double p = 2.0 * (double)family; /* family * 2^(1 - n) at n = 0 */
+    int n = 0;
+    while (!(p < alpha)) {
+        p /= 2;
+        n++;
+    }
+    return n < 1 ? 1 : n;
 }

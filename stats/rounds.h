@@ -124,6 +124,14 @@ int ab_signrank_test(const double *d, size_t n, double inflation, ab_wilcoxon *o
  * a bad argument. */
 double ab_paired_mde(double sd, size_t n, double inflation, double alpha, double power);
 
+/* The fewest rounds with which a paired comparison can be called different
+ * in a family of `family` comparisons corrected by Holm at level alpha: the
+ * exact two-sided signed-rank test of n rounds gives p >= 2^(1-n) (every
+ * round on one side), and Holm multiplies the smallest p by the family's
+ * size, so n must satisfy family * 2^(1-n) < alpha. Returns that n (at
+ * least 1), or 0 when family is 0 or alpha is not in (0, 1). */
+int ab_rounds_needed(size_t family, double alpha);
+
 typedef struct ab_rounds_result {
     size_t rounds;       /* rounds in which both A and B have samples */
     double speedup;      /* exp(Hodges-Lehmann estimate of the per-round log ratios) */

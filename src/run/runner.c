@@ -568,6 +568,28 @@ static void record_check(vstate *st, const ab_check *c)
     st->rows_total = c->rows_total;
 }
 
+/* Warns, before sampling, when e's rounds per measurement are too few for
+ * any verdict of the report's family (every variant against the baseline in
+ * every configuration, Holm at e->alpha; ab_rounds_needed): the run would
+ * conclude nothing, whatever the kernels do. */
+static void warn_rounds(const ab_experiment *e)
+{
+    if (!e->baseline || e->nvariants < 2 || e->round_size < 1)
+        return;
+    const int samples = e->adaptive ? e->max_samples : e->samples;
+    const int rounds = (samples + e->round_size - 1) / e->round_size;
+    const size_t family = (e->nvariants - 1) * e->nconfigs;
+    const int need = ab_rounds_needed(family, e->alpha);
+    if (need > 0 && rounds < need)
+        fprintf(stderr,
+                "attnbench: warning: %d rounds per measurement (samples %d / round_size %d) "
+                "cannot reach a verdict in a family of %zu comparisons at alpha %g: the "
+                "smallest signed-rank p of %d rounds is 2^(1-%d), times %zu under Holm; "
+                "use at least %d rounds (samples >= %d)\n",
+                rounds, samples, e->round_size, family, e->alpha, rounds, rounds, family, need,
+                need * e->round_size);
+}
+
 static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const ab_shape *s,
                          ab_gpu_bufs *bufs, const float *q, const float *k, const float *v,
                          float *o, unsigned long check_seed);
@@ -1434,6 +1456,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     }
     fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants%s\n", (long long)*run_id,
             e->name, e->nconfigs, e->nvariants, resuming ? " (resumed: what is missing)" : "");
+    if (!resuming)
+        warn_rounds(e);
     ab_runenv_warn(fp, settings);
     memset(&wt, 0, sizeof wt);
     const double run_start = ab_now_s();

@@ -318,6 +318,24 @@ tuning)
   ! grep -q '^| launch hold |' t1.md || fail "a held run's report has a launch hold row"
   echo "ok: AB_TUNE=3 and ATTNBENCH_HOLD=0 recorded in the fingerprint, the run settings and the report"
   ;;
+rounds-warning)
+  # too few rounds for any verdict of the family: warned before sampling.
+  # Expected counts by hand: 2 variants x 4 configurations = a family of 4;
+  # the exact signed-rank test of n rounds gives p >= 2^(1-n), Holm times 4,
+  # so 4 * 2^(1-n) < 0.05 needs n >= 8 (4 * 2^-7 = 0.031, 4 * 2^-6 = 0.0625);
+  # at alpha 0.01, n >= 10 (4 * 2^-9 = 0.0078, 4 * 2^-8 = 0.0156).
+  small_cfg few.cfg ""
+  "$AB" run few.cfg --db r.db >/dev/null 2>log.txt || { cat log.txt >&2; fail "run failed"; }
+  grep -q "warning: 3 rounds per measurement (samples 12 / round_size 4) cannot reach a verdict in a family of 4 comparisons at alpha 0.05.*use at least 8 rounds (samples >= 32)" log.txt ||
+    { cat log.txt >&2; fail "no warning naming 8 rounds"; }
+  sed 's/^samples = 12;/samples = 32;/' few.cfg >enough.cfg
+  "$AB" run enough.cfg --db r.db >/dev/null 2>log2.txt || { cat log2.txt >&2; fail "run failed"; }
+  ! grep -q "rounds per measurement" log2.txt || { cat log2.txt >&2; fail "warned at 8 rounds"; }
+  sed 's/^samples = 12;/samples = 32;\nalpha = 0.01;/' few.cfg >strict.cfg
+  "$AB" run strict.cfg --db r.db >/dev/null 2>log3.txt || { cat log3.txt >&2; fail "run failed"; }
+  grep -q "use at least 10 rounds (samples >= 40)" log3.txt || { cat log3.txt >&2; fail "alpha 0.01: no warning naming 10 rounds"; }
+  echo "ok: rounds too few for the family warned (8 at alpha 0.05, 10 at 0.01)"
+  ;;
 threads)
   # issue 16: OMP_NUM_THREADS changed the numbers 2-15x, yet compare said
   # "identical environments". threads is a run setting, recorded and diffed.

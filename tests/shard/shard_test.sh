@@ -44,7 +44,7 @@ meas() { # db: the stored (variant, configuration) rows, duplicates kept
 }
 # the quickstart experiment with fewer samples: same configurations, variants
 fast_cfg() {
-  sed -e 's/^samples = 30;/samples = 6;/' -e 's/^round_size = 5;/round_size = 3;/' \
+  sed -e 's/^samples = 50;/samples = 6;/' -e 's/^round_size = 5;/round_size = 3;/' \
       -e 's/^name = "quickstart-cpu";/name = "quickstart-cpu-fast";/' \
       "$SRC/experiments/quickstart-cpu.cfg" >"$1"
   grep -q '^samples = 6;' "$1" || fail "could not derive $1 from quickstart-cpu.cfg"
@@ -77,10 +77,10 @@ split-merge)
   diff expected.txt whole.txt >/dev/null || fail "whole run: $(diff expected.txt whole.txt)"
   diff whole.txt merged.txt || fail "merged parts differ from the whole run"
   [ "$(q merged.db 'SELECT count(*) FROM runs')" = 2 ] || fail "merging twice added runs"
-  # every sample of every measurement: 30 each, as in the whole run
+  # every sample of every measurement: 50 each, as in the whole run
   [ "$(q merged.db 'SELECT count(*) FROM samples')" = "$(q whole.db 'SELECT count(*) FROM samples')" ] ||
     fail "sample counts differ"
-  [ "$(q merged.db 'SELECT count(*) FROM samples')" = 240 ] || fail "expected 8 x 30 samples"
+  [ "$(q merged.db 'SELECT count(*) FROM samples')" = 400 ] || fail "expected 8 x 50 samples (experiments/quickstart-cpu.cfg)"
   "$AB" status "$cfg" --db merged.db >st_m.txt || fail "status of the merge: $(cat st_m.txt)"
   grep -q '2 of 2 parts complete: the experiment is complete' st_m.txt || fail "$(cat st_m.txt)"
   # a report of one part says it is one part
