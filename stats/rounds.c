@@ -75,38 +75,11 @@ static int group(const double *x, const int *round, size_t n, double *xs, size_t
     return AB_STATS_OK;
 }
 
-int ab_round_medians(const double *x, const int *round, size_t n, int *rid, double *med,
-                     size_t *nr)
-{
-    int rc = check_rounds(x, round, n);
-    if (rc != AB_STATS_OK)
-        return rc;
-    if (rid == NULL || med == NULL || nr == NULL)
-        return AB_STATS_EINVAL;
-    double *xs = malloc(n * sizeof *xs);
-    size_t *start = malloc((n + 1) * sizeof *start);
-    if (!xs || !start) {
-        free(xs);
-        free(start);
-        return AB_STATS_ENOMEM;
-    }
-    size_t g;
-    rc = group(x, round, n, xs, start, rid, &g);
-    if (rc == AB_STATS_OK) {
-        for (size_t k = 0; k < g; k++) {
-            size_t m = start[k + 1] - start[k];
-            gsl_sort(xs + start[k], 1, m);
-            med[k] = gsl_stats_median_from_sorted_data(xs + start[k], 1, m);
-        }
-        *nr = g;
-    }
-    free(xs);
-    free(start);
-    return rc;
-}
-
-int ab_round_settled_medians(const double *x, const int *round, size_t n, int *rid,
-                             double *med, size_t *nr, size_t *dropped)
+/* The median of each round's samples (ab_round_medians), or of all but
+ * each round's first sample where it has two or more (leave_first;
+ * ab_round_settled_medians, *dropped counting those left out). */
+static int round_medians(const double *x, const int *round, size_t n, int leave_first, int *rid,
+                         double *med, size_t *nr, size_t *dropped)
 {
     int rc = check_rounds(x, round, n);
     if (rc != AB_STATS_OK)
@@ -125,7 +98,7 @@ int ab_round_settled_medians(const double *x, const int *round, size_t n, int *r
     if (rc == AB_STATS_OK) {
         for (size_t k = 0; k < g; k++) {
             size_t s0 = start[k], m = start[k + 1] - start[k];
-            if (m >= 2) { /* the round's first sample is left out */
+            if (leave_first && m >= 2) { /* the round's first sample is left out */
                 s0++;
                 m--;
                 left_out++;
@@ -140,6 +113,18 @@ int ab_round_settled_medians(const double *x, const int *round, size_t n, int *r
     free(xs);
     free(start);
     return rc;
+}
+
+int ab_round_medians(const double *x, const int *round, size_t n, int *rid, double *med,
+                     size_t *nr)
+{
+    return round_medians(x, round, n, 0, rid, med, nr, NULL);
+}
+
+int ab_round_settled_medians(const double *x, const int *round, size_t n, int *rid,
+                             double *med, size_t *nr, size_t *dropped)
+{
+    return round_medians(x, round, n, 1, rid, med, nr, dropped);
 }
 
 static int check_opts(const ab_boot_opts *o)
