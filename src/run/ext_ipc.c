@@ -3,8 +3,8 @@
  * the JSON description of the device buffers it is offered (ext_ipc.h).
  */
 #include "ext_ipc.h"
+#include "ext_output.h"
 
-#include "data.h"
 #include "gpu_check.h"
 
 #include <errno.h>
@@ -242,8 +242,6 @@ int ab_ext_ipc_offer(ab_gpu_bufs *bufs, const ab_shape *s, ab_layout l, const ch
 int ab_ext_ipc_check(const ab_shape *s, ab_gpu_bufs *bufs, ab_layout l, unsigned long input_seed,
                      unsigned long check_seed, ab_check *out, char *err, size_t n)
 {
-    int rc = -1;
-    float *q = NULL, *k = NULL, *v = NULL, *o = NULL;
     char why[256] = "";
     if (ab_gpu_layout_collect(bufs, l, err, n))
         return -1;
@@ -253,29 +251,15 @@ int ab_ext_ipc_check(const ab_shape *s, ab_gpu_bufs *bufs, ab_layout l, unsigned
             snprintf(err, n, "%s", why);
         return g;
     }
-    /* the device cannot: on the host, as ext_output.c does for a file */
-    const size_t numel = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
-    q = malloc(numel * sizeof *q), o = malloc(numel * sizeof *o);
-    k = malloc(nkv * sizeof *k), v = malloc(nkv * sizeof *v);
-    if (!q || !k || !v || !o) {
+    /* the device cannot: on the host, as for an output file */
+    const size_t numel = ab_shape_numel(s);
+    float *o = malloc(numel * sizeof *o);
+    if (!o) {
         snprintf(err, n, "out of host memory for the output check (%zu-element tensors)", numel);
-        goto cleanup;
+        return -1;
     }
-    if (ab_gpu_output(bufs, o, err, n))
-        goto cleanup;
-    if (ab_inputs_fill(s, input_seed, q, k, v)) {
-        snprintf(err, n, "out of memory for the RNG");
-        goto cleanup;
-    }
-    if (ab_check_output(s, q, k, v, o, check_seed, ab_check_rows_for(s), out)) {
-        snprintf(err, n, "out of host memory in the correctness check");
-        goto cleanup;
-    }
-    rc = 0;
-cleanup:
-    free(q);
-    free(k);
-    free(v);
+    int rc = ab_gpu_output(bufs, o, err, n) ? -1
+             : ab_ext_host_check(s, o, input_seed, check_seed, out, err, n);
     free(o);
     return rc;
 }

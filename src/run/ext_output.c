@@ -64,7 +64,7 @@ int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
 {
     int rc = -1;
     const size_t numel = ab_shape_numel(s);
-    float *q = NULL, *k = NULL, *v = NULL, *o = malloc(numel * sizeof *o);
+    float *o = malloc(numel * sizeof *o);
     if (!o) {
         snprintf(err, n, "out of host memory for the output check (%zu-element tensors)", numel);
         goto cleanup;
@@ -86,9 +86,20 @@ int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
         }
         /* the device cannot hold or handle the reference: on the host */
     }
-    q = malloc(numel * sizeof *q);
-    k = malloc(ab_shape_kv_numel(s) * sizeof *k); /* [B, H_kv, S_kv, D] */
-    v = malloc(ab_shape_kv_numel(s) * sizeof *v);
+    rc = ab_ext_host_check(s, o, input_seed, check_seed, out, err, n);
+cleanup:
+    unlink(path); /* written for attnbench alone; removed whatever the outcome */
+    free(o);
+    return rc;
+}
+
+int ab_ext_host_check(const ab_shape *s, const float *o, unsigned long input_seed,
+                      unsigned long check_seed, ab_check *out, char *err, size_t n)
+{
+    int rc = -1;
+    const size_t numel = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+    float *q = malloc(numel * sizeof *q);
+    float *k = malloc(nkv * sizeof *k), *v = malloc(nkv * sizeof *v); /* [B, H_kv, S_kv, D] */
     if (!q || !k || !v) {
         snprintf(err, n, "out of host memory for the output check (%zu-element tensors)", numel);
         goto cleanup;
@@ -103,11 +114,9 @@ int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
     }
     rc = 0;
 cleanup:
-    unlink(path); /* written for attnbench alone; removed whatever the outcome */
     free(q);
     free(k);
     free(v);
-    free(o);
     return rc;
 }
 

@@ -38,6 +38,16 @@ int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
                         unsigned long input_seed, unsigned long check_seed, ab_check *out,
                         char *err, size_t n);
 
+/* The host side of those checks: output o (numel(s) floats, [B,H,S,D]) of
+ * shape s against FlashAttention's rule on inputs regenerated from
+ * input_seed (ab_inputs_fill), rows per (b, h) slice as for a CPU variant
+ * (ab_check_rows_for, sampled with check_seed). Used where the device
+ * cannot check (ab_gpu_check returning 1), also for adapters on attnbench's
+ * device buffers (ext_ipc.h). 0 with *out filled, or -1 with err when
+ * memory runs out. */
+int ab_ext_host_check(const ab_shape *s, const float *o, unsigned long input_seed,
+                      unsigned long check_seed, ab_check *out, char *err, size_t n);
+
 /* The same for a backward pass (issue 18): the file holds dQ [B,H,S,D]
  * then dK and dV [B,H_kv,S_kv,D] as float32 (numel + 2 kv numel values);
  * checked gradient by gradient (check.h ab_grad_check) on the device when
