@@ -31,8 +31,8 @@
  * Measured (NVIDIA H200, 2026-11-24, reports/issue18/issue18-bwd-run1.md:
  * attnbench run of experiments/issue18-bwd.cfg, hot mode, 40 samples in 20
  * rounds, backward FLOPs = 2.5 forwards; SM clocks 1875-1980 MHz, 571 of
- * 4000 blocks at the software power cap): 56-67 TFLOP/s at S = 512
- * (B = 32), 88-105 at S = 8192 (B = 2), H = 16, D = 64/128, fp16/bf16,
+ * 4000 blocks at the software power cap): 56-79 TFLOP/s at S = 512
+ * (B = 32), 89-105 at S = 8192 (B = 2), H = 16, D = 64/128, fp16/bf16,
  * causal or not; every gradient within FlashAttention's tolerance. In the
  * same run: 0.42x the speed of PyTorch 2.11's SDPA flash backward
  * (geometric mean over the 40 configurations; 0.33-0.62x) and 0.23x

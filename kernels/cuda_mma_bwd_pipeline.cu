@@ -62,11 +62,12 @@
  * samples in 20 rounds; SM clocks 1875-1980 MHz, 571 of 4000 blocks at the
  * software power cap): 117-218 TFLOP/s (backward FLOPs = 2.5 forwards),
  * every gradient within FlashAttention's tolerance. 2.15x faster than
- * cuda_mma_bwd (geometric mean; 1.96-2.41x; predicted 2.0-2.2x: held);
+ * cuda_mma_bwd (geometric mean; 1.95-2.41x; predicted 2.0-2.2x: held);
  * 0.90x the speed of PyTorch 2.11's SDPA flash backward (0.75-1.28x:
  * faster at S = 512 and at S = 1024 causal D = 64, where PyTorch's
- * autograd dispatch is part of its time, within 1% at S = 1024-2048 causal,
- * 0.75-0.8x at S = 8192) and 0.49x cudnn_sdpa's backward (0.36-0.75x).
+ * autograd dispatch is part of its time; 0.85-1.12x at S = 1024-2048
+ * causal, the low end at S = 2048 D = 128; 0.75-0.86x at S = 8192) and
+ * 0.49x cudnn_sdpa's backward (0.36-0.75x).
  * Still to take (the helper that wrote it measured Bc = 128 with 8 warps
  * 4% faster at D = 128 non-causal, not adopted here): the dQ atomics
  * (FlashAttention-2 keeps them; FlashAttention-3 moves dQ through a

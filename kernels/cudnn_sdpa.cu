@@ -64,7 +64,7 @@
  * reports/issue18/issue18-bwd-run1.md, 40 configurations): 157-598
  * TFLOP/s, 1.82x PyTorch's flash backward and 1.11x PyTorch's own cuDNN
  * backend (geometric means; the same engine, reached without autograd's
- * dispatch: 1.01x at S = 8192, up to 1.45x at S = 512).
+ * dispatch: 1.03-1.06x at S = 8192, 1.01-1.45x at S = 512).
  * S != S_kv (NVIDIA H100, 2026-11-25, reports/issue18/issue18-kv-bwd-run1.md,
  * H = 32, H_kv = 8, D = 128, bf16): causal with S < S_kv 1.65-1.70x
  * PyTorch's default backward; causal with S > S_kv (rows that see no key,
