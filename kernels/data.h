@@ -8,8 +8,8 @@
  * (curandSetGeneratorOffset), each element
  *     x = round_dtype(float(2 u / 2^32 - 1)),
  * i.e. uniform on [-1, 1) on the grid of 2^-31, rounded to float then to the
- * dtype, as the MT19937 inputs before it were (only the source of u
- * changed). dO of a backward pass is the same draw from the stream of
+ * dtype (so 1 itself where that rounding reaches it), as the MT19937 inputs
+ * before it were: only the source of u changed. dO of a backward pass is the same draw from the stream of
  * seed + 1 (its own stream: Q, K, V stay those of the forward).
  * A counter-based stream: the GPU harness generates the same values on the
  * device (gpu_inputs.cu, cuRAND's device generator) with no upload, and

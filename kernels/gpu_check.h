@@ -20,7 +20,8 @@
 extern "C" {
 #endif
 
-/* Largest D the device reference handles (8 elements per lane of a warp). */
+/* Largest D the device reference handles (16 rows a block of 256 threads,
+ * 16 outputs a thread: gpu_reference.cu). */
 #define AB_GPU_CHECK_MAX_D 256
 
 /* The pieces of a buffer set the device check needs (gpu_harness.cu). */
