@@ -15,12 +15,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 date -u
 cd "$W"
 # the new kernels' tests first (gpu_inputs: device vs host bit for bit;
-# the tiled reference against the CPU oracle), then memcheck over both
+# the tiled reference against the CPU oracle); memcheck over both at the end
 timeout 120 b/tests/gpu/gpu_inputs | tail -4
-timeout 200 b/tests/gpu/gpu_check --reference | grep -v " ok$" | tail -6
-cs=/usr/local/cuda/bin/compute-sanitizer
-timeout 120 $cs --tool memcheck b/tests/gpu/gpu_inputs 2>&1 | tail -2
-timeout 120 $cs --tool memcheck b/tests/gpu/gpu_check cuda_mma 17 200 2>&1 | tail -3
+timeout 120 b/tests/gpu/gpu_check --reference | grep -v " ok$" | tail -6
 "$M/b/src/attnbench" run "$here/prefill.cfg" --db "$OUT/before.db" 2>"$OUT/before.log"; echo "before: exit $?"
 "$W/b/src/attnbench" run "$here/prefill.cfg" --db "$OUT/after.db" 2>"$OUT/after.log"; echo "after: exit $?"
 "$M/b/src/attnbench" report 1 --db "$OUT/before.db" >"$OUT/before.md" 2>&1
@@ -34,3 +31,6 @@ for f in before after; do
   echo "== $f"; sed -n '/Where the time went/,/^## /p' "$OUT/$f.md" | head -30
   sqlite3 "$OUT/$f.db" "SELECT variant, S, status, checked, printf('%.3g', max_abs_err), printf('%.3g', tolerance) FROM measurements ORDER BY S, variant"
 done
+cs=/usr/local/cuda/bin/compute-sanitizer
+timeout 60 $cs --tool memcheck b/tests/gpu/gpu_inputs 2>&1 | tail -2
+timeout 90 $cs --tool memcheck b/tests/gpu/gpu_check cuda_mma 17 200 2>&1 | tail -3
