@@ -11,8 +11,8 @@ into a complete external variant of adapters/PROTOCOL.md (protocols 1 and
     attnbench_adapter.main(attention, framework="numpy")   # or "torch"
 
 The kit reads the configuration (environment or `config` requests), builds
-attnbench's own Q, K, V for the seed (kernels/data.h's MT19937 stream through
-numpy's legacy RandomState, rounded to the dtype as kernels/data.c does),
+attnbench's own Q, K, V for the seed (kernels/data.h's Philox4x32-10 stream
+of cuRAND, written out in numpy, rounded to the dtype as kernels/data.c does),
 calls the function once and computes the check figures against the float64
 and the plain same-precision references (PROTOCOL.md "Correctness"; the
 verdict stays with attnbench), does the warm-up and prints samples:
@@ -151,35 +151,60 @@ def round_to_dtype(x32, dtype):
     return u.view(np.float32)
 
 
+def philox_stream(seed, offset, n):
+    """Elements offset .. offset + n - 1 of cuRAND's Philox4x32-10 stream for
+    `seed` as uint32 (kernels/philox.h: element i is output i % 4 of the
+    block with counter (lo, hi of (i // 4) >> 16, (i // 4) & 0xFFFF, 0) and
+    key (seed mod 2^32, seed >> 32))."""
+    import numpy as np
+    if n <= 0:
+        return np.zeros(0, dtype=np.uint32)
+    seed &= 0xFFFFFFFFFFFFFFFF
+    first, last = offset // 4, (offset + n - 1) // 4
+    blk = np.arange(first, last + 1, dtype=np.uint64)
+    pos = blk >> np.uint64(16)
+    m32 = np.uint64(0xFFFFFFFF)
+    c0, c1 = pos & m32, pos >> np.uint64(32)
+    c2, c3 = blk & np.uint64(0xFFFF), np.zeros_like(blk)
+    k0, k1 = np.uint64(seed & 0xFFFFFFFF), np.uint64(seed >> 32)
+    for r in range(10):
+        if r:
+            k0 = (k0 + np.uint64(0x9E3779B9)) & m32
+            k1 = (k1 + np.uint64(0xBB67AE85)) & m32
+        p0 = np.uint64(0xD2511F53) * c0
+        p1 = np.uint64(0xCD9E8D57) * c2
+        c0, c1, c2, c3 = (p1 >> np.uint64(32)) ^ c1 ^ k0, p1 & m32, (p0 >> np.uint64(32)) ^ c3 ^ k1, p0 & m32
+    out = np.stack([c0, c1, c2, c3], axis=1).reshape(-1).astype(np.uint32)
+    skip = offset - 4 * first
+    return out[skip:skip + n]
+
+
+def input_values(u32, dtype):
+    """kernels/data.c's ab_input_value: round(float32(u / 2^31 - 1))."""
+    import numpy as np
+    x = (u32.astype(np.float64) * 2.0 ** -31 - 1.0).astype(np.float32)
+    return round_to_dtype(x, dtype)
+
+
 def make_inputs(B, H, S, D, dtype, seed, Hkv=None, Skv=None):
     """Q as a float32 numpy array [B, H, S, D] and K, V as [B, H_kv, S_kv, D]
-    (H_kv, S_kv default to H, S), holding dtype values: GSL MT19937 seeded
-    with `seed` (gsl_rng_set: 0 means 4357, else the low 32 bits), Q then K
-    then V, x = round(float32(2 u - 1)), u = out / 2^32 (kernels/data.c)."""
-    import numpy as np
+    (H_kv, S_kv default to H, S), holding dtype values: cuRAND's Philox4x32-10
+    stream for `seed`, Q then K then V (kernels/data.h)."""
     Hkv = H if Hkv is None else Hkv
     Skv = S if Skv is None else Skv
-    s = 4357 if seed == 0 else seed & 0xFFFFFFFF
-    rs = np.random.RandomState(s)
-    out = []
+    out, off = [], 0
     for shape in ((B, H, S, D), (B, Hkv, Skv, D), (B, Hkv, Skv, D)):
         n = shape[0] * shape[1] * shape[2] * shape[3]
-        u32 = rs.randint(0, 2 ** 32, size=n, dtype=np.uint32)
-        x = (2.0 * (u32.astype(np.float64) / 4294967296.0) - 1.0).astype(np.float32)
-        out.append(round_to_dtype(x, dtype).reshape(shape))
+        out.append(input_values(philox_stream(seed, off, n), dtype).reshape(shape))
+        off += n
     return out
 
 
 def make_dout(B, H, S, D, dtype, seed):
-    """dO [B, H, S, D] of a backward pass (issue 18) as kernels/data.c's
-    ab_dout_fill: the same draws from its own MT19937 stream, seeded with
-    seed + 1."""
-    import numpy as np
-    s1 = seed + 1
-    rs = np.random.RandomState(4357 if s1 == 0 else s1 & 0xFFFFFFFF)
-    u32 = rs.randint(0, 2 ** 32, size=B * H * S * D, dtype=np.uint32)
-    x = (2.0 * (u32.astype(np.float64) / 4294967296.0) - 1.0).astype(np.float32)
-    return round_to_dtype(x, dtype).reshape((B, H, S, D))
+    """dO [B, H, S, D] of a backward pass as kernels/data.c's ab_dout_fill:
+    the same draws from the stream of seed + 1."""
+    n = B * H * S * D
+    return input_values(philox_stream(seed + 1, 0, n), dtype).reshape((B, H, S, D))
 
 
 def expand_kv(cfg, k32, v32):

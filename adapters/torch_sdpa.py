@@ -11,8 +11,8 @@ line, one `env` line (or an `error` line and exits 1). Protocol 2 (`protocol
 = 2;` in the experiment): one process for the whole run, reading `config
 ...`, `take K` and `quit` requests on stdin; torch is imported and the CUDA
 context made once, and its samples are taken inside attnbench's rounds. Inputs are attnbench's
-own Q, K, V for the seed (kernels/data.h's MT19937 stream, reproduced with
-numpy's legacy RandomState), rounded to the dtype exactly as kernels/data.c
+own Q, K, V for the seed (kernels/data.h's Philox4x32-10 stream of cuRAND,
+written out in numpy by the kit), rounded to the dtype exactly as kernels/data.c
 does, uploaded in [B, H, S, D], the layout SDPA takes. Timing follows
 kernels/gpu_harness.cu: warm-up calls, then CUDA events in the cold (2x L2
 flush before each call), hot (back-to-back calls, an event between each) or

@@ -3,10 +3,13 @@
  * (gpu_check.h's ab_check_measurement): GPU outputs on the device over every
  * row, falling back to the host check when the device cannot; CPU outputs on
  * the host, every row when ab_check_rows_for allows, else a fresh sample.
+ * A GPU output checked on the host whose inputs were made on the device
+ * (q NULL) is checked against those inputs, copied back.
  */
 #include "gpu_check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,7 +41,25 @@ int ab_check_measurement(const ab_shape *s, ab_gpu_bufs *bufs, const float *q, c
         if (ab_gpu_output(bufs, o, err, n))
             return -1;
     }
-    if (ab_check_output(s, q, k, v, o, seed, ab_check_rows_for(s), out)) {
+    float *h = NULL; /* inputs made on the device only: copied back for the host check */
+    if (!q && bufs) {
+        const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+        h = malloc((nq + 2 * nkv) * sizeof *h);
+        if (!h) {
+            snprintf(err, n, "out of host memory in the correctness check");
+            return -1;
+        }
+        if (ab_gpu_inputs(bufs, h, h + nq, h + nq + nkv, NULL, err, n)) {
+            free(h);
+            return -1;
+        }
+        q = h;
+        k = h + nq;
+        v = h + nq + nkv;
+    }
+    int rc = ab_check_output(s, q, k, v, o, seed, ab_check_rows_for(s), out);
+    free(h);
+    if (rc) {
         snprintf(err, n, "out of host memory in the correctness check");
         return -1;
     }

@@ -1,12 +1,14 @@
 /*
- * data.c: seeded random inputs and dtype rounding (see data.h for the exact
- * generator, which adapters reproduce).
+ * data.c: seeded random inputs and dtype rounding on the host (data.h gives
+ * the generator, which the GPU harness and the adapter kit reproduce).
  */
 #include "data.h"
+#include "philox.h"
 
-#include <gsl/gsl_rng.h>
-#include <stdint.h>
 #include <string.h>
+#ifdef AB_HAVE_CUDA
+#include <curand.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -31,45 +33,63 @@ float ab_round_to(float x, ab_dtype t)
     }
 }
 
-int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, float *v)
+float ab_input_value(uint32_t u, ab_dtype t)
 {
-    const size_t len[3] = {ab_shape_numel(s), ab_shape_kv_numel(s), ab_shape_kv_numel(s)};
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!r)
+    /* u / 2^31 - 1 is exact in double (33 significant bits at most) */
+    return ab_round_to((float)((double)u * 0x1p-31 - 1.0), t);
+}
+
+int ab_inputs_raw(unsigned long seed, uint64_t offset, size_t n, uint32_t *u)
+{
+    if (n == 0)
+        return 0;
+#ifdef AB_HAVE_CUDA
+    curandGenerator_t g;
+    if (curandCreateGeneratorHost(&g, CURAND_RNG_PSEUDO_PHILOX4_32_10) != CURAND_STATUS_SUCCESS)
         return -1;
-    gsl_rng_set(r, seed);
-    float *dst[3] = {q, k, v};
-    /* the draws in order (MT19937 is sequential), then the rounding, which
-     * is elementwise, on every core: the same values as rounding each draw
-     * as it is made (issue 11: the inputs were the largest share of a run's
-     * wall time at B=4 H=16 S=4096 D=128, half of it the rounding) */
-    for (int t = 0; t < 3; t++)
-        for (size_t i = 0; i < len[t]; i++)
-            dst[t][i] = (float)(2.0 * gsl_rng_uniform(r) - 1.0);
-    gsl_rng_free(r);
-    if (s->dtype != AB_FP32) {
-        for (int t = 0; t < 3; t++) {
-            float *x = dst[t];
-            const long long nn = (long long)len[t];
+    int rc = curandSetPseudoRandomGeneratorSeed(g, (unsigned long long)seed) ||
+                     curandSetGeneratorOffset(g, (unsigned long long)offset) ||
+                     curandGenerate(g, u, n)
+                 ? -1
+                 : 0;
+    curandDestroyGenerator(g);
+    return rc;
+#else
+    ab_philox_stream((uint64_t)seed, offset, n, u);
+    return 0;
+#endif
+}
+
+/* n inputs of dtype t from element `offset` of seed's stream into x: the
+ * raw outputs are drawn into x's own storage (4 bytes each), then turned
+ * into values in place. */
+static int fill(unsigned long seed, uint64_t offset, size_t n, ab_dtype t, float *x)
+{
+    uint32_t *u = (uint32_t *)(void *)x;
+    if (ab_inputs_raw(seed, offset, n, u))
+        return -1;
+    const long long nn = (long long)n;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) num_threads(omp_get_num_procs())
 #endif
-            for (long long i = 0; i < nn; i++)
-                x[i] = ab_round_to(x[i], s->dtype);
-        }
+    for (long long i = 0; i < nn; i++) {
+        uint32_t w;
+        memcpy(&w, &x[i], sizeof w);
+        x[i] = ab_input_value(w, t);
     }
     return 0;
 }
 
+int ab_inputs_fill(const ab_shape *s, unsigned long seed, float *q, float *k, float *v)
+{
+    const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+    return fill(seed, 0, nq, s->dtype, q) || fill(seed, nq, nkv, s->dtype, k) ||
+                   fill(seed, (uint64_t)nq + nkv, nkv, s->dtype, v)
+               ? -1
+               : 0;
+}
+
 int ab_dout_fill(const ab_shape *s, unsigned long seed, float *dout)
 {
-    const size_t n = ab_shape_numel(s);
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!r)
-        return -1;
-    gsl_rng_set(r, seed + 1);
-    for (size_t i = 0; i < n; i++)
-        dout[i] = ab_round_to((float)(2.0 * gsl_rng_uniform(r) - 1.0), s->dtype);
-    gsl_rng_free(r);
-    return 0;
+    return fill(seed + 1, 0, ab_shape_numel(s), s->dtype, dout);
 }

@@ -3,8 +3,8 @@
  * gpu_harness.cu when CUDA is built, and by gpu_stub.c (every call fails with
  * "built without CUDA") otherwise, so src/ never needs CUDA headers.
  *
- * A measurement on the GPU: ab_gpu_bufs_create uploads the dtype-rounded
- * inputs once; for each variant, setup (outside timing), warm-up launches,
+ * A measurement on the GPU: ab_gpu_bufs_create_seeded generates the inputs
+ * on the device once (ab_gpu_bufs_create uploads given ones); for each variant, setup (outside timing), warm-up launches,
  * ab_gpu_time for the samples, then ab_gpu_poison + one ab_gpu_run_once +
  * ab_gpu_output for the correctness check.
  */
@@ -55,11 +55,25 @@ size_t ab_gpu_bytes_needed(const ab_shape *s);
  * rounded to the dtype). Checks free memory first. 0 or -1 with err. */
 int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k, const float *v,
                        ab_gpu_bufs **out, char *err, size_t n);
+/* As ab_gpu_bufs_create, with Q, K, V generated on the device from `seed`
+ * (data.h's inputs, bit for bit those of ab_inputs_fill) instead of
+ * uploaded; a backward's dO then too (ab_gpu_bwd_prepare with dout NULL).
+ * 0 or -1 with err. */
+int ab_gpu_bufs_create_seeded(const ab_shape *s, unsigned long seed, ab_gpu_bufs **out,
+                              char *err, size_t n);
 void ab_gpu_bufs_destroy(ab_gpu_bufs *b);
+
+/* Copies b's inputs back as floats: q, dout (numel each) and k, v (kv
+ * numel each); any of them may be NULL (not copied). For the host check of
+ * a configuration whose inputs were made on the device, and for the test
+ * that holds them against ab_inputs_fill. 0 or -1 with err. */
+int ab_gpu_inputs(ab_gpu_bufs *b, float *q, float *k, float *v, float *dout, char *err,
+                  size_t n);
 
 /* Backward pass (issue 18): gives b, made for a shape with pass != fwd, the
  * backward's buffers (dO uploaded from dout, numel floats of the dtype's
- * values; dQ, dK, dV; the logsumexp floats) and computes the forward state
+ * values, or with dout NULL generated on the device from the seed of
+ * ab_gpu_bufs_create_seeded; dQ, dK, dV; the logsumexp floats) and computes the forward state
  * on the device in float64 (gpu_reference_bwd.cu): O rounded to the dtype
  * into b's O, the logsumexp into its lse. Input rotation is off for a
  * backward (one set). 0 or -1 with err. */

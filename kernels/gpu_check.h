@@ -20,7 +20,8 @@
 extern "C" {
 #endif
 
-/* Largest D the device reference handles (8 elements per lane of a warp). */
+/* Largest D the device reference handles (16 rows a block of 256 threads,
+ * 16 outputs a thread: gpu_reference.cu). */
 #define AB_GPU_CHECK_MAX_D 256
 
 /* The pieces of a buffer set the device check needs (gpu_harness.cu). */
@@ -87,7 +88,9 @@ void ab_gpu_ref_free(void *ref);
  * every row, or, where the device cannot (return 1 of ab_gpu_check), on the
  * host over ab_check_rows_for(s) rows per slice with `seed`; CPU variants on
  * the host the same way (o holds their output). o: numel floats of scratch
- * for the download. Returns 0, or -1 with err. */
+ * for the download. q, k, v may be NULL for a GPU output (bufs made by
+ * ab_gpu_bufs_create_seeded): the host check then copies b's inputs back.
+ * Returns 0, or -1 with err. */
 int ab_check_measurement(const ab_shape *s, ab_gpu_bufs *bufs, const float *q, const float *k,
                          const float *v, float *o, unsigned long seed, ab_check *out,
                          char *err, size_t n);

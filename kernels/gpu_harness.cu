@@ -1,10 +1,12 @@
 /*
  * gpu_harness.cu: the GPU side of the harness (gpu.h): device query, input
- * upload in the dtype, output poisoning, timing with CUDA events in the cold,
+ * generation on the device (gpu_inputs.h) or upload in the dtype, output
+ * poisoning, timing with CUDA events in the cold,
  * hot and graph modes, and output download. Variants never time themselves.
  */
 #include "gpu.h"
 #include "gpu_check.h"
+#include "gpu_inputs.h"
 #include "registry.h"
 
 #include <cublas_v2.h>
@@ -23,6 +25,8 @@
 struct ab_gpu_bufs {
     ab_shape s;
     void *q, *k, *v, *o;
+    int seeded;         /* inputs generated on the device from `seed` (data.h) */
+    unsigned long seed;
     /* hot and graph modes: sets 1..nsets-1 of Q, K, V, O copies, so that
      * back-to-back launches do not find their inputs in L2 */
     int nsets;
@@ -236,8 +240,10 @@ static int upload(void *dst, const float *src, size_t numel, ab_dtype t, char *e
     return 0;
 }
 
-extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k,
-                                  const float *v, ab_gpu_bufs **out, char *err, size_t n)
+/* ab_gpu_bufs_create (q non-NULL: uploaded) and ab_gpu_bufs_create_seeded
+ * (q NULL: generated on the device from seed). */
+static int bufs_create(const ab_shape *s, const float *q, const float *k, const float *v,
+                       unsigned long seed, ab_gpu_bufs **out, char *err, size_t n)
 {
     *out = NULL;
     size_t free_b = 0, total_b = 0;
@@ -291,10 +297,19 @@ extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float
     CKB(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
     CKB(cudaEventCreate(&b->e0));
     CKB(cudaEventCreate(&b->e1));
-    if (upload(b->q, q, ab_shape_numel(s), s->dtype, err, n) ||
-        upload(b->k, k, ab_shape_kv_numel(s), s->dtype, err, n) ||
-        upload(b->v, v, ab_shape_kv_numel(s), s->dtype, err, n))
+    if (!q) {
+        const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+        b->seeded = 1;
+        b->seed = seed;
+        if (ab_gpu_fill_stream(seed, 0, nq, s->dtype, b->q, b->stream, err, n) ||
+            ab_gpu_fill_stream(seed, nq, nkv, s->dtype, b->k, b->stream, err, n) ||
+            ab_gpu_fill_stream(seed, (uint64_t)nq + nkv, nkv, s->dtype, b->v, b->stream, err, n))
+            goto cleanup;
+    } else if (upload(b->q, q, ab_shape_numel(s), s->dtype, err, n) ||
+               upload(b->k, k, ab_shape_kv_numel(s), s->dtype, err, n) ||
+               upload(b->v, v, ab_shape_kv_numel(s), s->dtype, err, n)) {
         goto cleanup;
+    }
     for (int set = 1; set < b->nsets; set++) {
         char *base = b->rot + (size_t)(set - 1) * 4 * b->stride;
         CKB(cudaMemcpy(base, b->q, bytes, cudaMemcpyDeviceToDevice));
@@ -319,6 +334,56 @@ cleanup:
     else
         *out = b;
     return rc;
+}
+
+extern "C" int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k,
+                                  const float *v, ab_gpu_bufs **out, char *err, size_t n)
+{
+    if (!q || !k || !v) {
+        snprintf(err, n, "ab_gpu_bufs_create: no host inputs");
+        return -1;
+    }
+    return bufs_create(s, q, k, v, 0, out, err, n);
+}
+
+extern "C" int ab_gpu_bufs_create_seeded(const ab_shape *s, unsigned long seed,
+                                         ab_gpu_bufs **out, char *err, size_t n)
+{
+    return bufs_create(s, NULL, NULL, NULL, seed, out, err, n);
+}
+
+/* Copies the device array src (numel values of t) back as floats. */
+static int download(float *dst, const void *src, size_t numel, ab_dtype t, char *err, size_t n)
+{
+    if (t == AB_FP32) {
+        CK(cudaMemcpy(dst, src, numel * 4, cudaMemcpyDeviceToHost));
+        return 0;
+    }
+    std::vector<unsigned short> bits(numel);
+    CK(cudaMemcpy(bits.data(), src, numel * 2, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < numel; i++)
+        dst[i] = from_bits16(bits[i], t);
+    return 0;
+}
+
+extern "C" int ab_gpu_inputs(ab_gpu_bufs *b, float *q, float *k, float *v, float *dout,
+                             char *err, size_t n)
+{
+    const size_t nq = ab_shape_numel(&b->s), nkv = ab_shape_kv_numel(&b->s);
+    CK(cudaStreamSynchronize(b->stream));
+    if ((q && download(q, b->q, nq, b->s.dtype, err, n)) ||
+        (k && download(k, b->k, nkv, b->s.dtype, err, n)) ||
+        (v && download(v, b->v, nkv, b->s.dtype, err, n)))
+        return -1;
+    if (dout) {
+        if (!b->dout) {
+            snprintf(err, n, "no dO on the device (not a backward pass)");
+            return -1;
+        }
+        if (download(dout, b->dout, nq, b->s.dtype, err, n))
+            return -1;
+    }
+    return 0;
 }
 
 extern "C" void ab_gpu_bufs_destroy(ab_gpu_bufs *b)
@@ -359,8 +424,16 @@ extern "C" int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, 
     CK(cudaMalloc(&b->dk, nkv * es));
     CK(cudaMalloc(&b->dv, nkv * es));
     CK(cudaMalloc((void **)&b->lse, (size_t)s->B * s->H * s->S * sizeof(float)));
-    if (upload(b->dout, dout, nq, s->dtype, err, n))
+    if (!dout) {
+        if (!b->seeded) {
+            snprintf(err, n, "ab_gpu_bwd_prepare: no dO and no seed (uploaded inputs)");
+            return -1;
+        }
+        if (ab_gpu_fill_stream(b->seed + 1, 0, nq, s->dtype, b->dout, b->stream, err, n))
+            return -1;
+    } else if (upload(b->dout, dout, nq, s->dtype, err, n)) {
         return -1;
+    }
     CK(cudaDeviceSynchronize()); /* the upload ran on the legacy stream (see bufs_create) */
     ab_gpu_parts p;
     ab_gpu_bufs_parts(b, &p);

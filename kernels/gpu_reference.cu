@@ -4,26 +4,32 @@
  * computation with its float64 shadow (reference.h gives both), and the
  * comparison of a variant's O with the reference, all reduced on the device.
  *
- * Idea: one warp per query row, lanes over the head dimension (lane owns
- * d = lane + 32 t, t < 8, so D <= 256); for each key j the warp forms the
- * dot products with a butterfly of shuffles (every lane ends with the same
- * bits, so the softmax state stays warp-uniform). Three passes over the keys:
- * (1) the reference's row max and sum of exponentials (online, float64) and
- * the plain's and shadow's row maxima; (2) the plain's and shadow's sums;
- * (3) the outputs of all three. Scores are recomputed in every pass instead
- * of stored, so memory is O(D) per row at any S. It is written to be plainly
- * right, not fast: a ladder shape (B=4, H=16, S=4096, D=128) is a few
- * tenths of a second, once per configuration.
+ * Idea: a block of 256 threads owns 32 query rows of one (b, h) slice (16
+ * above D = 128) and walks the keys in tiles of 32 staged in shared memory,
+ * so each K and V element is read from memory once per 32 rows instead of
+ * once per row; the query rows sit in shared memory too. Each thread forms
+ * the full dot products of its row with 4 keys (2 at 16 rows), sequentially
+ * over d, in float64 for the reference and the shadow and in fp32 for the
+ * plain computation, in reference.c's order. Three passes over the keys:
+ * (1) the row maxima of reference, plain and shadow (exact in any order);
+ * (2) the sums of exponentials, added in key order by one thread per row;
+ * (3) the probabilities, then every output element accumulated in key order
+ * by the thread that owns it. Scores are recomputed in every pass instead
+ * of stored, so memory stays O(rows x D) at any S. It replaced a warp per
+ * row (three butterfly reductions per key) whose results it reproduces up
+ * to float64 rounding (the reference's sum of exponentials is now taken
+ * after the maximum is known rather than online).
  * Source: the definition (Vaswani et al. 2017, eq. 1) for the reference;
  * the plain computation is reference.c's ab_plain_row (FlashAttention's
  * `out_pt`), with fp32 operations kept unfused (__fmul_rn, __fadd_rn) so
  * nvcc cannot contract them into FMAs the plain computation does not have.
- * Measured: NVIDIA H200, 2026-11-23 (`gpu_check --reference`): equal to the
- * CPU oracle within 5e-16 over every row of 96 cases (fp16, bf16, fp32; D =
- * 1, 64, 128, 200; causal and not; S = 1..200). ptxas (nvcc 13.0, sm_90a):
- * reference_rows 132-136 registers, no spills. The whole GPU suite (9
- * variants, 64-96 cases each, every row) checked in 14.7 s, and the 67
- * configurations of the committed runs with every variant in 161 s.
+ * Measured: NVIDIA H200, 2026-11-26 (reports/device-inputs, one-*.db): the
+ * check of one variant at B=1 H=16 S=16384 D=128 causal bf16, reference
+ * included, 0.88 s against 4.03 s with the warp-per-row kernel. ptxas
+ * (nvcc 13.0, sm_90a): reference_tiles 158-170 registers, no spills.
+ * Checked against the CPU oracle over every row by the GPU suite
+ * (`gpu_check --reference`: fp16, bf16, fp32; D = 1, 64, 128, 200; causal
+ * and not; S = 1..200; H_kv < H and S_kv != S).
  */
 #include "gpu_check.h"
 
@@ -37,8 +43,6 @@
 #include <string.h>
 
 namespace {
-
-constexpr int NT = AB_GPU_CHECK_MAX_D / 32;
 
 /* Device reductions. Maxima of non-negative doubles as their bit patterns
  * (ordered like the values); NaN is turned into +infinity first. */
@@ -99,129 +103,234 @@ template <> __device__ __forceinline__ float rd<__nv_bfloat16>(float x)
     return __bfloat162float(__float2bfloat16_rn(x));
 }
 
-/* The three scores of key j for this warp's row: reference (float64, scale
- * applied after the dot), plain (fp32 sum of products of the rounded scaled
- * query, rounded to T) and shadow (the plain's operations in float64). */
-template <typename T>
-__device__ __forceinline__ void scores(const T *kj, int D, int lane, const double *qd,
-                                       const float *qp, const double *qs, double scale,
-                                       double &sref, float &sp, double &ss)
+/* Blocks of the reference: RT threads own BM query rows of one (b, h)
+ * slice and walk the keys in tiles of BN, staged in shared memory as
+ * floats (K, then V over the same space). */
+constexpr int RT = 256, BN = 32;
+/* outputs a thread accumulates at most: BM * D <= RT * NO (BM = 32 up to
+ * D = 128, 16 above) */
+constexpr int NO = 16;
+
+/* Keys query row i sees (variant.h's bottom-right causal mask). */
+__device__ __forceinline__ int row_keys(int i, int S, int Skv, int causal)
 {
-    double a = 0.0, c = 0.0;
-    float b = 0.f;
-#pragma unroll
-    for (int t = 0; t < NT; t++) {
-        const int d = lane + 32 * t;
-        if (d < D) {
-            const float kv = to_f<T>(kj[d]);
-            a += qd[t] * (double)kv;
-            b = __fadd_rn(b, __fmul_rn(qp[t], kv));
-            c += qs[t] * (double)kv;
-        }
-    }
-    sref = warp_sum(a) * scale;
-    sp = rd<T>(warp_sum(b));
-    ss = warp_sum(c);
+    if (!causal)
+        return Skv;
+    const long long vis = (long long)i + Skv - S + 1;
+    return (int)(vis < 0 ? 0 : vis > Skv ? Skv : vis);
 }
 
-/* One warp per row of [B*H*S]; writes oref (float64) and accumulates the
- * plain-vs-shadow and shadow-vs-reference sums. */
-template <typename T>
-__global__ void reference_rows(const T *__restrict__ Q, const T *__restrict__ K,
-                               const T *__restrict__ V, int S, int D, int causal, long long rows,
-                               double scale, float scale_plain, double *__restrict__ oref,
-                               dev_sums *sums, int H, int Hkv, int Skv)
+/* Maxima over the TPR consecutive lanes that share a row. */
+template <int TPR> __device__ __forceinline__ double group_max(double x)
 {
-    const long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    if (row >= rows)
-        return; /* whole warps: blockDim is a multiple of 32 */
-    const long long bh = row / S;
-    const int i = (int)(row % S);
-    const size_t base = (size_t)bh * S * D;
-    const T *qi = Q + base + (size_t)i * D;
-    /* K/V head h / (H / H_kv) of batch b; keys of the bottom-right causal
-     * mask (variant.h): a row that sees none stays 0 */
-    const long long b = bh / H, h = bh % H;
-    const size_t kvb = (size_t)(b * Hkv + h / (H / Hkv)) * Skv * D;
-    const long long vis = (long long)i + Skv - S + 1;
-    const int L = causal ? (int)(vis < 0 ? 0 : vis > Skv ? Skv : vis) : Skv;
-
-    double qd[NT], qs[NT];
-    float qp[NT];
 #pragma unroll
-    for (int t = 0; t < NT; t++) {
-        const int d = lane + 32 * t;
-        const float x = d < D ? to_f<T>(qi[d]) : 0.f;
-        qd[t] = x;
-        qp[t] = rd<T>(__fmul_rn(x, scale_plain));
-        qs[t] = (double)x * scale;
-    }
+    for (int m = TPR / 2; m > 0; m >>= 1)
+        x = fmax(x, __shfl_xor_sync(0xffffffffu, x, m));
+    return x;
+}
+template <int TPR> __device__ __forceinline__ float group_max(float x)
+{
+#pragma unroll
+    for (int m = TPR / 2; m > 0; m >>= 1)
+        x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, m));
+    return x;
+}
 
-    /* pass 1: reference max and sum (online), plain and shadow maxima */
-    double m = -INFINITY, l = 0.0, ms = -INFINITY;
-    float mp = -INFINITY;
-    for (int j = 0; j < L; j++) {
-        double sref, ss;
-        float sp;
-        scores<T>(K + kvb + (size_t)j * D, D, lane, qd, qp, qs, scale, sref, sp, ss);
-        if (sref > m) {
-            l = l * exp(m - sref) + 1.0;
-            m = sref;
-        } else {
-            l += exp(sref - m);
+/* The three scores of this thread's KPT keys (c = g + TPR u of the tile in
+ * kv) for its row q: reference (float64 dot, scale applied after), plain
+ * (fp32 sum of products of the rounded scaled query, in order of d,
+ * rounded to T: reference.c's plain_impl) and shadow (the plain's
+ * operations in float64). */
+template <typename T, int TPR, int KPT>
+__device__ __forceinline__ void tile_scores(const float *q, const float *kv, int ld, int D, int g,
+                                            double scale, float scale_plain, double (&sr)[KPT],
+                                            float (&sp)[KPT], double (&ss)[KPT])
+{
+    double a[KPT], c[KPT];
+    float b[KPT];
+#pragma unroll
+    for (int u = 0; u < KPT; u++)
+        a[u] = c[u] = 0.0, b[u] = 0.f;
+    for (int d = 0; d < D; d++) {
+        const float x = q[d];
+        const double xd = x, xs = xd * scale;
+        const float xp = rd<T>(__fmul_rn(x, scale_plain));
+#pragma unroll
+        for (int u = 0; u < KPT; u++) {
+            const float k = kv[(g + TPR * u) * ld + d];
+            a[u] += xd * (double)k;
+            b[u] = __fadd_rn(b[u], __fmul_rn(xp, k));
+            c[u] += xs * (double)k;
         }
-        mp = fmaxf(mp, sp);
-        ms = fmax(ms, ss);
     }
-    /* pass 2: plain and shadow sums */
+#pragma unroll
+    for (int u = 0; u < KPT; u++) {
+        sr[u] = a[u] * scale;
+        sp[u] = rd<T>(b[u]);
+        ss[u] = c[u];
+    }
+}
+
+/* Rows tile of BN keys from j0 of the slice at src ([Skv, D]) into dst
+ * (row stride ld), zeros past Skv. */
+template <typename T>
+__device__ __forceinline__ void load_tile(float *dst, const T *__restrict__ src, int j0, int Skv,
+                                          int D, int ld)
+{
+    for (int e = threadIdx.x; e < BN * D; e += RT) {
+        const int c = e / D, d = e - c * D;
+        dst[c * ld + d] = j0 + c < Skv ? to_f<T>(src[(size_t)(j0 + c) * D + d]) : 0.f;
+    }
+}
+
+/* Shared memory of a reference block, bytes. */
+__host__ __device__ constexpr size_t tile_smem(int BM, int ld)
+{
+    return (size_t)BM * BN * (2 * sizeof(double) + sizeof(float)) +
+           (size_t)(BM + BN) * ld * sizeof(float);
+}
+
+/* One block per BM rows of a (b, h) slice; writes oref (float64) and
+ * accumulates the plain-vs-shadow and shadow-vs-reference sums. Three
+ * passes over the key tiles, scores recomputed in each: (1) the row maxima
+ * of reference, plain and shadow; (2) their sums of exponentials, added in
+ * key order by one thread per row; (3) the probabilities, then the outputs,
+ * each accumulated in key order. */
+template <typename T, int BM>
+__global__ void __launch_bounds__(RT)
+    reference_tiles(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+                    int S, int D, int causal, double scale, float scale_plain,
+                    double *__restrict__ oref, dev_sums *sums, int H, int Hkv, int Skv)
+{
+    constexpr int TPR = RT / BM, KPT = BN / TPR;
+    extern __shared__ double smem[];
+    const int ld = D | 1; /* odd row stride: a column read touches 32 banks */
+    double *Er = smem, *Es = Er + BM * BN;
+    float *Ep = (float *)(Es + BM * BN), *Qx = Ep + BM * BN, *KV = Qx + BM * ld;
+
+    const int per_slice = (S + BM - 1) / BM;
+    const long long bh = blockIdx.x / per_slice;
+    const int i0 = (int)(blockIdx.x % per_slice) * BM;
+    const int tid = threadIdx.x, r = tid / TPR, g = tid % TPR, lane = tid & 31;
+    const long long b = bh / H, h = bh % H;
+    const size_t base = (size_t)bh * S * D;
+    const size_t kvb = (size_t)(b * Hkv + h / (H / Hkv)) * Skv * D;
+    const int Lr = i0 + r < S ? row_keys(i0 + r, S, Skv, causal) : 0; /* this thread's row */
+    const int last = (i0 + BM < S ? i0 + BM : S) - 1;
+    const int Lmax = row_keys(last, S, Skv, causal); /* keys the block's rows see at most */
+
+    for (int e = tid; e < BM * D; e += RT) {
+        const int rr = e / D, d = e - rr * D;
+        Qx[rr * ld + d] = i0 + rr < S ? to_f<T>(Q[base + (size_t)(i0 + rr) * D + d]) : 0.f;
+    }
+    const float *q = Qx + r * ld;
+    double sr[KPT], ss[KPT];
+    float sp[KPT];
+
+    /* pass 1: maxima (exact in any order) */
+    double m = -INFINITY, ms = -INFINITY;
+    float mp = -INFINITY;
+    for (int j0 = 0; j0 < Lmax; j0 += BN) {
+        __syncthreads();
+        load_tile<T>(KV, K + kvb, j0, Skv, D, ld);
+        __syncthreads();
+        tile_scores<T, TPR, KPT>(q, KV, ld, D, g, scale, scale_plain, sr, sp, ss);
+#pragma unroll
+        for (int u = 0; u < KPT; u++)
+            if (j0 + g + TPR * u < Lr) {
+                m = fmax(m, sr[u]);
+                mp = fmaxf(mp, sp[u]);
+                ms = fmax(ms, ss[u]);
+            }
+    }
+    m = group_max<TPR>(m);
+    mp = group_max<TPR>(mp);
+    ms = group_max<TPR>(ms);
+
+    /* pass 2: sums of exponentials, in key order */
+    double l = 0.0, ls = 0.0;
     float lp = 0.f;
-    double ls = 0.0;
-    for (int j = 0; j < L; j++) {
-        double sref, ss;
-        float sp;
-        scores<T>(K + kvb + (size_t)j * D, D, lane, qd, qp, qs, scale, sref, sp, ss);
-        lp = __fadd_rn(lp, expf(__fsub_rn(sp, mp)));
-        ls += exp(ss - ms);
+    for (int j0 = 0; j0 < Lmax; j0 += BN) {
+        __syncthreads();
+        load_tile<T>(KV, K + kvb, j0, Skv, D, ld);
+        __syncthreads();
+        tile_scores<T, TPR, KPT>(q, KV, ld, D, g, scale, scale_plain, sr, sp, ss);
+#pragma unroll
+        for (int u = 0; u < KPT; u++) {
+            const int c = g + TPR * u;
+            if (j0 + c < Lr) {
+                Er[r * BN + c] = exp(sr[u] - m);
+                Ep[r * BN + c] = expf(__fsub_rn(sp[u], mp));
+                Es[r * BN + c] = exp(ss[u] - ms);
+            }
+        }
+        __syncthreads();
+        if (g == 0)
+            for (int c = 0; c < BN && j0 + c < Lr; c++) {
+                l += Er[r * BN + c];
+                lp = __fadd_rn(lp, Ep[r * BN + c]);
+                ls += Es[r * BN + c];
+            }
     }
-    /* pass 3: outputs */
-    double o_ref[NT], o_s[NT];
-    float o_p[NT];
+    const int lead = lane & ~(TPR - 1); /* the row's first lane (g == 0) */
+    l = __shfl_sync(0xffffffffu, l, lead);
+    lp = __shfl_sync(0xffffffffu, lp, lead);
+    ls = __shfl_sync(0xffffffffu, ls, lead);
+
+    /* pass 3: probabilities, then outputs (e = tid + RT u: row e / D, column
+     * e % D), each accumulated in key order; a key the row does not see has
+     * probability 0, which adds nothing (0 * v = +-0) */
+    double o_r[NO], o_s[NO];
+    float o_p[NO];
 #pragma unroll
-    for (int t = 0; t < NT; t++)
-        o_ref[t] = o_s[t] = 0.0, o_p[t] = 0.f;
-    for (int j = 0; j < L; j++) {
-        double sref, ss;
-        float sp;
-        const size_t off = kvb + (size_t)j * D;
-        scores<T>(K + off, D, lane, qd, qp, qs, scale, sref, sp, ss);
-        const double pr = exp(sref - m) / l;
-        const float pp = rd<T>(__fdiv_rn(expf(__fsub_rn(sp, mp)), lp));
-        const double ps = exp(ss - ms) / ls;
+    for (int u = 0; u < NO; u++)
+        o_r[u] = o_s[u] = 0.0, o_p[u] = 0.f;
+    for (int j0 = 0; j0 < Lmax; j0 += BN) {
+        __syncthreads();
+        load_tile<T>(KV, K + kvb, j0, Skv, D, ld);
+        __syncthreads();
+        tile_scores<T, TPR, KPT>(q, KV, ld, D, g, scale, scale_plain, sr, sp, ss);
 #pragma unroll
-        for (int t = 0; t < NT; t++) {
-            const int d = lane + 32 * t;
-            if (d < D) {
-                const float vv = to_f<T>(V[off + d]);
-                o_ref[t] += pr * (double)vv;
-                o_p[t] = __fadd_rn(o_p[t], __fmul_rn(pp, vv));
-                o_s[t] += ps * (double)vv;
+        for (int u = 0; u < KPT; u++) {
+            const int c = g + TPR * u;
+            const int seen = j0 + c < Lr;
+            Er[r * BN + c] = seen ? exp(sr[u] - m) / l : 0.0;
+            Ep[r * BN + c] = seen ? rd<T>(__fdiv_rn(expf(__fsub_rn(sp[u], mp)), lp)) : 0.f;
+            Es[r * BN + c] = seen ? exp(ss[u] - ms) / ls : 0.0;
+        }
+        __syncthreads();
+        load_tile<T>(KV, V + kvb, j0, Skv, D, ld);
+        __syncthreads();
+        const int cend = Lmax - j0 < BN ? Lmax - j0 : BN;
+#pragma unroll
+        for (int u = 0; u < NO; u++) {
+            const int e = tid + RT * u;
+            if (e < BM * D) {
+                const int ro = e / D, dd = e - ro * D;
+                for (int c = 0; c < cend; c++) {
+                    const float vv = KV[c * ld + dd];
+                    o_r[u] += Er[ro * BN + c] * (double)vv;
+                    o_p[u] = __fadd_rn(o_p[u], __fmul_rn(Ep[ro * BN + c], vv));
+                    o_s[u] += Es[ro * BN + c] * (double)vv;
+                }
             }
         }
     }
+
     double pmax = 0.0, psq = 0.0, amax = 0.0, dis = 0.0, sq = 0.0;
 #pragma unroll
-    for (int t = 0; t < NT; t++) {
-        const int d = lane + 32 * t;
-        if (d < D) {
-            oref[base + (size_t)i * D + d] = o_ref[t];
-            const double pe = fabs((double)rd<T>(o_p[t]) - o_s[t]);
+    for (int u = 0; u < NO; u++) {
+        const int e = tid + RT * u;
+        const int ro = e / D, dd = e - ro * D;
+        if (e < BM * D && i0 + ro < S) {
+            oref[base + (size_t)(i0 + ro) * D + dd] = o_r[u];
+            const double pe = fabs((double)rd<T>(o_p[u]) - o_s[u]);
             pmax = fmax(pmax, pe);
             psq += pe * pe;
-            amax = fmax(amax, fabs(o_ref[t]));
-            const double g = fabs(o_s[t] - o_ref[t]);
-            dis = isnan(g) ? INFINITY : fmax(dis, g);
-            sq += o_ref[t] * o_ref[t];
+            amax = fmax(amax, fabs(o_r[u]));
+            const double gap = fabs(o_s[u] - o_r[u]);
+            dis = isnan(gap) ? INFINITY : fmax(dis, gap);
+            sq += o_r[u] * o_r[u];
         }
     }
     pmax = warp_max(pmax);
@@ -324,15 +433,27 @@ int make_reference(const ab_gpu_parts *p, dev_ref *r, char *err, size_t n)
     else if (s->dtype == AB_BF16)
         sp = __bfloat162float(__float2bfloat16_rn(sp));
     CK(cudaMemsetAsync(r->sums, 0, sizeof(dev_sums), st));
-    const int threads = 256;
-    const long long blocks = (rows * 32 + threads - 1) / threads;
+    /* BM = 32 rows a block up to D = 128, 16 above (NO outputs a thread) */
+    const int BM = s->D <= 128 ? 32 : 16, ld = s->D | 1;
+    const long long blocks = (long long)s->B * s->H * ((s->S + BM - 1) / BM);
     if (blocks > 0x7fffffffLL) {
-        snprintf(err, n, "device check: %lld rows is too many for one grid", rows);
+        snprintf(err, n, "device check: %lld blocks is too many for one grid", blocks);
         return 1;
     }
-    reference_rows<T><<<(unsigned)blocks, threads, 0, st>>>(
-        (const T *)p->q, (const T *)p->k, (const T *)p->v, s->S, s->D, s->causal, rows, scale, sp,
-        r->oref, r->sums, s->H, ab_shape_hkv(s), ab_shape_skv(s));
+    const size_t smem = tile_smem(BM, ld);
+    if (BM == 32) {
+        CK(cudaFuncSetAttribute(reference_tiles<T, 32>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        reference_tiles<T, 32><<<(unsigned)blocks, RT, smem, st>>>(
+            (const T *)p->q, (const T *)p->k, (const T *)p->v, s->S, s->D, s->causal, scale, sp,
+            r->oref, r->sums, s->H, ab_shape_hkv(s), ab_shape_skv(s));
+    } else {
+        CK(cudaFuncSetAttribute(reference_tiles<T, 16>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        reference_tiles<T, 16><<<(unsigned)blocks, RT, smem, st>>>(
+            (const T *)p->q, (const T *)p->k, (const T *)p->v, s->S, s->D, s->causal, scale, sp,
+            r->oref, r->sums, s->H, ab_shape_hkv(s), ab_shape_skv(s));
+    }
     CK(cudaGetLastError());
     atol_term<T><<<1024, 256, 0, st>>>(r->oref, numel, r->sums);
     CK(cudaGetLastError());

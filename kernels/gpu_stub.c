@@ -34,6 +34,17 @@ int ab_gpu_bufs_create(const ab_shape *s, const float *q, const float *k, const 
 }
 void ab_gpu_bufs_destroy(ab_gpu_bufs *b) { (void)b; }
 int ab_gpu_poison(ab_gpu_bufs *b, char *err, size_t n) { return fail(err, n); }
+int ab_gpu_bufs_create_seeded(const ab_shape *s, unsigned long seed, ab_gpu_bufs **out,
+                              char *err, size_t n)
+{
+    *out = NULL;
+    return fail(err, n);
+}
+int ab_gpu_inputs(ab_gpu_bufs *b, float *q, float *k, float *v, float *dout, char *err,
+                  size_t n)
+{
+    return fail(err, n);
+}
 int ab_gpu_bwd_prepare(ab_gpu_bufs *b, const float *dout, char *err, size_t n)
 {
     return fail(err, n);

@@ -521,7 +521,15 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                      "variants interleaved in seeded random order |\n",
                 mode, strcmp(mode, "graph") == 0 ? " (per-launch time of graph replays)" : "",
                 e.warmup, e.samples, rounds_txt);
-    fprintf(out, "| inputs | uniform on [-1, 1) from MT19937 seed %lu, rounded to the dtype |\n", e.seed);
+    {
+        /* the generator stored with the run (data.h); runs without one used MT19937 */
+        json_t *rs = ab_runenv_load(db, run_id);
+        const char *gen = json_string_value(json_object_get(rs, "inputs"));
+        fprintf(out, "| inputs | uniform on [-1, 1) from %s seed %lu, rounded to the dtype |\n",
+                gen && strcmp(gen, "philox4x32-10") == 0 ? "cuRAND's Philox4x32-10" : "MT19937",
+                e.seed);
+        json_decref(rs);
+    }
     print_timer_and_clocks(db, run_id, monitored, out);
     {
         ab_calibration cal;

@@ -2,7 +2,11 @@
  * runner.c: the measurement loop of runner.h.
  *
  * Per configuration: one set of seeded random inputs (kernels/data.h), shared
- * by every variant. Per variant: setup outside timing, warm-up launches, then
+ * by every variant: generated on the device for GPU variants, on the host
+ * (the same values) only when a CPU variant runs the configuration; the
+ * float64 reference is made once per configuration and pass, on the device
+ * for GPU variants (gpu_check.h), and every variant's output is checked
+ * against it in full. Per variant: setup outside timing, warm-up launches, then
  * check-then-benchmark (karpathy/llm.c dev/cuda): O is poisoned with NaN, the
  * variant runs once and is compared with the float64 reference
  * (kernels/check.h); a variant that fails is stored as failed and never
@@ -206,17 +210,18 @@ static void bwd_free(void)
     memset(&bwd, 0, sizeof bwd);
 }
 
-/* Allocates and fills the host data of a backward configuration s: dO
- * always, O and logsumexp when host = 1 (CPU variants run it). 0 or -1. */
+/* Allocates and fills the host data of a backward configuration s when
+ * host = 1 (CPU variants run it): dO, O and logsumexp; the device makes its
+ * own dO (ab_gpu_bwd_prepare). 0 or -1. */
 static int bwd_make(const ab_shape *s, unsigned long seed, const float *q, const float *k,
                     const float *v, int host)
 {
     const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
+    if (!host)
+        return 0;
     bwd.dout = malloc(sizeof(float) * nq);
     if (!bwd.dout || ab_dout_fill(s, seed, bwd.dout))
         return -1;
-    if (!host)
-        return 0;
     bwd.o = malloc(sizeof(float) * nq);
     bwd.lse = malloc(sizeof(float) * (size_t)s->B * (size_t)s->H * (size_t)s->S);
     bwd.dq = malloc(sizeof(float) * nq);
@@ -1178,34 +1183,41 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
     const size_t numel = ab_shape_numel(s), kv_numel = ab_shape_kv_numel(s);
     char sh[160], err[AB_ERR];
     int rc = -1, any_gpu = 0;
-    float *q = malloc(numel * sizeof *q), *k = malloc(kv_numel * sizeof *k);
-    float *v = malloc(kv_numel * sizeof *v), *o = malloc(numel * sizeof *o);
+    int any_cpu = 0;
+    for (size_t i = 0; i < e->nvariants; i++) {
+        any_gpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA;
+        any_cpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CPU;
+    }
+    /* Q, K, V on the host only for CPU variants (and plugins): GPU variants
+     * get theirs generated on the device (data.h), and a host check of a
+     * GPU output copies them back (ab_check_measurement) */
+    float *q = NULL, *k = NULL, *v = NULL, *o = malloc(numel * sizeof *o);
+    if (any_cpu) {
+        q = malloc(numel * sizeof *q);
+        k = malloc(kv_numel * sizeof *k);
+        v = malloc(kv_numel * sizeof *v);
+    }
     vstate *st = calloc(e->nvariants, sizeof *st);
     size_t *order = calloc(e->nvariants, sizeof *order);
     ab_gpu_bufs *bufs = NULL;
 
     shape_str(s, sh, sizeof sh);
     fprintf(stderr, "[%zu/%zu] %s\n", ci + 1, e->nconfigs, sh);
-    if (!q || !k || !v || !o || !st || !order) {
+    if ((any_cpu && (!q || !k || !v)) || !o || !st || !order) {
         error("%s: out of host memory for %zu-element tensors", sh, numel);
         goto cleanup;
     }
     double t_inputs = ab_now_s();
-    if (ab_inputs_fill(s, e->seed, q, k, v)) {
-        error("out of memory for the RNG");
+    if (any_cpu && ab_inputs_fill(s, e->seed, q, k, v)) {
+        error("the input generator (cuRAND's host Philox) could not be made");
         goto cleanup;
-    }
-    int any_cpu = 0;
-    for (size_t i = 0; i < e->nvariants; i++) {
-        any_gpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CUDA;
-        any_cpu |= e->variants[i].native && e->variants[i].native->device == AB_DEV_CPU;
     }
     if (s->pass != AB_FWD && bwd_make(s, e->seed, q, k, v, any_cpu)) {
         error("%s: out of host memory for the backward pass's data", sh);
         goto cleanup;
     }
-    if (any_gpu && (ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err) ||
-                    (s->pass != AB_FWD && ab_gpu_bwd_prepare(bufs, bwd.dout, err, sizeof err)))) {
+    if (any_gpu && (ab_gpu_bufs_create_seeded(s, e->seed, &bufs, err, sizeof err) ||
+                    (s->pass != AB_FWD && ab_gpu_bwd_prepare(bufs, NULL, err, sizeof err)))) {
         fprintf(stderr, "  %s\n", err); /* each GPU variant is stored as an error below */
         ab_gpu_bufs_destroy(bufs);
         bufs = NULL;
@@ -1216,8 +1228,8 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         for (size_t i = 0; i < e->nvariants; i++)
             any_ext |= !e->variants[i].native;
         if (any_ext && ab_gpu_query(&gi, err, sizeof err) == 0 &&
-            (ab_gpu_bufs_create(s, q, k, v, &bufs, err, sizeof err) ||
-             (s->pass != AB_FWD && ab_gpu_bwd_prepare(bufs, bwd.dout, err, sizeof err)))) {
+            (ab_gpu_bufs_create_seeded(s, e->seed, &bufs, err, sizeof err) ||
+             (s->pass != AB_FWD && ab_gpu_bwd_prepare(bufs, NULL, err, sizeof err)))) {
             ab_gpu_bufs_destroy(bufs);
             bufs = NULL; /* no room: checked on the host */
         }
@@ -1428,6 +1440,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     /* the machine (same hash as `attnbench env`); this run's settings apart */
     fp = ab_env_fingerprint(1);
     settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
+    if (settings) /* which generator made the inputs (data.h) */
+        json_object_set_new(settings, "inputs", json_string(AB_INPUTS_GENERATOR));
     if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;

@@ -3,9 +3,9 @@
  * against central finite differences of the float64 forward (issue 18's
  * oracle). Independent source: the loss L = sum(O * dO) computed with
  * ab_reference_row (the forward oracle) and differentiated numerically,
- *     dL/dx ~ (L(x + h) - L(x - h)) / 2h,  h = 2^-10,
- * for every element of Q, K and V (x and x +- h exact in float for |x| <=
- * 1), which agrees with the analytic gradient to O(h^2) ~ 1e-6 of the
+ *     dL/dx ~ (L(x + h) - L(x - h)) / ((x + h) - (x - h)),  h = 2^-10,
+ * the steps as float made them (x +- h is rounded where |x| > 1 - 2^-10),
+ * for every element of Q, K and V, which agrees with the analytic gradient to O(h^2) ~ 1e-6 of the
  * gradient's scale (measured: at most 3e-7); tolerance 2e-6 absolute. Shapes: multi-head, GQA
  * (H = 4, H_kv = 2), MQA with S = 3 < S_kv = 7 and S = 6 > S_kv = 4
  * (rows that see no key), causal and not, D = 4 and 8. A deliberately
@@ -45,13 +45,16 @@ static double fd_err(const ab_shape *s, float *q, float *k, float *v, const floa
     const float h = 1.0f / 1024.0f;
     double worst = 0.0;
     for (size_t e = 0; e < n; e++) {
-        const float x0 = x[e];
-        x[e] = x0 + h;
+        const float x0 = x[e], xp = x0 + h, xm = x0 - h;
+        x[e] = xp;
         const double lp = loss(s, q, k, v, dO);
-        x[e] = x0 - h;
+        x[e] = xm;
         const double lm = loss(s, q, k, v, dO);
         x[e] = x0;
-        const double num = (lp - lm) / (2.0 * h), err = fabs(num - grad[e]);
+        /* over the steps float made: x0 +- h is rounded where |x0| > 1 -
+         * 2^-10 (the float spacing doubles at 1), and dividing by 2h there
+         * put errors of 2e-6 into dV, which is linear in V */
+        const double num = (lp - lm) / ((double)xp - (double)xm), err = fabs(num - grad[e]);
         worst = err > worst || isnan(err) ? err : worst;
     }
     return worst;

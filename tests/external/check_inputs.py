@@ -2,8 +2,7 @@
 """check_inputs.py: cross-check that the adapter kit's make_inputs
 (numpy) produces bit for bit the Q, K, V that attnbench's native variants get
 from kernels/data.c's ab_inputs_fill, for every dtype and a few seeds
-(including 0, which GSL maps to 4357, and one above 2^32, which GSL truncates
-to its low 32 bits). It compiles a tiny C dumper against kernels/data.c and
+(including 0 and ones above 2^32: the Philox key takes all 64 bits). It compiles a tiny C dumper against kernels/data.c and
 src/core/shape.c (needs cc, GSL, numpy; no torch, no GPU). Not part of
 `meson test` (python and numpy are not build requirements); run by hand:
 
@@ -60,7 +59,8 @@ def main():
         f.write(DUMPER)
     subprocess.run(["cc", "-std=c11", "-O2", "-I" + os.path.join(ROOT, "kernels"),
                     "-I" + os.path.join(ROOT, "src", "core"), src,
-                    os.path.join(ROOT, "kernels", "data.c"), os.path.join(ROOT, "src", "core", "shape.c"),
+                    os.path.join(ROOT, "kernels", "data.c"), os.path.join(ROOT, "kernels", "philox.c"),
+                    os.path.join(ROOT, "src", "core", "shape.c"),
                     "-o", exe] + gsl_flags() + ["-lm"], check=True)
     B, H, S, D = 2, 3, 17, 8
     bad = 0
