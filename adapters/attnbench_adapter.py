@@ -779,9 +779,9 @@ class TorchRunner:
         import numpy as np
         torch = self.torch
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
-        return {"torch": torch.__version__, "torch_cuda": torch.version.cuda,
-                "cudnn": torch.backends.cudnn.version(), "gpu": props.name,
-                "numpy": np.__version__, "python": platform.python_version()}
+        return dict(_threads(), torch=torch.__version__, torch_cuda=torch.version.cuda,
+                    cudnn=torch.backends.cudnn.version(), gpu=props.name,
+                    numpy=np.__version__, python=platform.python_version())
 
     def prepare(self, cfg, describe):
         torch = self.torch
@@ -913,6 +913,13 @@ class TorchRunner:
         self.torch.cuda.empty_cache()
 
 
+def _threads():
+    """{"threads": N} when attnbench passed the experiment's `threads` (as
+    OMP_NUM_THREADS, PROTOCOL.md), for the env line; else {}."""
+    t = os.environ.get("OMP_NUM_THREADS")
+    return {"threads": t} if t else {}
+
+
 class NumpyRunner:
     """framework="numpy": float32 host arrays in, host wall clock out."""
 
@@ -925,8 +932,8 @@ class NumpyRunner:
 
     def env(self):
         import numpy as np
-        return {"numpy": np.__version__, "python": platform.python_version(),
-                "timing": "host wall clock per call (time.perf_counter)"}
+        return dict(_threads(), numpy=np.__version__, python=platform.python_version(),
+                    timing="host wall clock per call (time.perf_counter)")
 
     def prepare(self, cfg, describe):
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
@@ -1005,28 +1012,58 @@ def serve(runner, env, describe, inp=None, out=None):
     runner.release()
 
 
-def hello_line(framework, layout):
-    """The answer to ATTNBENCH_IPC=1 (PROTOCOL.md "Device buffers"): the
-    torch framework maps attnbench's buffers, numpy cannot."""
-    return "hello ipc=%d layout=%s" % (1 if framework == "torch" else 0, layout)
+CAPS = ("dtypes", "head_dims", "passes", "h_kv", "s_kv", "causal")
 
 
-def run(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd"):
+def hello_wanted(env=None):
+    """1 when attnbench asked for a hello (protocol 2 with ATTNBENCH_HELLO=1
+    or ATTNBENCH_IPC=1 in env, default os.environ)."""
+    env = os.environ if env is None else env
+    return env.get("ATTNBENCH_PROTOCOL") == "2" and (
+        env.get("ATTNBENCH_HELLO") == "1" or env.get("ATTNBENCH_IPC") == "1")
+
+
+def hello_line(framework, layout, caps=None, env=None):
+    """The hello (PROTOCOL.md "Device buffers", "Capabilities"): the torch
+    framework maps attnbench's buffers when offered (ATTNBENCH_IPC=1 in env,
+    env None: what the framework can); caps declares what fn runs, e.g.
+    {"dtypes": ["fp16", "bf16"], "head_dims": [64, 128], "h_kv": "h"};
+    numpy's runner adds passes=fwd. Raises AdapterError on an unknown key."""
+    ipc = framework == "torch" and (env is None or env.get("ATTNBENCH_IPC") == "1")
+    caps = dict(caps or {})
+    if framework == "numpy":
+        caps.setdefault("passes", ["fwd"])  # the numpy kit runs the forward only
+    bad = [k for k in caps if k not in CAPS]
+    if bad:
+        raise AdapterError("capability %r is not one of %s" % (bad[0], ", ".join(CAPS)))
+    words = ["hello ipc=%d layout=%s" % (1 if ipc else 0, layout)]
+    for key in CAPS:
+        if key in caps:
+            v = caps[key]
+            words.append("%s=%s" % (key, ",".join(str(x) for x in v)
+                                    if isinstance(v, (list, tuple)) else v))
+    return " ".join(words)
+
+
+def run(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd",
+        caps=None):
     """Speaks the protocol ATTNBENCH_PROTOCOL names for `fn(q, k, v, causal,
     scale) -> o`. env: extra fields of the `env` line (merged into the
     measurement's fingerprint); context: see TorchRunner; describe: names
     the function in error messages; layout: "bhsd" (fn takes and returns
-    [B, H, S, D]) or "bshd" ([B, S, H, D]). Raises AdapterError on a
-    failure to report."""
+    [B, H, S, D]) or "bshd" ([B, S, H, D]); caps: the capabilities the
+    hello declares (hello_line), so attnbench skips the configurations fn
+    cannot run instead of storing errors. Raises AdapterError on a failure
+    to report."""
     runners = {"torch": TorchRunner, "numpy": NumpyRunner}
     if framework not in runners:
         raise AdapterError("framework %r is not torch or numpy" % framework)
     if layout not in LAYOUTS:
         raise AdapterError("layout %r is not bhsd or bshd" % (layout,))
     proto = os.environ.get("ATTNBENCH_PROTOCOL")
-    if proto == "2" and os.environ.get("ATTNBENCH_IPC") == "1":
+    if hello_wanted():
         # at once, before torch is imported: attnbench waits only a moment for it
-        sys.stdout.write(hello_line(framework, layout) + "\n")
+        sys.stdout.write(hello_line(framework, layout, caps, os.environ) + "\n")
         sys.stdout.flush()
     cfg = None if proto == "2" else config_from_env()  # refuses other protocols
     runner = runners[framework](fn, context, layout)
@@ -1044,11 +1081,12 @@ def run(fn, framework="torch", env=None, context=None, describe="the function", 
     sys.stdout.flush()
 
 
-def main(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd"):
+def main(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd",
+         caps=None):
     """run(), with failures printed as the protocol's `error` line and exit
     status 1 (the traceback of an unexpected exception stays on stderr)."""
     try:
-        run(fn, framework, env, context, describe, layout)
+        run(fn, framework, env, context, describe, layout, caps)
     except AdapterError as e:
         print("error " + _one_line(e), flush=True)
         sys.exit(1)

@@ -53,9 +53,89 @@ static int each_pair(const char *rest, int (*fn)(const char *, const char *, voi
     return rc;
 }
 
+/* A comma-separated list of names of a hello capability (dtypes=,
+ * passes=) into a bit mask; -1 with why on an unknown name. */
+static int name_mask(const char *key, const char *val, int is_pass, unsigned *mask, char *why,
+                     size_t wn)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", val);
+    *mask = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        ab_dtype d;
+        ab_pass ps;
+        if (is_pass ? ab_pass_parse(t, &ps) : ab_dtype_parse(t, &d)) {
+            snprintf(why, wn, "%s: '%.40s' is not %s", key, t,
+                     is_pass ? "fwd, bwd or fwd+bwd" : "fp16, bf16 or fp32");
+            return -1;
+        }
+        *mask |= 1u << (is_pass ? (unsigned)ps : (unsigned)d);
+    }
+    if (!*mask) {
+        snprintf(why, wn, "%s= names nothing", key);
+        return -1;
+    }
+    return 0;
+}
+
+static int head_dims(const char *val, ab_ext_hello *h, char *why, size_t wn)
+{
+    const char *p = val;
+    h->n_head_dims = 0;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long d = strtol(p, &end, 10);
+        if (end == p || errno || d < 1 || d > 1 << 24 || (*end && *end != ',') ||
+            h->n_head_dims == AB_EXT_MAX_HEAD_DIMS) {
+            snprintf(why, wn, "head_dims='%.60s' is not a list of at most %d head dimensions "
+                              "(64,128)", val, AB_EXT_MAX_HEAD_DIMS);
+            return -1;
+        }
+        h->head_dims[h->n_head_dims++] = (int)d;
+        p = *end ? end + 1 : end;
+    }
+    if (!h->n_head_dims) {
+        snprintf(why, wn, "head_dims= names nothing");
+        return -1;
+    }
+    return 0;
+}
+
+/* any | the one value that means "equal" (h, s) */
+static int any_or(const char *key, const char *val, const char *equal, int *out, char *why,
+                  size_t wn)
+{
+    if (strcmp(val, "any") == 0 || strcmp(val, equal) == 0) {
+        *out = strcmp(val, equal) == 0;
+        return 0;
+    }
+    snprintf(why, wn, "%s='%.40s' is not any or %s", key, val, equal);
+    return -1;
+}
+
 static int hello_pair(const char *key, const char *val, void *arg, char *why, size_t wn)
 {
     ab_ext_hello *h = arg;
+    if (strcmp(key, "dtypes") == 0)
+        return name_mask(key, val, 0, &h->dtypes, why, wn);
+    if (strcmp(key, "passes") == 0)
+        return name_mask(key, val, 1, &h->passes, why, wn);
+    if (strcmp(key, "head_dims") == 0)
+        return head_dims(val, h, why, wn);
+    if (strcmp(key, "h_kv") == 0)
+        return any_or(key, val, "h", &h->kv_heads_equal, why, wn);
+    if (strcmp(key, "s_kv") == 0)
+        return any_or(key, val, "s", &h->kv_len_equal, why, wn);
+    if (strcmp(key, "causal") == 0) {
+        if (strcmp(val, "0") && strcmp(val, "1") && strcmp(val, "any")) {
+            snprintf(why, wn, "causal='%.40s' is not 0, 1 or any", val);
+            return -1;
+        }
+        h->causal_only = val[0] == 'a' ? 0 : val[0] == '1' ? 2 : 1;
+        return 0;
+    }
     if (strcmp(key, "ipc") == 0) {
         if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0) {
             snprintf(why, wn, "ipc='%.40s' is not 0 or 1", val);
@@ -80,6 +160,51 @@ int ab_ext_parse_hello(const char *rest, ab_ext_hello *h, char *why, size_t wn)
         return -1;
     }
     h->seen = 1;
+    return 0;
+}
+
+int ab_ext_hello_admits(const ab_ext_hello *h, const ab_shape *s, char *why, size_t wn)
+{
+    if (!h->seen)
+        return 0;
+    if (h->dtypes && !(h->dtypes & (1u << (unsigned)s->dtype))) {
+        char list[64] = "";
+        for (int d = 0; d < 3; d++)
+            if (h->dtypes & (1u << d))
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                         list[0] ? "," : "", ab_dtype_name((ab_dtype)d));
+        snprintf(why, wn, "the adapter declares dtypes=%s; this configuration is %s", list,
+                 ab_dtype_name(s->dtype));
+        return 1;
+    }
+    if (h->passes && !(h->passes & (1u << (unsigned)s->pass))) {
+        snprintf(why, wn, "the adapter does not declare the %s pass (passes=)",
+                 ab_pass_name(s->pass));
+        return 1;
+    }
+    if (h->n_head_dims) {
+        int found = 0;
+        for (int i = 0; i < h->n_head_dims; i++)
+            found |= h->head_dims[i] == s->D;
+        if (!found) {
+            snprintf(why, wn, "the adapter declares head_dims without D=%d", s->D);
+            return 1;
+        }
+    }
+    if (h->kv_heads_equal && ab_shape_hkv(s) != s->H) {
+        snprintf(why, wn, "the adapter declares h_kv=h; this configuration has H_kv=%d < H=%d",
+                 ab_shape_hkv(s), s->H);
+        return 1;
+    }
+    if (h->kv_len_equal && ab_shape_skv(s) != s->S) {
+        snprintf(why, wn, "the adapter declares s_kv=s; this configuration has S_kv=%d != S=%d",
+                 ab_shape_skv(s), s->S);
+        return 1;
+    }
+    if (h->causal_only && !!s->causal != h->causal_only - 1) {
+        snprintf(why, wn, "the adapter declares causal=%d only", h->causal_only - 1);
+        return 1;
+    }
     return 0;
 }
 

@@ -35,19 +35,39 @@ extern "C" {
 /* The version of the description file's format ("version" key). */
 #define AB_EXT_IPC_VERSION 1
 
-/* What an adapter's hello said. */
+/* At most this many head dimensions in a hello's head_dims= list. */
+#define AB_EXT_MAX_HEAD_DIMS 16
+
+/* What an adapter's hello said: device buffers and capabilities
+ * (adapters/PROTOCOL.md, "Capabilities"). Each capability is "any" until
+ * the hello declares it. */
 typedef struct ab_ext_hello {
     int seen;          /* a hello line was read */
     int ipc;           /* ipc=1: it maps attnbench's buffers when offered a description */
     int has_layout;    /* layout= was given */
     ab_layout layout;  /* the layout its function takes (when has_layout) */
+    unsigned dtypes;   /* dtypes=fp16,bf16: bit (1 << ab_dtype) per dtype; 0: any */
+    unsigned passes;   /* passes=fwd,bwd,fwd+bwd: bit (1 << ab_pass) per pass; 0: any */
+    int head_dims[AB_EXT_MAX_HEAD_DIMS]; /* head_dims=64,128: the D it runs */
+    int n_head_dims;                     /* 0: any D */
+    int kv_heads_equal; /* h_kv=h: only H_kv = H (no grouped-query); h_kv=any (default): any */
+    int kv_len_equal;   /* s_kv=s: only S_kv = S; s_kv=any (default): any */
+    int causal_only;    /* causal=1: 2, only causal; causal=0: 1, only not; 0 (any): both */
 } ab_ext_hello;
 
 /* Parses the text after "hello" (space-separated key=value tokens; ipc=0|1,
- * layout=bhsd|bshd; unknown keys are ignored, for later capabilities) into
- * *h (seen set). Returns 0, or -1 with the reason in why (wn bytes) for a
- * token without '=' or a bad value of a known key. */
+ * layout=bhsd|bshd, and the capabilities dtypes=, passes=, head_dims=
+ * (comma-separated lists), h_kv=any|h, s_kv=any|s, causal=0|1|any;
+ * unknown keys are ignored, for later capabilities) into *h (seen set).
+ * Returns 0, or -1 with the reason in why (wn bytes) for a token without
+ * '=' or a bad value of a known key. */
 int ab_ext_parse_hello(const char *rest, ab_ext_hello *h, char *why, size_t wn);
+
+/* 0 when the capabilities in *h admit configuration s; else 1 with the
+ * reason in why (wn bytes), naming the declaration ("the adapter declares
+ * dtypes=fp16,bf16; this configuration is fp32"), so the runner skips the
+ * pair as it skips a built-in variant's unsupported shape. */
+int ab_ext_hello_admits(const ab_ext_hello *h, const ab_shape *s, char *why, size_t wn);
 
 /* 1 when line is a hello line ("hello" alone or followed by a space). */
 int ab_ext_is_hello(const char *line);

@@ -140,21 +140,36 @@ static void append_stderr_hint(ab_ext_result *out)
 
 /* ---- the child process --------------------------------------------------------- */
 
-/* The child's environment: the caller's minus ATTNBENCH_*, plus the configuration.
- * Returns a NULL-terminated array whose strings are all malloc'd, or NULL. */
+const char *const ab_ext_thread_vars[] = {"OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                          "OPENBLAS_NUM_THREADS", "ATTNBENCH_THREADS", NULL};
+
+int ab_ext_is_thread_var(const char *e)
+{
+    for (const char *const *v = ab_ext_thread_vars; *v; v++) {
+        size_t n = strlen(*v);
+        if (strncmp(e, *v, n) == 0 && e[n] == '=')
+            return 1;
+    }
+    return 0;
+}
+
+/* The child's environment: the caller's minus ATTNBENCH_* (and, when the
+ * experiment sets threads, minus the thread variables), plus the
+ * configuration. Returns a NULL-terminated array whose strings are all
+ * malloc'd, or NULL. */
 static char **build_env(const ab_ext_request *rq)
 {
     size_t n_env = 0;
     for (char **e = environ; e && *e; e++)
         n_env++;
-    enum { N_OURS = 24 }; /* the variables below: 20 */
+    enum { N_OURS = 28 }; /* the variables below: 20, and 4 thread variables */
     char **env = calloc(n_env + N_OURS + 1, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     int fail = 0;
     for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "ATTNBENCH_", 10) == 0)
+        if (strncmp(*e, "ATTNBENCH_", 10) == 0 || (rq->threads > 0 && ab_ext_is_thread_var(*e)))
             continue;
         if (!(env[k++] = xstrdup(*e)))
             fail = 1;
@@ -205,6 +220,11 @@ static char **build_env(const ab_ext_request *rq)
     snprintf(tmp, sizeof tmp, "ATTNBENCH_TIMEOUT_S=%g", rq->timeout_s);
     if (!(env[k++] = xstrdup(tmp)))
         fail = 1;
+    for (const char *const *t = ab_ext_thread_vars; rq->threads > 0 && *t; t++) {
+        snprintf(tmp, sizeof tmp, "%s=%d", *t, rq->threads);
+        if (!(env[k++] = xstrdup(tmp)))
+            fail = 1;
+    }
     if (rq->output_path) {
         size_t len = strlen(rq->output_path) + sizeof "ATTNBENCH_OUTPUT=";
         char *o = malloc(len);

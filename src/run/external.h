@@ -44,6 +44,9 @@ typedef struct ab_ext_request {
     const char *pass;         /* "fwd", "bwd", "fwd+bwd" (issue 18); NULL: fwd */
     const char *ipc_path;     /* protocol 2: the device-buffer description offered as `ipc=PATH`
                                  (ext_ipc.h); NULL: none */
+    int threads;              /* the experiment's `threads` (> 0): the adapter's OMP_NUM_THREADS,
+                                 MKL_NUM_THREADS, OPENBLAS_NUM_THREADS and ATTNBENCH_THREADS
+                                 (ab_ext_thread_vars); 0: its inherited environment */
 } ab_ext_request;
 
 typedef struct ab_ext_result {
@@ -90,6 +93,14 @@ int ab_ext_parse_env(const char *rest, char **json_out, char *why, size_t wn);
 /* Parses the number of a `sample` line (the whole token: finite, > 0 ms).
  * 0 with *ms, or -1. */
 int ab_ext_parse_sample(const char *rest, double *ms);
+
+/* The variables that carry the experiment's `threads` to an adapter
+ * (OpenMP, MKL, OpenBLAS and ATTNBENCH_THREADS), NULL-terminated. */
+extern const char *const ab_ext_thread_vars[];
+
+/* 1 when the environment entry e ("NAME=value") is one of
+ * ab_ext_thread_vars (replaced when the experiment sets `threads`). */
+int ab_ext_is_thread_var(const char *e);
 
 /* Frees what ab_ext_measure allocated; *r is zeroed. NULL-safe. */
 void ab_ext_result_free(ab_ext_result *r);

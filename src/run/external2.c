@@ -273,7 +273,8 @@ static int send_line(ab_ext2 *p, const char *text, double deadline, char *why, s
 }
 
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  const char *output_path, int offer_ipc, ab_ext2 **out, char *err, size_t n)
+                  const char *output_path, int offer_ipc, int threads, ab_ext2 **out, char *err,
+                  size_t n)
 {
     *out = NULL;
     ab_ext2 *p = calloc(1, sizeof *p);
@@ -288,17 +289,22 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     size_t ne = 0;
     for (char **e = environ; e && *e; e++)
         ne++;
-    char **env = calloc(ne + 5, sizeof *env), vbuf[160], *obuf = NULL;
+    char **env = calloc(ne + 10, sizeof *env), vbuf[160], *obuf = NULL, tbuf[4][64];
     size_t k = 0;
     for (char **e = environ; env && e && *e; e++)
-        if (strncmp(*e, "ATTNBENCH_", 10) != 0)
+        if (strncmp(*e, "ATTNBENCH_", 10) != 0 && !(threads > 0 && ab_ext_is_thread_var(*e)))
             env[k++] = *e;
     snprintf(vbuf, sizeof vbuf, "ATTNBENCH_VARIANT=%s", name);
     if (env) {
         env[k++] = "ATTNBENCH_PROTOCOL=2";
         env[k++] = vbuf;
+        env[k++] = "ATTNBENCH_HELLO=1"; /* capabilities (ext_ipc.h), offered to every adapter */
         if (offer_ipc)
             env[k++] = "ATTNBENCH_IPC=1";
+        for (int t = 0; threads > 0 && t < 4 && ab_ext_thread_vars[t]; t++) {
+            snprintf(tbuf[t], sizeof tbuf[t], "%s=%d", ab_ext_thread_vars[t], threads);
+            env[k++] = tbuf[t];
+        }
         if (output_path) {
             size_t len = strlen(output_path) + sizeof "ATTNBENCH_OUTPUT=";
             if ((obuf = malloc(len)) != NULL) {
@@ -334,8 +340,8 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     p->t_start = now_s();
     p->offer_ipc = offer_ipc;
     *out = p;
-    /* ---- device buffers: wait a moment for the hello (ext_ipc.h) ---- */
-    if (offer_ipc) {
+    /* ---- wait a moment for the hello: capabilities, device buffers (ext_ipc.h) ---- */
+    {
         char *line;
         const double wait = timeout_s < AB_EXT_HELLO_WAIT_S ? timeout_s : AB_EXT_HELLO_WAIT_S;
         if (next_line(p, now_s() + wait, &line, why, sizeof why) == 0) {
@@ -348,7 +354,8 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
                 ab_ext2_stop(p);
                 *out = NULL;
                 return -1;
-            }
+            } else if (!offer_ipc)
+                p->hello.ipc = 0; /* buffers are shared only with an adapter offered them */
         } /* nothing yet (or it exited): the first request finds out */
     }
     return 0;
@@ -406,8 +413,9 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
         if (line[0] == '#' || line[0] == '\0')
             continue;
         /* ---- device buffers (ext_ipc.h) ---- */
-        if (ab_ext_is_hello(line) && p->offer_ipc && !p->hello.seen) {
-            p->hello.seen = 1; /* came after the wait: this process works without IPC */
+        if (ab_ext_is_hello(line) && !p->hello.seen) {
+            p->hello.seen = 1; /* came after the wait: this process works without IPC or
+                                  declared capabilities */
             continue;
         }
         if (ab_ext_is_check_device(line) && checks++ == 0) {

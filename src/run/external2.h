@@ -19,18 +19,22 @@
 typedef struct ab_ext2 ab_ext2;
 
 /* Starts `/bin/sh -c command` (own process group; stdin, stdout and stderr
- * on pipes; ATTNBENCH_PROTOCOL=2 and ATTNBENCH_VARIANT=name in its
- * environment, and ATTNBENCH_OUTPUT=output_path when that is not NULL (the
- * file the adapter may write O to, ext_output.h), inherited ATTNBENCH_*
- * removed) in workdir (NULL: the current directory). timeout_s bounds each
- * later request. offer_ipc: ATTNBENCH_IPC=1 is set too, and the adapter's
- * first line is awaited for at most AB_EXT_HELLO_WAIT_S (or timeout_s):
- * a hello is parsed (ab_ext2_hello), any other line is kept for the first
- * answer, silence is an adapter that does not speak it. Returns 0 and *p,
- * or -1 with "external variant NAME: why" in err (n bytes; a malformed
- * hello: the process is then killed). */
+ * on pipes; ATTNBENCH_PROTOCOL=2, ATTNBENCH_VARIANT=name and
+ * ATTNBENCH_HELLO=1 in its environment, and ATTNBENCH_OUTPUT=output_path
+ * when that is not NULL (the file the adapter may write O to,
+ * ext_output.h), inherited ATTNBENCH_* removed) in workdir (NULL: the
+ * current directory). timeout_s bounds each later request. offer_ipc:
+ * ATTNBENCH_IPC=1 is set too. threads > 0: the variables of
+ * ab_ext_thread_vars are set to it (inherited ones replaced). The
+ * adapter's first line is awaited for at most AB_EXT_HELLO_WAIT_S (or
+ * timeout_s): a hello is parsed (ab_ext2_hello: capabilities, device
+ * buffers), any other line is kept for the first answer, silence is an
+ * adapter that does not speak it. Returns 0 and *p, or -1 with "external
+ * variant NAME: why" in err (n bytes; a malformed hello: the process is
+ * then killed). */
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  const char *output_path, int offer_ipc, ab_ext2 **p, char *err, size_t n);
+                  const char *output_path, int offer_ipc, int threads, ab_ext2 **p, char *err,
+                  size_t n);
 
 /* What the adapter's hello said (all zero when it sent none, or its hello
  * came after the wait: then seen is set once the first answer showed it,

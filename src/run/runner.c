@@ -944,6 +944,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     rq.timing_mode = ab_timing_mode_name(ev->timing);
     rq.graph_k = e->graph_k;
     rq.timeout_s = ev->timeout_s;
+    rq.threads = e->threads;
     rq.workdir = NULL;
     char opath[600];
     rq.output_path = ext_output_path((size_t)(ev - e->variants), opath, sizeof opath);
@@ -1032,7 +1033,8 @@ static int resuming = 0;
  * starts its adapter at its first configuration, tells it the
  * configuration, applies the correctness rule to its check figures.
  * Returns 1 when it is ready to sample in the rounds, 0 when it was stored
- * as failed or errored, -1 on a database error. */
+ * as failed or errored, 2 when its hello's capabilities leave s out
+ * (printed, nothing stored), -1 on a database error. */
 static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
                         const ab_exp_variant *ev, const ab_shape *s, ab_id run_id,
                         ab_gpu_bufs *bufs)
@@ -1058,11 +1060,19 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     char opath[600];
     const char *offered = ext_output_path(vi, opath, sizeof opath);
     if (!ext_procs[vi] && ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, offered,
-                                        ev->ipc && bufs, &ext_procs[vi], err, sizeof err)) {
+                                        ev->ipc && bufs, e->threads, &ext_procs[vi], err,
+                                        sizeof err)) {
         wt.adapter_s += ab_now_s() - t0;
         return store(db, st, "error", err) ? -1 : 0;
     }
     st->ext = ext_procs[vi];
+    /* what its hello declares it runs (PROTOCOL.md "Capabilities"): left
+     * out with the reason, like a built-in variant's unsupported shape */
+    if (ab_ext_hello_admits(ab_ext2_hello(st->ext), s, err, sizeof err)) {
+        fprintf(stderr, "  %-20s skipped: %s\n", ev->name, err);
+        st->ext = NULL;
+        return 2;
+    }
     ab_ext_request rq = {0};
     rq.name = ev->name;
     rq.B = s->B;

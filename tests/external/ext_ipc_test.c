@@ -80,6 +80,58 @@ static void test_lines(void)
             EXPECT(strncmp(why, hello[i].why, strlen(hello[i].why)) == 0 && !h.seen,
                    "'%s': why '%s'", hello[i].line, why);
     }
+    /* capabilities (PROTOCOL.md "Capabilities"): the declared sets admit
+     * or refuse a configuration, each refusal naming the declaration;
+     * expected outcomes written by hand from the hello text */
+    const struct {
+        const char *line;
+        ab_shape s; /* B H S D causal dtype H_kv S_kv pass */
+        const char *why; /* NULL: admitted */
+    } caps[] = {
+        {"hello ipc=0 dtypes=fp16,bf16", {1, 4, 8, 64, 0, AB_BF16, 4, 8, AB_FWD}, NULL},
+        {"hello ipc=0 dtypes=fp16,bf16", {1, 4, 8, 64, 0, AB_FP32, 4, 8, AB_FWD},
+         "the adapter declares dtypes=fp16,bf16; this configuration is fp32"},
+        {"hello head_dims=64,128", {1, 4, 8, 128, 0, AB_FP16, 4, 8, AB_FWD}, NULL},
+        {"hello head_dims=64,128", {1, 4, 8, 96, 0, AB_FP16, 4, 8, AB_FWD},
+         "the adapter declares head_dims without D=96"},
+        {"hello passes=fwd", {1, 4, 8, 64, 0, AB_FP16, 4, 8, AB_BWD},
+         "the adapter does not declare the bwd pass"},
+        {"hello passes=fwd,fwd+bwd", {1, 4, 8, 64, 0, AB_FP16, 4, 8, AB_FWDBWD}, NULL},
+        {"hello h_kv=h", {1, 4, 8, 64, 0, AB_FP16, 2, 8, AB_FWD},
+         "the adapter declares h_kv=h; this configuration has H_kv=2 < H=4"},
+        {"hello h_kv=any s_kv=s", {1, 4, 8, 64, 0, AB_FP16, 2, 8, AB_FWD}, NULL},
+        {"hello s_kv=s", {1, 4, 1, 64, 0, AB_FP16, 4, 9, AB_FWD},
+         "the adapter declares s_kv=s; this configuration has S_kv=9 != S=1"},
+        {"hello causal=0", {1, 4, 8, 64, 1, AB_FP16, 4, 8, AB_FWD},
+         "the adapter declares causal=0 only"},
+        {"hello causal=any", {1, 4, 8, 64, 1, AB_FP16, 4, 8, AB_FWD}, NULL},
+        {"hello", {1, 4, 8, 64, 1, AB_FP32, 1, 3, AB_BWD}, NULL}, /* nothing declared: any */
+    };
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        ab_ext_hello h;
+        char why[200] = "";
+        EXPECT(ab_ext_parse_hello(caps[i].line + 5, &h, why, sizeof why) == 0, "'%s': %s",
+               caps[i].line, why);
+        int rc = ab_ext_hello_admits(&h, &caps[i].s, why, sizeof why);
+        EXPECT(rc == (caps[i].why != NULL), "'%s' case %zu: admits rc %d", caps[i].line, i, rc);
+        if (caps[i].why)
+            EXPECT(strncmp(why, caps[i].why, strlen(caps[i].why)) == 0, "'%s': why '%s'",
+                   caps[i].line, why);
+    }
+    const char *bad_caps[][2] = {
+        {"hello dtypes=fp8", "dtypes: 'fp8' is not fp16, bf16 or fp32"},
+        {"hello passes=bwd,fwd2", "passes: 'fwd2' is not fwd, bwd or fwd+bwd"},
+        {"hello head_dims=64,x", "head_dims='64,x' is not a list"},
+        {"hello h_kv=2", "h_kv='2' is not any or h"},
+        {"hello causal=yes", "causal='yes' is not 0, 1 or any"},
+    };
+    for (size_t i = 0; i < sizeof bad_caps / sizeof bad_caps[0]; i++) {
+        ab_ext_hello h;
+        char why[200] = "";
+        EXPECT(ab_ext_parse_hello(bad_caps[i][0] + 5, &h, why, sizeof why) == -1 &&
+                   strncmp(why, bad_caps[i][1], strlen(bad_caps[i][1])) == 0,
+               "'%s': why '%s'", bad_caps[i][0], why);
+    }
     EXPECT(!ab_ext_is_hello("hellothere"), "hellothere taken for a hello");
     EXPECT(!ab_ext_is_hello("# hello"), "a comment taken for a hello");
 
@@ -287,7 +339,7 @@ static int converse(const char *mode, int offer, double timeout_s, const char *i
     memset(res, 0, sizeof *res);
     memset(h, 0, sizeof *h);
     const double t0 = now_s();
-    if (ab_ext2_start("fake", cmd, tmp, timeout_s, NULL, offer, &p, err, n)) {
+    if (ab_ext2_start("fake", cmd, tmp, timeout_s, NULL, offer, 0, &p, err, n)) {
         *start_s = now_s() - t0;
         return -2;
     }

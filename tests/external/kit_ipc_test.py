@@ -173,17 +173,24 @@ def main():
     expect(kit.check_line({"device": True, "peak_bytes": 4096}) == "check device peak_bytes=4096",
            "check line %r" % kit.check_line({"device": True, "peak_bytes": 4096}))
     expect(kit.hello_line("torch", "bshd") == "hello ipc=1 layout=bshd", "torch hello")
-    expect(kit.hello_line("numpy", "bhsd") == "hello ipc=0 layout=bhsd", "numpy hello")
+    # the numpy kit runs the forward only, and says so (PROTOCOL.md "Capabilities")
+    expect(kit.hello_line("numpy", "bhsd") == "hello ipc=0 layout=bhsd passes=fwd", "numpy hello")
+    expect(kit.hello_line("torch", "bhsd", {"dtypes": ["fp16", "bf16"], "head_dims": [64, 128],
+                                            "h_kv": "h"}, env={"ATTNBENCH_HELLO": "1"})
+           == "hello ipc=0 layout=bhsd dtypes=fp16,bf16 head_dims=64,128 h_kv=h",
+           "torch hello with capabilities, no buffers offered")
     script = ("import sys; sys.path.insert(0, %r); import attnbench_adapter as k; "
               "k.main(lambda q, k_, v, c, s: q, framework='numpy', layout='bshd')" % adapters)
     env = {key: val for key, val in os.environ.items() if not key.startswith("ATTNBENCH_")}
-    for offered in (True, False):
-        e = dict(env, ATTNBENCH_PROTOCOL="2", **({"ATTNBENCH_IPC": "1"} if offered else {}))
+    for offered in ("ipc", "hello", None):
+        e = dict(env, ATTNBENCH_PROTOCOL="2", **({"ATTNBENCH_IPC": "1"} if offered == "ipc" else
+                                                 {"ATTNBENCH_HELLO": "1"} if offered else {}))
         r = subprocess.run([sys.executable, "-c", script], env=e, input="quit\n",
                            capture_output=True, text=True, timeout=30)
         first = (r.stdout.splitlines() or [""])[0]
         if offered:
-            expect(first == "hello ipc=0 layout=bshd", "offered: first line %r" % first)
+            expect(first == "hello ipc=0 layout=bshd passes=fwd",
+                   "offered %s: first line %r" % (offered, first))
         else:
             expect(not first.startswith("hello"), "not offered, yet %r" % first)
     try:
