@@ -20,7 +20,7 @@
  *       detectable effect of the paired test at alpha 0.05 and 80% power,
  *       relative; null unpaired)},
  *       ...],
- *    "variants": [{"config", "variant", "status", "n", "rounds",
+ *    "variants": [{"config", "variant", "status", "message", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
  *       "sm_mhz", "power_w", "power_capped_share"}, ...]}
  *
@@ -108,6 +108,9 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
         json_object_set_new(o, "config", config(&x->r));
         json_object_set_new(o, "variant", json_string(x->r.variant));
         json_object_set_new(o, "status", json_string(x->r.status));
+        /* why a measurement is not ok (the check's figures, the adapter's error) */
+        json_object_set_new(o, "message", x->message && x->message[0] ? json_string(x->message)
+                                                                      : json_null());
         json_object_set_new(o, "n", json_integer((json_int_t)x->r.n));
         json_object_set_new(o, "rounds", json_integer(x->r.rounds));
         if (x->have_summary) {

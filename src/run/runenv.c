@@ -58,6 +58,35 @@ void ab_runenv_tuning_add(json_t *obj)
     }
 }
 
+/* {variant: "how many CPU threads it had"}: a CPU variant (built-in or
+ * plugin) the run's OpenMP threads, an adapter the experiment's threads
+ * through OMP_NUM_THREADS and its kin (external.h) or, without `threads`
+ * in the experiment, whatever it inherited; a GPU variant its one host
+ * thread launching work. */
+static json_t *variant_threads(const ab_experiment *e, int omp_threads)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < e->nvariants; i++) {
+        const ab_exp_variant *v = &e->variants[i];
+        char buf[96];
+        if (!v->native) {
+            if (e->threads > 0 && e->threads_set)
+                snprintf(buf, sizeof buf, "%d (adapter: OMP_NUM_THREADS=%d)", e->threads,
+                         e->threads);
+            else if (e->threads > 0)
+                snprintf(buf, sizeof buf, "%d (adapter: OMP_NUM_THREADS=%d, the default)",
+                         e->threads, e->threads);
+            else
+                snprintf(buf, sizeof buf, "inherited (adapter: threads = 0)");
+        } else if (v->native->device == AB_DEV_CUDA)
+            snprintf(buf, sizeof buf, "GPU (1 host thread launching)");
+        else
+            snprintf(buf, sizeof buf, "%d (OpenMP)", omp_threads);
+        json_object_set_new(o, v->name, json_string(buf));
+    }
+    return o;
+}
+
 json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
 {
     int threads = 1, openmp = 0;
@@ -77,6 +106,7 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
     json_object_set_new(s, "threads_requested", json_integer(e->threads));
     json_object_set_new(s, "threads_from", json_string(e->threads_set ? "experiment" : "default"));
     json_object_set_new(s, "openmp", json_boolean(openmp));
+    json_object_set_new(s, "variant_threads", variant_threads(e, threads));
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) == 0) {
@@ -170,6 +200,17 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
         fprintf(out, "; **busy host: the load average plus this run's threads exceeded its "
                      "CPUs, so samples include waiting for a core**");
     fprintf(out, " |\n");
+    json_t *vt = json_object_get(s, "variant_threads"), *val;
+    const char *key;
+    if (json_object_size(vt)) {
+        fprintf(out, "| CPU threads per variant |");
+        const char *sep = " ";
+        json_object_foreach(vt, key, val) {
+            fprintf(out, "%s%s: %s", sep, key, json_string_value(val) ?: "?");
+            sep = "; ";
+        }
+        fprintf(out, " |\n");
+    }
     const char *tune = json_string_value(json_object_get(json_object_get(s, "environment"),
                                                          "AB_TUNE"));
     if (tune)

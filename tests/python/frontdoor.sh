@@ -1,0 +1,41 @@
+#!/bin/sh
+# frontdoor.sh AB SRC: the README's ten-line example
+# (examples/python/notebook_compare.py) from the checkout, as a notebook
+# would run it: a numpy kernel gets its verdict against cpu_flash through
+# attnbench.compare in one call, and a deliberately wrong kernel (it
+# returns V) is reported failed by the call, with attnbench's own check.
+# The expected outcomes are attnbench's rules, not its output: `mine`
+# computes softmax(Q K^T / sqrt(D)) V in float32, inside FlashAttention's
+# tolerance of the float64 reference (kernels/check.h), so it is stored
+# ok, checked and timed in every round (10 rounds of 5, the call's
+# default); `wrong` is off by far more than the tolerance, so it is stored
+# failed with no samples. Skips (77) without python3 and numpy.
+set -u
+AB=$1 SRC=$2
+PY=""
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || { echo "skipped: no python3 with numpy"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+q() { sqlite3 "$tmp/attnbench.db" "$1"; }
+cd "$tmp" || exit 1
+ATTNBENCH_EXE=$AB PYTHONPATH=$SRC/python "$PY" "$SRC/examples/python/notebook_compare.py" \
+    >out.txt 2>err.txt || { cat out.txt err.txt; fail "the example exited non-zero"; }
+grep -Eq '^  mine +vs cpu_flash +B=1 H=2 S=128 D=64 fp32: (faster|slower|no difference|equivalent)' out.txt ||
+    { cat out.txt err.txt; fail "no verdict of mine against cpu_flash"; }
+grep -Eq '^  wrong +FAILED: correctness' out.txt || { cat out.txt; fail "the call did not say wrong failed"; }
+grep -q 'attnbench.compare: wrong FAILED' err.txt || { cat err.txt; fail "no failure on stderr"; }
+[ "$(q "SELECT status||checked FROM measurements WHERE variant='mine'")" = ok1 ] || fail "mine not ok+checked"
+[ "$(q "SELECT count(DISTINCT round) FROM samples s JOIN measurements m ON m.id=s.measurement_id WHERE variant='mine'")" = 10 ] ||
+    fail "mine: samples not in 10 rounds"
+[ "$(q "SELECT status FROM measurements WHERE variant='wrong'")" = failed ] || fail "wrong not stored failed"
+[ "$(q "SELECT count(*) FROM samples s JOIN measurements m ON m.id=s.measurement_id WHERE variant='wrong'")" = 0 ] ||
+    fail "wrong has samples"
+ls "$tmp"/attnbench-compare-* >/dev/null 2>&1 || true
+grep -q "report " out.txt || fail "no report path"
+rep=$(sed -n 's/.*: report \(.*\.md\)$/\1/p' out.txt | head -1)
+[ -s "$rep" ] || fail "report $rep missing"
+echo "ok: verdict for mine against cpu_flash through attnbench.compare; wrong reported FAILED and stored failed"
