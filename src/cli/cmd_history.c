@@ -8,6 +8,7 @@
  * width of each median's CI. A step that coincides with an environment
  * change names the fields that changed. --plot FILE draws the series.
  */
+#include "units.h"
 #include "abstats.h"
 #include "changepoint.h"
 #include "commands.h"
@@ -199,24 +200,32 @@ int cmd_history(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         while (seg + 1 < steps.nseg && steps.seg[seg + 1].begin <= i)
             seg++;
-        char ci[64];
-        snprintf(ci, sizeof ci, "[%.5f, %.5f]", p[i].lo, p[i].hi);
-        printf("%5lld  %-20s  %-18.18s %-22.22s %-16s %5zu %11.5f  %-25s %.5f%s\n", p[i].run,
-               p[i].date, p[i].commit, p[i].gpu, p[i].env, p[i].n, p[i].median, ci,
-               steps.seg[seg].value,
+        char ci[96], m1[40], m2[40];
+        snprintf(ci, sizeof ci, "[%s, %s]", ab_fmt_ms(p[i].lo, 0, m1, sizeof m1),
+                 ab_fmt_ms(p[i].hi, 0, m2, sizeof m2));
+        char med[40], lvl[40];
+        printf("%5lld  %-20s  %-18.18s %-22.22s %-16s %5zu %11s  %-25s %s%s\n", p[i].run,
+               p[i].date, p[i].commit, p[i].gpu, p[i].env, p[i].n,
+               ab_fmt_ms(p[i].median, 0, med, sizeof med), ci,
+               ab_fmt_ms(steps.seg[seg].value, 0, lvl, sizeof lvl),
                seg > 0 && steps.seg[seg].begin == i ? "  <- change point" : "");
     }
     printf("\nchange points (asv step detection: L1 Potts fit, Friedrich et al. 2008; gamma %.3g "
            "by asv's criterion, beta = 4 ln(n)/n; steps under %.3g%% merged):\n",
            steps.gamma, 100 * practical);
-    if (steps.nseg == 1)
-        printf("  none: one level, %.5f ms, over all %zu runs\n", steps.seg[0].value, n);
+    if (steps.nseg == 1) {
+        char lvl[40];
+        printf("  none: one level, %s ms, over all %zu runs\n",
+               ab_fmt_ms(steps.seg[0].value, 0, lvl, sizeof lvl), n);
+    }
     for (size_t j = 1; j < steps.nseg; j++) {
         const ab_segment *a = &steps.seg[j - 1], *b = &steps.seg[j];
         double rel = b->value / a->value - 1;
         const point *at = &p[b->begin];
-        printf("  run %lld (%s, commit %s): %.5f -> %.5f ms, %+.2f%% (%s)%s%s\n", at->run,
-               at->date, at->commit, a->value, b->value, 100 * rel,
+        char va[40], vb[40];
+        printf("  run %lld (%s, commit %s): %s -> %s ms, %+.2f%% (%s)%s%s\n", at->run,
+               at->date, at->commit, ab_fmt_ms(a->value, 0, va, sizeof va),
+               ab_fmt_ms(b->value, 0, vb, sizeof vb), 100 * rel,
                rel > 0 ? "SLOWER" : "faster",
                b->end - b->begin == 1 && j + 1 < steps.nseg ? "; a single run, then it moved again"
                                                             : "",

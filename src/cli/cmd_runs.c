@@ -187,9 +187,11 @@ int cmd_show(int argc, char **argv)
             double lo, hi;
             if (strcmp(x->status, "ok") == 0 && x->n >= 2 && ab_summarize(x->ms, x->n, &s) == 0 &&
                 ab_bootstrap_median_ci(x->ms, x->n, &bo, &lo, &hi) == 0) {
-                char ci[64];
-                snprintf(ci, sizeof ci, "[%.5f, %.5f]", lo, hi);
-                printf("%11.5f  %-25s %9.2f  %s", s.median, ci, x->flops / (s.median * fu.per_ms),
+                char ci[96], m1[40], m2[40], med[40];
+                snprintf(ci, sizeof ci, "[%s, %s]", ab_fmt_ms(lo, 0, m1, sizeof m1),
+                         ab_fmt_ms(hi, 0, m2, sizeof m2));
+                printf("%11s  %-25s %9.2f  %s", ab_fmt_ms(s.median, 0, med, sizeof med), ci,
+                       x->flops / (s.median * fu.per_ms),
                        x->stop);
             } else {
                 printf("%11s  %-25s %9s  %s", "—", "", "", x->stop);

@@ -4,6 +4,7 @@
  * judged from the verdicts the report printed, and the measurements whose
  * samples are too spread out to trust (spread.h).
  */
+#include "units.h"
 #include "conclusion.h"
 #include "spread.h"
 
@@ -310,8 +311,10 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
         }
         char title[128];
         ab_rmeas_title(meas[i], title, sizeof title);
-        fprintf(out, "- %s, %s: p10 %.4f ms, p90 %.4f ms (×%.1f), bimodality coefficient %.2f%s\n",
-                meas[i]->variant, title, sp[i].p10, sp[i].p90, sp[i].ratio, sp[i].bc,
+        char m1[40], m2[40];
+        fprintf(out, "- %s, %s: p10 %s ms, p90 %s ms (×%.1f), bimodality coefficient %.2f%s\n",
+                meas[i]->variant, title, ab_fmt_ms(sp[i].p10, 0, m1, sizeof m1),
+                ab_fmt_ms(sp[i].p90, 0, m2, sizeof m2), sp[i].ratio, sp[i].bc,
                 sp[i].bimodal ? ": **bimodal**" : "");
     }
 cleanup:

@@ -223,17 +223,18 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
     int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, 0.05, &dr) == AB_STATS_OK;
     double tflops = x->r.flops / (x->s.median * flop_unit.per_ms);
     double gbs = x->bytes / (x->s.median * byte_unit.per_ms);
-    fprintf(out, "| %s%s | %zu | %d | %.4f |", x->r.variant, x->external ? " (ext)" : "", x->r.n,
-            x->r.rounds, x->s.median);
+    char m1[40], m2[40];
+    fprintf(out, "| %s%s | %zu | %d | %s |", x->r.variant, x->external ? " (ext)" : "", x->r.n,
+            x->r.rounds, ab_fmt_ms(x->s.median, 0, m1, sizeof m1));
     if (ref_mhz > 0) {
         double nm = ab_clock_normalised_ms(x->s.median, x->clk.sm_mhz, ref_mhz);
         if (isnan(nm))
             fprintf(out, " — |");
         else
-            fprintf(out, " %.4f |", nm);
+            fprintf(out, " %s |", ab_fmt_ms(nm, 0, m1, sizeof m1));
     }
-    fprintf(out, " [%.4f, %.4f]%s | %.2f | %.0f | ", x->lo, x->hi, x->ci_rounds ? "" : " ‡", tflops,
-            gbs);
+    fprintf(out, " [%s, %s]%s | %.2f | %.0f | ", ab_fmt_ms(x->lo, 0, m1, sizeof m1),
+            ab_fmt_ms(x->hi, 0, m2, sizeof m2), x->ci_rounds ? "" : " ‡", tflops, gbs);
     if (x->clk.blocks > 0)
         fprintf(out, "%.0f | %.0f | %.0f%% | ", x->clk.sm_mhz, x->clk.power_w,
                 100 * x->clk.capped_share);
@@ -256,10 +257,10 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
             fmt_p(cp->an.p, p1, sizeof p1);
             fmt_p(cp->an.p_adj, p2, sizeof p2);
         }
-        fprintf(out, "%.3f× [%.3f, %.3f]%s%s | %+.3f [%+.2f, %+.2f] %s | %+.4f | %s | %s | **%s** |",
+        fprintf(out, "%.3f× [%.3f, %.3f]%s%s | %+.3f [%+.2f, %+.2f] %s | %s | %s | %s | **%s** |",
                 cp->an.speedup, cp->an.lo, cp->an.hi, cp->an.paired ? "" : " ‡", cp->clocks_differ ? " ⚠" : "",
                 c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
-                c->hl.shift, p1, p2, ab_rep_verdict(cp));
+                ab_fmt_ms(c->hl.shift, 1, m1, sizeof m1), p1, p2, ab_rep_verdict(cp));
     }
     fprintf(out, " %zu/%zu | %s |\n", ol.mild, ol.severe,
             !drift_ok ? "—" : dr.drifting ? "**drift**" : "no");
@@ -297,9 +298,10 @@ static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored,
 {
     ab_timer_floor_row fl[16];
     int nf = ab_timer_floors_load(db, run_id, fl, 16);
+    char m[40];
     for (int i = 0; i < nf; i++)
-        fprintf(out, "%s%s %.4f ms", i ? ", " : "| timer floor (empty kernel, median) | ",
-                fl[i].mode, fl[i].median_ms);
+        fprintf(out, "%s%s %s ms", i ? ", " : "| timer floor (empty kernel, median) | ",
+                fl[i].mode, ab_fmt_ms(fl[i].median_ms, 0, m, sizeof m));
     if (nf > 0)
         fprintf(out, " |\n");
     if (!monitored) {

@@ -7,6 +7,7 @@
  * copy ceiling measured at the start of the run. A run without a backward
  * pass prints none of them (older reports stay byte for byte).
  */
+#include "units.h"
 #include "training.h"
 
 #include <math.h>
@@ -53,8 +54,10 @@ static void ms_cell(FILE *out, double ms)
 {
     if (isnan(ms))
         fprintf(out, " — |");
-    else
-        fprintf(out, " %.4f |", ms);
+    else {
+        char m[40];
+        fprintf(out, " %s |", ab_fmt_ms(ms, 0, m, sizeof m));
+    }
 }
 
 void ab_report_training(FILE *out, ab_rep_meas *const *m, size_t n, double peak_copy_gbs)
@@ -159,8 +162,9 @@ void ab_report_training(FILE *out, ab_rep_meas *const *m, size_t n, double peak_
                 continue;
             const double thr = (double)next->r.B * next->r.S / (mb * 1e-3);
             const double sp = (next->r.B / mb) / (x->r.B / m0);
-            fprintf(out, "| %s | %s | %d | %.4f | %.3g | %.2fx | %.1f%% |\n", x->r.variant, title,
-                    next->r.B, mb, thr, sp, 100.0 * sp / ((double)next->r.B / x->r.B));
+            char mbs[40];
+            fprintf(out, "| %s | %s | %d | %s | %.3g | %.2fx | %.1f%% |\n", x->r.variant, title,
+                    next->r.B, ab_fmt_ms(mb, 0, mbs, sizeof mbs), thr, sp, 100.0 * sp / ((double)next->r.B / x->r.B));
         }
     }
 

@@ -9,7 +9,8 @@
  * rounds are too few for the test or for the family) and its verdict, and
  * for a paired comparison with the baseline its minimum detectable effect
  * ("VARIANT %.2f% (N rounds)"); for every summary, the variant's row
- * must carry its n, rounds, median ("%.4f") and CI; and the markdown must
+ * must carry its n, rounds, median and CI (four significant digits, at
+ * least one decimal: ms4 below, src/core/units.h's rule); and the markdown must
  * hold exactly as many comparison rows (cells with "×") as the JSON has
  * computed comparisons. Exit 0 when everything matches, 1 otherwise (each
  * mismatch printed).
@@ -18,6 +19,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ms with four significant digits: 3 - floor(log10 |ms|) decimals in
+ * [1, 9], counted by powers of ten (buf: 40 bytes). */
+static const char *ms4(double ms, char *buf)
+{
+    double a = ms < 0 ? -ms : ms;
+    int dec = 4;
+    if (a > 0) {
+        int e = 0; /* floor(log10 a) */
+        for (; a >= 10; a /= 10)
+            e++;
+        for (; a < 1; a *= 10)
+            e--;
+        dec = 3 - e;
+        dec = dec < 1 ? 1 : dec > 9 ? 9 : dec;
+    }
+    snprintf(buf, 40, "%.*f", dec, ms);
+    return buf;
+}
 
 static int failures = 0;
 
@@ -199,9 +219,10 @@ int main(int argc, char **argv)
             continue;
         const char *v = json_string_value(json_object_get(x, "variant"));
         json_t *mc = json_object_get(x, "median_ci");
-        snprintf(med, sizeof med, "| %.4f |", json_real_value(json_object_get(x, "median_ms")));
-        snprintf(ci, sizeof ci, "[%.4f, %.4f]", json_real_value(json_array_get(mc, 0)),
-                 json_real_value(json_array_get(mc, 1)));
+        char m1[40], m2[40], m3[40];
+        snprintf(med, sizeof med, "| %s |", ms4(json_real_value(json_object_get(x, "median_ms")), m1));
+        snprintf(ci, sizeof ci, "[%s, %s]", ms4(json_real_value(json_array_get(mc, 0)), m2),
+                 ms4(json_real_value(json_array_get(mc, 1)), m3));
         snprintf(head, sizeof head, "| %s", v);
         char counts[64];
         snprintf(counts, sizeof counts, "| %d | %d |", (int)json_integer_value(json_object_get(x, "n")),
