@@ -1,12 +1,12 @@
 #!/bin/sh
 # latency_digits.sh AB: latencies print with at least three significant
 # digits in every range. A CPU run of a one-element attention (B=H=S=D=1,
-# well under a microsecond a call) and a larger one (about a millisecond)
+# about a microsecond a call) and a larger one (about a millisecond)
 # is reported in markdown and JSON; every median and CI bound of the
 # markdown results table must equal the JSON's full-precision value (17
 # digits, jansson) rounded to 4 significant digits, and `attnbench runs`
 # likewise. The independent side is Python's own rounding ('%.4g'). Before
-# the fixed "%.4f", a 0.4 us median printed as 0.0004 (one digit). Skips
+# the fixed "%.4f", a 1.39 us median printed as 0.0014 (two digits). Skips
 # (77) without python3.
 set -u
 AB=$1
@@ -52,8 +52,8 @@ for v in js["variants"]:
 if seen != 12:
     print("compared %d cells, expected 12" % seen)
     sys.exit(1)
-if min(v["median_ms"] for v in js["variants"]) >= 0.001:
-    print("no sub-microsecond median: the test lost its point")
+if min(v["median_ms"] for v in js["variants"]) >= 0.01:
+    print("no median under 10 us (where 4 decimals of ms give 2 digits): the test lost its point")
     sys.exit(1)
 PY
-echo "ok: every median and CI bound printed to 4 significant digits, sub-microsecond ones included"
+echo "ok: every median and CI bound printed to 4 significant digits, microsecond ones included"
