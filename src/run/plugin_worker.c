@@ -343,7 +343,7 @@ int ab_pw_setup(ab_plugin_worker *w, size_t *ws, char *err, size_t n)
     *ws = rp.ws;
     if (rp.rc) {
         snprintf(err, n, "%s", rp.err);
-        return 1;
+        return rp.rc == AB_SETUP_UNSUPPORTED ? AB_SETUP_UNSUPPORTED : 1;
     }
     return 0;
 }

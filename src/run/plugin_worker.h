@@ -34,8 +34,10 @@ int ab_pw_start(const ab_variant *v, const char *library, const ab_shape *s, con
                 const float *k, const float *vv, double deadline_s, ab_plugin_worker **w,
                 char *err, size_t n);
 
-/* Calls setup in the worker. 0 with *ws its workspace bytes; 1 when setup
- * returned non-zero (its message in err; the worker lives on); -1 when the
+/* Calls setup in the worker. 0 with *ws its workspace bytes;
+ * AB_SETUP_UNSUPPORTED when setup returned it (this machine cannot run the
+ * shape), 1 when it returned another non-zero (its message in err either
+ * way; the worker lives on); -1 when the
  * worker died, exited or missed the deadline (why in err; it is killed). */
 int ab_pw_setup(ab_plugin_worker *w, size_t *ws, char *err, size_t n);
 
