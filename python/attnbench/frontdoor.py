@@ -194,6 +194,20 @@ class _EnvRunner:
         self.runner.recover()
 
 
+def _function_identity(fn):
+    """The function's name and the SHA-256 of its source (inspect), for the
+    version line, so that the report says which code produced the numbers
+    even for a function typed into a notebook cell."""
+    import hashlib
+    import inspect
+    out = {"function": getattr(fn, "__qualname__", None) or repr(fn)}
+    try:
+        out["function_sha256"] = hashlib.sha256(inspect.getsource(fn).encode()).hexdigest()
+    except (OSError, TypeError):
+        out["function_sha256"] = None  # a builtin or a C extension: no Python source
+    return out
+
+
 def kit_serve(fn, framework, layout, env, inp, out, describe="the function", caps=None):
     """Protocol 2 for fn on the streams inp/out with the relay's environment
     `env` (a dict): the hello when attnbench asked for one, then the kit's
@@ -208,6 +222,7 @@ def kit_serve(fn, framework, layout, env, inp, out, describe="the function", cap
     runner = runners[framework](fn, None, layout)
     fields = runner.env()
     fields["served_by"] = "attnbench.compare (in-process, relay.py)"
+    fields.update(_function_identity(fn))
     if "OMP_NUM_THREADS" in env:
         fields["threads"] = env["OMP_NUM_THREADS"]
     kit.serve(_EnvRunner(runner, env), json.dumps(fields, sort_keys=True), describe, inp, out)

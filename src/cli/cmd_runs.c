@@ -10,6 +10,7 @@
 #include "rundata.h"
 #include "runlist.h"
 #include "runenv.h"
+#include "provenance.h"
 #include "units.h"
 #include "store.h"
 #include "util.h"
@@ -145,6 +146,17 @@ int cmd_show(int argc, char **argv)
     printf("command      %s\n", ab_printable(h.command, shown[2], sizeof shown[2]));
     printf("environment  %s\n\n", h.env_hash);
     char *fp_text = strdup(h.fingerprint);
+    { /* what produced each variant's numbers (provenance.h) */
+        ab_experiment e;
+        char err[AB_ERR];
+        memset(&e, 0, sizeof e);
+        if (h.definition && ab_experiment_parse(h.exp_path, h.definition, 0, &e, err, sizeof err) == 0) {
+            json_t *prov = ab_provenance_load(db, run, &e, err);
+            ab_provenance_text(stdout, prov);
+            json_decref(prov);
+        }
+        ab_experiment_free(&e);
+    }
     ab_run_header_free(&h);
 
     ab_rmeas *m = NULL;

@@ -25,6 +25,7 @@
 #include "store.h"
 #include "conclusion.h"
 #include "runenv.h"
+#include "provenance.h"
 #include "units.h"
 #include "util.h"
 #include "walltime.h"
@@ -480,8 +481,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     byte_unit = ab_byte_unit(max_byte_s);
 
     if (o->json) {
+        json_t *prov = ab_provenance_load(db, run_id, &e, err);
         rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
-                            co.practical);
+                            co.practical, prov);
+        json_decref(prov);
         goto cleanup;
     }
 
@@ -894,6 +897,14 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     {
         adapter_env_ctx ac = {out, 0};
         ab_adapter_envs_each(db, run_id, print_adapter_env, &ac);
+    }
+    { /* what produced each variant's numbers: built in, which plugin library, which adapter */
+        json_t *prov = ab_provenance_load(db, run_id, &e, err);
+        if (prov) {
+            fprintf(out, "\nProvenance of each variant:\n");
+            ab_provenance_markdown(out, prov);
+        }
+        json_decref(prov);
     }
     { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
         ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);

@@ -13,6 +13,7 @@
 #include "rounds.h"
 #include "rundata.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 typedef struct ab_rep_meas {
@@ -74,6 +75,6 @@ const char *ab_rep_verdict(const ab_rep_cmp *c);
  * per-variant summaries. Returns 0 or -1 (printed). */
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
                    ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
-                   double alpha, double practical);
+                   double alpha, double practical, const json_t *provenance);
 
 #endif

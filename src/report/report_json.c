@@ -5,7 +5,7 @@
  * rounded), and one summary per measurement:
  *
  *   {"run": 3, "experiment": "...", "baseline": "...", "alpha": 0.05,
- *    "practical": 0.01,
+ *    "practical": 0.01, "provenance": {VARIANT: {"route", ...}} (provenance.h),
  *    "comparisons": [{"config": {"B", "H", "S", "D", "causal", "dtype"},
  *       "variant", "baseline", "speedup", "speedup_ci": [lo, hi],
  *       "p", "p_adjusted" (null where the rounds are too few for the test
@@ -44,7 +44,7 @@ static json_t *config(const ab_rmeas *r)
 
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
                    ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
-                   double alpha, double practical)
+                   double alpha, double practical, const json_t *provenance)
 {
     json_t *root = json_object(), *jc = json_array(), *jv = json_array();
     int rc = -1;
@@ -55,6 +55,10 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
     json_object_set_new(root, "baseline", json_string(baseline));
     json_object_set_new(root, "alpha", json_real(alpha));
     json_object_set_new(root, "practical", json_real(practical));
+    /* provenance.h: built in, the plugin library (path, SHA-256) or the
+     * adapter (command, version line) of each variant; null when unread */
+    json_object_set_new(root, "provenance",
+                        provenance ? json_deep_copy(provenance) : json_null());
     for (size_t i = 0; i < ncmp; i++) {
         const ab_rep_cmp *c = &cmps[i];
         json_t *o = json_object();

@@ -99,6 +99,18 @@ q "SELECT message FROM measurements WHERE variant='bad_abi'" | grep -q "p.cfg:$l
 run=$(cat run.out)
 "$ab" report "$run" --db p.db -o r.md >/dev/null 2>&1 || fail "report"
 grep -q example_cpu r.md || fail "report does not name example_cpu"
+# provenance: `show`, the markdown and the JSON report name the library's
+# real path and its SHA-256 (sha256sum's, computed above) or say it has none
+if [ "$want_sha" ] && ! echo "$rec" | grep -q '"sha256":null'; then sha_md=", SHA-256 \`$want_sha\`" sha_txt=", SHA-256 $want_sha"
+else sha_md=", no SHA-256" sha_txt=", no SHA-256"; fi
+"$ab" show "$run" --db p.db >show.txt 2>&1 || fail "show"
+grep -F "example_cpu" show.txt | grep -F " plugin " | grep -qF "library $real$sha_txt, $want_size bytes" ||
+    { grep -A8 '^provenance' show.txt; fail "show lacks example_cpu's library and SHA-256"; }
+grep -qF "| example_cpu | plugin | library \`$real\`$sha_md, $want_size bytes |" r.md ||
+    { grep -A10 '^Provenance' r.md; fail "the report lacks example_cpu's library and SHA-256"; }
+"$ab" report "$run" --db p.db --json -o r.json >/dev/null 2>&1 || fail "report --json"
+tr -d ' \n' <r.json | grep -qF "\"example_cpu\":{\"route\":\"plugin\",\"library\":\"$lib\",\"path\":\"$real\",\"size\":$want_size," ||
+    fail "the JSON report lacks example_cpu's provenance"
 # 4. a bare file name is taken from the working directory (README, "Bring
 #    your own kernel"): dlopen alone would search the loader's paths only
 mkdir -p here && cp "$lib" here/libmine.so && cd here || fail "cd here"

@@ -6,7 +6,8 @@
 # must see OMP_NUM_THREADS=3 (the kit puts it in its env line, stored as
 # the measurement's adapter_env), and the report's run table must list
 # "CPU threads per variant" with cpu_flash at 3 OpenMP threads and each
-# adapter at OMP_NUM_THREADS=3. Skips (77) without python3 and numpy.
+# adapter at OMP_NUM_THREADS=3; `show` and the report give each adapter's
+# command and version line (provenance). Skips (77) without python3 and numpy.
 set -u
 AB=$1 SRC=$2
 PY=""
@@ -37,5 +38,14 @@ done
 row=$(grep '^| CPU threads per variant |' r.md) || fail "no threads-per-variant row"
 for want in "cpu_flash: 3 (OpenMP)" "np2: 3 (adapter: OMP_NUM_THREADS=3)" "np1: 3 (adapter: OMP_NUM_THREADS=3)"; do
     echo "$row" | grep -qF "$want" || fail "row lacks '$want': $row"
+done
+# provenance (the same run): `show` and the report give each adapter's
+# command and its version line (the kit's env line as stored)
+"$AB" show 1 --db t.db >show.txt 2>&1 || fail "show"
+for v in np1 np2; do
+    grep -E "^  $v +adapter +command $PY $ex \(protocol [12]\); version line \{.*\"numpy\":" show.txt >/dev/null ||
+        { grep -A5 '^provenance' show.txt; fail "show lacks $v's command and version line"; }
+    grep -F "| $v | adapter | command \`$PY $ex\`" r.md | grep -qF '"threads":"3"' ||
+        fail "the report lacks $v's command and version line"
 done
 echo "ok: threads = 3 reached both adapters (OMP_NUM_THREADS 7 inherited was replaced); the report lists threads per variant"
