@@ -111,6 +111,23 @@ int ab_expect_check(const ab_experiment *e, char *err, size_t n)
     return rc;
 }
 
+int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, const char *),
+                    void *arg)
+{
+    config_t cfg;
+    claim *c = NULL;
+    size_t nc = 0;
+    char err[512];
+    config_init(&cfg);
+    int rc = load_claims(e, &cfg, &c, &nc, err, sizeof err) ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < nc; i++)
+        if (strcmp(c[i].than, baseline_of(e)) != 0)
+            fn(arg, c[i].variant, c[i].than);
+    free(c);
+    config_destroy(&cfg);
+    return rc;
+}
+
 static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *name)
 {
     for (size_t i = 0; i < e->nvariants; i++)

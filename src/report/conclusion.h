@@ -45,6 +45,13 @@ typedef struct ab_outcome {
  * difference\""). */
 int ab_expect_check(const ab_experiment *e, char *err, size_t n);
 
+/* Calls fn(arg, variant, than) for each claim of e's `expect` whose `than`
+ * is not the experiment's baseline (a comparison the report adds to its
+ * family so that the claim is judged). Returns 0, or -1 when `expect` does
+ * not parse (nothing called). */
+int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, const char *),
+                    void *arg);
+
 /* Writes the "## Conclusion" section: a table of the parts (claim, verdict
  * counts over configurations, measurements with wide samples, outcome),
  * the overall outcome (held / held in part / did not hold / inconclusive)

@@ -328,6 +328,27 @@ static int cmp_order(const void *x, const void *y)
     return a->order - b->order;
 }
 
+/* The claims whose `than` is not the baseline (ab_expect_pairs): their
+ * comparisons join the family so that each claim is judged and listed. */
+typedef struct claim_pairs {
+    char variant[64][256], than[64][256];
+    size_t n;
+} claim_pairs;
+
+static void add_claim_pair(void *arg, const char *variant, const char *than)
+{
+    claim_pairs *c = arg;
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->variant[i], variant) == 0 && strcmp(c->than[i], than) == 0)
+            return;
+    if (c->n < sizeof c->variant / sizeof c->variant[0] && strlen(variant) < 256 &&
+        strlen(than) < 256) {
+        snprintf(c->variant[c->n], sizeof c->variant[0], "%s", variant);
+        snprintf(c->than[c->n], sizeof c->than[0], "%s", than);
+        c->n++;
+    }
+}
+
 /* One external variant's own environment, printed as the report's
  * fingerprint section lists it (ab_adapter_envs_each callback). */
 typedef struct adapter_env_ctx {
@@ -388,8 +409,11 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
     if (load_measurements(db, run_id, &e, &m, &n))
         goto cleanup;
+    claim_pairs cp_claims;
+    cp_claims.n = 0;
+    ab_expect_pairs(&e, add_claim_pair, &cp_claims); /* an unparsable expect: none */
     sorted = malloc((n ? n : 1) * sizeof *sorted);
-    cmps = calloc(2 * (n ? n : 1), sizeof *cmps);
+    cmps = calloc((2 + cp_claims.n) * (n ? n : 1), sizeof *cmps);
     if (!sorted || !cmps) {
         error("out of memory");
         goto cleanup;
@@ -435,7 +459,24 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             c->b = refs[r];
             ab_rep_compare(c, &co);
         }
+        /* a claim against another variant than the baseline (`expect`'s
+         * `than`): that comparison too, once per configuration */
+        for (size_t k = 0; k < cp_claims.n; k++) {
+            if (strcmp(x->r.variant, cp_claims.variant[k]) != 0)
+                continue;
+            meas *y = find(m, n, x->r.config, cp_claims.than[k]);
+            int have = !y || y == x;
+            for (size_t c = 0; c < ncmp && !have; c++)
+                have = cmps[c].a == x && cmps[c].b == y;
+            if (have)
+                continue;
+            cmp *c = &cmps[ncmp++];
+            c->a = x;
+            c->b = y;
+            ab_rep_compare(c, &co);
+        }
     }
+
     {
         /* one family (every comparison of the report): the analysis's
          * family rule (src/analysis/pair.h: the family limit on rounds, the
@@ -705,14 +746,19 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                     cp = &cmps[c];
             row(out, sorted[k], cp, baseline, ref_mhz);
         }
-        if (o->chain) {
+        { /* the chain (--chain) and the claims against other variants (`than`) */
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
                 if (cmps[c].a->r.config != sorted[i]->r.config || strcmp(cmps[c].b->r.variant, baseline) == 0)
                     continue;
-                if (!any)
+                if (!any && o->chain)
                     fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
                                  "[95%% CI] | Cliff's δ | p (Holm) | verdict |\n|---|---|---|---|---:|---|\n");
+                else if (!any)
+                    fprintf(out, "\nThe claims against other variants than %s (`expect`'s `than`), "
+                                 "in the same family:\n\n| variant | than | speedup [95%% CI] | "
+                                 "Cliff's δ | p (Holm) | verdict |\n|---|---|---|---|---:|---|\n",
+                            baseline);
                 any = 1;
                 if (!cmps[c].an.ok) {
                     fprintf(out, "| %s | %s | — | | | |\n", cmps[c].a->r.variant, cmps[c].b->r.variant);
