@@ -10,8 +10,9 @@ from Python beside PyTorch code; and, with tests/plugin/rung_plugin.c's
 library (the built-in rung cuda_fa2_warps compiled as a plugin), the same
 kernel code reaches attnbench three ways (registry, plugin, kit), so one
 run isolates the per-call cost of each route (experiments/issue22-overhead.cfg).
-The variant's setup runs once per shape outside the timed call; run
-enqueues on PyTorch's current stream (graph capture included); the ABI's
+The variant's setup runs once per shape outside the timed call; a CUDA
+variant's run enqueues on PyTorch's current stream (graph capture
+included), a CPU variant's runs on the numpy kit's arrays; the ABI's
 dtype codes are attnbench's (fp16 0, bf16 1, fp32 2).
 """
 import atexit
@@ -69,6 +70,42 @@ def load(library, name):
     raise attnbench_adapter.AdapterError("%s: no variant %r" % (library, name))
 
 
+def make_numpy(library, name):
+    """The CPU variant `name` of `library` as a function of float32 numpy
+    arrays [B, H, S, D] (the kit's framework="numpy"): setup once per
+    shape, then run on the arrays' own memory, O into a fresh array."""
+    import numpy as np
+    lib, v = load(library, name)
+    if v.device != 0:
+        raise attnbench_adapter.AdapterError("%s: %s is not a CPU variant" % (library, name))
+    ctxs = {}
+
+    def close():
+        for ctx, _ in ctxs.values():
+            v.teardown(ctx)
+    atexit.register(close)
+
+    def attention(q, k, v_, causal, scale):
+        B, H, S, D = q.shape
+        key = (B, H, S, D, int(bool(causal)), 2)  # fp32: the numpy kit's arrays are float32
+        if key not in ctxs:
+            shape = Shape(*key)
+            ctx, ws, err = C.c_void_p(), C.c_size_t(), C.create_string_buffer(512)
+            if v.setup(C.byref(shape), C.byref(ctx), C.byref(ws), err, 512):
+                raise attnbench_adapter.AdapterError("%s: setup: %s" % (name, err.value.decode()))
+            ctxs[key] = (ctx, shape)
+        ctx, shape = ctxs[key]
+        o = np.empty_like(q)
+        rc = v.run(ctx, C.byref(shape), q.ctypes.data, k.ctypes.data, v_.ctypes.data,
+                   o.ctypes.data, None)
+        if rc:
+            raise attnbench_adapter.AdapterError("%s: run returned %d" % (name, rc))
+        return o
+
+    attention.keep = lib  # the library stays loaded while the function lives
+    return attention
+
+
 def make(library, name):
     import torch
     lib, v = load(library, name)
@@ -107,13 +144,18 @@ if __name__ == "__main__":
         sys.exit(1)
     lib_path, vname = sys.argv[1], sys.argv[2]
     impl = []
+    # a CPU variant (device 0) runs on numpy arrays, a CUDA one on torch tensors
+    try:
+        framework = "numpy" if load(lib_path, vname)[1].device == 0 else "torch"
+    except attnbench_adapter.AdapterError:
+        framework = "torch"  # the first call reports the failure on the error line
 
     def attention(q, k, v, causal, scale):
         """loads the library on the first call, so a failure is an error line"""
         if not impl:
-            impl.append(make(lib_path, vname))
+            impl.append((make_numpy if framework == "numpy" else make)(lib_path, vname))
         return impl[0](q, k, v, causal, scale)
 
-    attnbench_adapter.main(attention, framework="torch",
+    attnbench_adapter.main(attention, framework=framework,
                            env={"adapter": "plugin_via_kit", "library": lib_path,
                                 "variant": vname}, describe=vname)
