@@ -194,6 +194,46 @@ class _EnvRunner:
         self.runner.recover()
 
 
+class _RefCountedCudart:
+    """The kit's Cudart shared by every function this process serves: CUDA
+    refuses a second cudaIpcOpenMemHandle of one handle in a process, and
+    attnbench shares one set of buffers per configuration with all its
+    variants, so the runners of two served functions open each handle once
+    between them (counted; closed when the last one lets go)."""
+
+    def __init__(self):
+        self.real, self.by_handle, self.by_ptr = None, {}, {}
+        self.lock = threading.Lock()
+
+    def open(self, handle):
+        with self.lock:
+            if handle in self.by_handle:
+                ptr, n = self.by_handle[handle]
+                self.by_handle[handle] = (ptr, n + 1)
+                return ptr
+            if self.real is None:
+                self.real = kit.Cudart()
+            ptr = self.real.open(handle)
+            self.by_handle[handle] = (ptr, 1)
+            self.by_ptr[ptr] = handle
+            return ptr
+
+    def close(self, ptr):
+        with self.lock:
+            handle = self.by_ptr.get(ptr)
+            if handle is None:
+                return 0
+            p, n = self.by_handle[handle]
+            if n > 1:
+                self.by_handle[handle] = (p, n - 1)
+                return 0
+            del self.by_handle[handle], self.by_ptr[ptr]
+            return self.real.close(ptr)
+
+
+_shared_cudart = _RefCountedCudart()
+
+
 def _function_identity(fn):
     """The function's name and the SHA-256 of its source (inspect), for the
     version line, so that the report says which code produced the numbers
@@ -218,8 +258,12 @@ def kit_serve(fn, framework, layout, env, inp, out, describe="the function", cap
     if kit.hello_wanted(env):
         out.write(kit.hello_line(framework, layout, caps, env) + "\n")
         out.flush()
-    runners = {"torch": kit.TorchRunner, "numpy": kit.NumpyRunner}
-    runner = runners[framework](fn, None, layout)
+    if framework == "torch":
+        runner = kit.TorchRunner(fn, None, layout, cudart=_shared_cudart)
+    elif framework == "numpy":
+        runner = kit.NumpyRunner(fn, None, layout)
+    else:
+        raise kit.AdapterError("framework %r is not torch or numpy" % framework)
     fields = runner.env()
     fields["served_by"] = "attnbench.compare (in-process, relay.py)"
     fields.update(_function_identity(fn))
