@@ -31,7 +31,7 @@ const char *ab_fmt_ms(double ms, int sign, char *buf, size_t n)
     int dec = 4;
     if (ms != 0) {
         dec = 3 - (int)floor(log10(fabs(ms)));
-        dec = dec < 1 ? 1 : dec > 9 ? 9 : dec;
+        dec = dec < 4 ? 4 : dec > 9 ? 9 : dec;
     }
     snprintf(buf, n, sign ? "%+.*f" : "%.*f", dec, ms);
     return buf;

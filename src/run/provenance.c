@@ -134,7 +134,8 @@ void ab_provenance_markdown(FILE *out, const json_t *prov)
         for (char *c = cell; *c; c++) /* a command's '|' would end the cell */
             if (*c == '|')
                 *c = '/';
-        fprintf(out, "| %s | %s | %s |\n", name,
+        /* the name in backticks: a row never reads as that variant's results row */
+        fprintf(out, "| `%s` | %s | %s |\n", name,
                 json_string_value(json_object_get(o, "route")) ?: "?", cell);
     }
 }

@@ -27,7 +27,7 @@
 json_t *ab_provenance_load(sqlite3 *db, long long run_id, const ab_experiment *e, char *err);
 
 /* Prints prov (from ab_provenance_load) as a markdown table, one row per
- * variant: | variant | route | what ran |. Nothing when prov is empty. */
+ * variant: | `variant` | route | what ran |. Nothing when prov is empty. */
 void ab_provenance_markdown(FILE *out, const json_t *prov);
 
 /* Prints prov as plain text lines for `attnbench show`:

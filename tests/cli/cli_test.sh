@@ -145,7 +145,9 @@ cpu-end-to-end)
   # (computed here with sqlite3 + sort + awk, not by attnbench)
   for id in $(count e2e.db "SELECT id FROM measurements ORDER BY id"); do
     med=$(count e2e.db "SELECT ms FROM samples WHERE measurement_id = $id" | sort -g |
-          awk '{ v[NR] = $1 } END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f", m }')
+          awk '{ v[NR] = $1 } END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2;
+                 d = 4; for (a = m; a < 0.1 && d < 9; a *= 10) d++;   # 4 significant digits below 0.1 ms
+                 printf sprintf("%%.%df", d), m }')
     var=$(count e2e.db "SELECT variant FROM measurements WHERE id = $id")
     cfg=$(count e2e.db "SELECT 'B=' || B || ' H=' || H || ' S=' || S || ' D=' || D || ' ' || CASE causal WHEN 1 THEN 'causal' ELSE 'non-causal' END || ' ' || dtype FROM measurements WHERE id = $id")
     awk -v cfg="### $cfg" -v var="| $var |" -v med="| $med |" '

@@ -106,7 +106,7 @@ else sha_md=", no SHA-256" sha_txt=", no SHA-256"; fi
 "$ab" show "$run" --db p.db >show.txt 2>&1 || fail "show"
 grep -F "example_cpu" show.txt | grep -F " plugin " | grep -qF "library $real$sha_txt, $want_size bytes" ||
     { grep -A8 '^provenance' show.txt; fail "show lacks example_cpu's library and SHA-256"; }
-grep -qF "| example_cpu | plugin | library \`$real\`$sha_md, $want_size bytes |" r.md ||
+grep -qF "| \`example_cpu\` | plugin | library \`$real\`$sha_md, $want_size bytes |" r.md ||
     { grep -A10 '^Provenance' r.md; fail "the report lacks example_cpu's library and SHA-256"; }
 "$ab" report "$run" --db p.db --json -o r.json >/dev/null 2>&1 || fail "report --json"
 tr -d ' \n' <r.json | grep -qF "\"example_cpu\":{\"route\":\"plugin\",\"library\":\"$lib\",\"path\":\"$real\",\"size\":$want_size," ||

@@ -45,7 +45,7 @@ done
 for v in np1 np2; do
     grep -E "^  $v +adapter +command $PY $ex \(protocol [12]\); version line \{.*\"numpy\":" show.txt >/dev/null ||
         { grep -A5 '^provenance' show.txt; fail "show lacks $v's command and version line"; }
-    grep -F "| $v | adapter | command \`$PY $ex\`" r.md | grep -qF '"threads":"3"' ||
+    grep -F "| \`$v\` | adapter | command \`$PY $ex\`" r.md | grep -qF '"threads":"3"' ||
         fail "the report lacks $v's command and version line"
 done
 echo "ok: threads = 3 reached both adapters (OMP_NUM_THREADS 7 inherited was replaced); the report lists threads per variant"

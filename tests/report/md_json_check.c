@@ -9,8 +9,8 @@
  * rounds are too few for the test or for the family) and its verdict, and
  * for a paired comparison with the baseline its minimum detectable effect
  * ("VARIANT %.2f% (N rounds)"); for every summary, the variant's row
- * must carry its n, rounds, median and CI (four significant digits, at
- * least one decimal: ms4 below, src/core/units.h's rule); and the markdown must
+ * must carry its n, rounds, median and CI (at least four significant
+ * digits and four decimals: ms4 below, src/core/units.h's rule); and the markdown must
  * hold exactly as many comparison rows (cells with "×") as the JSON has
  * computed comparisons. Exit 0 when everything matches, 1 otherwise (each
  * mismatch printed).
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ms with four significant digits: 3 - floor(log10 |ms|) decimals in
- * [1, 9], counted by powers of ten (buf: 40 bytes). */
+/* ms with at least four significant digits: 3 - floor(log10 |ms|)
+ * decimals in [4, 9], counted by powers of ten (buf: 40 bytes). */
 static const char *ms4(double ms, char *buf)
 {
     double a = ms < 0 ? -ms : ms;
@@ -33,7 +33,7 @@ static const char *ms4(double ms, char *buf)
         for (; a < 1; a *= 10)
             e--;
         dec = 3 - e;
-        dec = dec < 1 ? 1 : dec > 9 ? 9 : dec;
+        dec = dec < 4 ? 4 : dec > 9 ? 9 : dec;
     }
     snprintf(buf, 40, "%.*f", dec, ms);
     return buf;
