@@ -126,7 +126,8 @@ throttled)
   got=$(q t.db "SELECT median_ms FROM measurement_summary WHERE measurement_id = $m")
   awk -v a="$got" -v b="$want" 'BEGIN { exit !(a == b) }' || fail "summary median $got, unthrottled median $want"
   # the report's row: n = 11 and the unthrottled median (ms, 4 decimals)
-  wantf=$(awk -v x="$want" 'BEGIN { printf "%.4f", x }')
+  # the report's latency format: four decimals, more below 0.1 ms (four significant digits)
+  wantf=$(awk -v x="$want" 'BEGIN { d = 4; for (a = x; a < 0.1 && d < 9; a *= 10) d++; printf sprintf("%%.%df", d), x }')
   # (columns: variant | n | rounds | median ms | ...)
   grep -Eq "^\| cpu_flash \| 11 \| [0-9]+ \| $wantf \|" r.md || { grep '| cpu_flash |' r.md >&2; fail "report row is not n = 11, median $wantf"; }
   grep -q "10 samples taken while throttled, excluded" r.md || fail "report does not say 10 samples were excluded"
