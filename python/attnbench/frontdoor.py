@@ -267,12 +267,14 @@ def kit_serve(fn, framework, layout, env, inp, out, describe="the function", cap
     fields = runner.env()
     fields["served_by"] = "attnbench.compare (in-process, relay.py)"
     fields.update(_function_identity(fn))
-    if "OMP_NUM_THREADS" in env:
-        fields["threads"] = env["OMP_NUM_THREADS"]
+    # the function runs in this process, with this process's threads (the
+    # experiment's `threads` reached only the relay's environment)
+    fields["threads"] = "the caller's process (OMP_NUM_THREADS=%s there)" % os.environ.get(
+        "OMP_NUM_THREADS", "unset")
     kit.serve(_EnvRunner(runner, env), json.dumps(fields, sort_keys=True), describe, inp, out)
 
 
-def compare(kernels, shapes, baseline=None, framework=None, dtype="fp32", causal=False,
+def compare(kernels, shapes, baseline=None, framework="numpy", dtype="fp32", causal=False,
             rounds=10, round_size=5, warmup=2, seed=42, timing="hot", threads=1, layout="bhsd",
             db="attnbench.db", name="compare", hypothesis=None, expect=None, timeout=300.0,
             exe=None, workdir=None, verbose=False):
@@ -284,9 +286,9 @@ def compare(kernels, shapes, baseline=None, framework=None, dtype="fp32", causal
       (layout="bshd": [B, S, H, D]) as the adapter kit passes them.
     shapes: a dict or a list of dicts of B, H, S, D (and H_kv, S_kv).
     baseline: the name every other is compared with (default the first).
-    framework: "numpy" (host arrays, host wall clock) or "torch" (CUDA
-      tensors, CUDA events); default "torch" when torch with CUDA imports,
-      else "numpy".
+    framework: "numpy" (host arrays, host wall clock; the default) or
+      "torch" (CUDA tensors in the dtype, CUDA events, attnbench's device
+      buffers). Served functions run in this process, with its threads.
     dtype, causal: a value or a list of values (the sweep's axes).
     rounds x round_size samples per measurement, after `warmup` calls;
       timing "cold", "hot" or "graph"; threads: the experiment's `threads`
@@ -308,14 +310,8 @@ def compare(kernels, shapes, baseline=None, framework=None, dtype="fp32", causal
     baseline = baseline or names[0]
     if baseline not in kernels:
         raise CompareError("baseline %r is not one of the kernels %s" % (baseline, names))
-    if framework is None:
-        framework = "numpy"
-        try:
-            import torch
-            if torch.cuda.is_available():
-                framework = "torch"
-        except ImportError:
-            pass
+    if framework not in ("numpy", "torch"):
+        raise CompareError("framework %r is not numpy or torch" % (framework,))
     workdir = os.path.abspath(workdir or tempfile.mkdtemp(prefix="attnbench-compare-"))
     os.makedirs(workdir, exist_ok=True)
     db = os.path.abspath(db)
