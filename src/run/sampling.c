@@ -9,6 +9,10 @@
 
 #include <math.h>
 
+/* ceil of a ratio of seconds, forgiving the last bit of a division that
+ * should be exact (0.01 / 0.00002 is 500.00000000000006) */
+static double ceil_ratio(double x) { return ceil(x - 1e-6); }
+
 int ab_sampling_rounds(const ab_experiment *e)
 {
     const int rs = e->round_size > 0 ? e->round_size : 1;
@@ -25,13 +29,13 @@ size_t ab_sampling_block(const ab_experiment *e, const ab_sampling_state *s)
     const int time_short = s->budgeted && s->timed_s < e->min_time_s;
     if (time_short && s->est_ms > 0) {
         const int left = ab_sampling_rounds(e) - s->rounds;
-        const double want = ceil((e->min_time_s - s->timed_s) / (left > 1 ? left : 1) /
-                                 (s->est_ms * 1e-3));
+        const double want = ceil_ratio((e->min_time_s - s->timed_s) / (left > 1 ? left : 1) /
+                                       (s->est_ms * 1e-3));
         if (want > count)
             count = want;
     }
     if (s->budgeted && e->max_time_s > 0 && s->est_ms > 0) {
-        const double room = ceil((e->max_time_s - s->timed_s) / (s->est_ms * 1e-3));
+        const double room = ceil_ratio((e->max_time_s - s->timed_s) / (s->est_ms * 1e-3));
         if (room < count)
             count = room;
     }
