@@ -33,6 +33,8 @@ size_t ab_sampling_block(const ab_experiment *e, const ab_sampling_state *s)
                                        (s->est_ms * 1e-3));
         if (want > count)
             count = want;
+        if (count > AB_MAX_BLOCK_SAMPLES && count > e->round_size)
+            count = AB_MAX_BLOCK_SAMPLES > e->round_size ? AB_MAX_BLOCK_SAMPLES : e->round_size;
     }
     if (s->budgeted && e->max_time_s > 0 && s->est_ms > 0) {
         const double room = ceil_ratio((e->max_time_s - s->timed_s) / (s->est_ms * 1e-3));

@@ -17,6 +17,14 @@
  * test needs them (README, Statistics). */
 #define AB_MIN_ROUNDS 20
 
+/* The most samples one block takes: each sample is a launch and an event
+ * queued behind the launch hold (kernels/gpu_harness.cu), and a block that
+ * filled the GPU's queue of pending launches (about a thousand) would wait
+ * for the hold's timeout instead of being released by the host; 256
+ * samples are 512 queued commands. A budget that needs more takes more
+ * rounds. */
+#define AB_MAX_BLOCK_SAMPLES 256
+
 /* The state of one measurement's sampling, as far as counting goes. */
 typedef struct ab_sampling_state {
     size_t n;          /* samples taken */
@@ -39,9 +47,9 @@ int ab_sampling_rounds(const ab_experiment *e);
  * samples hold less than min_time, enough samples of est_ms that the
  * rounds left of ab_sampling_rounds take what is left of min_time, so each
  * round holds a like share of it (a 20 us kernel takes many samples a
- * block, a 3 ms one round_size). Never past max_samples, nor (by the
- * estimate) past max_time, nor past `samples` in fixed mode once min_time
- * is reached. */
+ * block, a 3 ms one round_size), at most AB_MAX_BLOCK_SAMPLES. Never
+ * past max_samples, nor (by the estimate) past max_time, nor past
+ * `samples` in fixed mode once min_time is reached. */
 size_t ab_sampling_block(const ab_experiment *e, const ab_sampling_state *s);
 
 /* After a block: the reason sampling stops whatever the samples say

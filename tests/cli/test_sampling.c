@@ -61,10 +61,15 @@ int main(void)
     s.timed_s = 0.006, s.est_ms = 3.0;
     expect_size("3 ms kernel", ab_sampling_block(&e, &s), 2);
     /* past the planned rounds the rest comes in one block: 0.01 s left,
-     * 1 round (never fewer), 20 us -> 500 */
+     * 1 round (never fewer), 20 us -> 500, more than a block may hold:
+     * AB_MAX_BLOCK_SAMPLES, 256 */
     s.n = 2000, s.rounds = 31, s.timed_s = 0.04, s.est_ms = 0.02;
-    expect_size("behind plan", ab_sampling_block(&e, &s), 500);
+    expect_size("behind plan", ab_sampling_block(&e, &s), 256);
+    /* 0.004 s left at 20 us: 200 */
+    s.timed_s = 0.046;
+    expect_size("behind plan, under the block cap", ab_sampling_block(&e, &s), 200);
     /* max_samples caps it: 5000 - 4800 = 200 */
+    s.timed_s = 0.04;
     s.n = 4800;
     expect_size("max_samples cap", ab_sampling_block(&e, &s), 200);
     /* once min_time is reached, fixed mode tops up to `samples` only */
