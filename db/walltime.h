@@ -29,6 +29,10 @@ typedef struct ab_walltime {
     double ceilings_s; /* timer floor and ceilings at the run's start */
     double adapter_s;  /* external variants: wall time of their processes minus their samples */
     double store_s;    /* writing measurements to the database */
+    double reference_s; /* per variant only (not in run_walltime): the check that built
+                           its configuration's shared float64 reference (the
+                           configuration's cost, left out of the variant's check and
+                           total) */
 } ab_walltime;
 
 /* A measurement whose fixed cost (its wall time less its timed samples)
@@ -38,24 +42,33 @@ typedef struct ab_walltime {
 
 /* One variant's share of a run's wall time, summed over its measurements
  * (w.total_s: all of it; w.ceilings_s unused; w.inputs_s: what was made
- * for it alone, e.g. an adapter's device-buffer offer), with the largest
- * fixed cost of one of them and that measurement's configuration. */
+ * for it alone, e.g. an adapter's device-buffer offer; w.reference_s: the
+ * shared reference its checks built, left out of the rest). A
+ * measurement's fixed cost is its wall time less its timed samples. The
+ * variant's first measurement in a process carries what happens once
+ * (an adapter's start-up, a library's loading, first-use module loads), so
+ * it is kept apart: the flag looks at the later ones, the cost that
+ * recurs with every configuration. */
 typedef struct ab_walltime_variant {
     char variant[256];
     int measurements;     /* (variant, configuration) pairs charged */
     ab_walltime w;
-    double worst_fixed_s; /* max over its measurements of (total - timed) */
+    double first_fixed_s; /* the fixed cost of its first measurement */
+    double worst_fixed_s; /* the largest fixed cost of a later one; -1: none */
     char worst_config[192];
 } ab_walltime_variant;
 
 /* Adds measurement account m (one configuration of variant `name`,
  * configuration text `config`) into the array *v of *n variants (grown
- * with realloc; a new name appended). 0, or -1 when out of memory. */
+ * with realloc; a new name appended, m its first measurement). 0, or -1
+ * when out of memory. */
 int ab_walltime_variant_add(ab_walltime_variant **v, size_t *n, const char *name,
                             const char *config, const ab_walltime *m);
 
-/* Adds variant account x (all its measurements) into *v as
- * ab_walltime_variant_add does: summed, the larger worst kept. 0 or -1. */
+/* Adds variant account x (all its measurements, e.g. a resumed run's
+ * first part) into *v: summed, the larger worst kept, the first
+ * measurement's the one already there (x's first, a process's first too,
+ * counted with the later ones' sum only). 0 or -1. */
 int ab_walltime_variant_merge(ab_walltime_variant **v, size_t *n, const ab_walltime_variant *x);
 
 /* Stores the n per-variant accounts of run_id in its settings JSON
@@ -71,8 +84,9 @@ int ab_walltime_variants_load(sqlite3 *db, long long run_id, ab_walltime_variant
 /* The wall-time account as JSON for `report --json`: {"total_s",
  * "timed_share", "phases": {name: seconds}, "variants": [{"variant",
  * "measurements", "phases": {...}, "fixed_s_per_measurement",
- * "worst_fixed_s", "worst_config", "over_fixed_cost_goal"}],
- * "fixed_cost_goal_s"}. NULL when out of memory. */
+ * "first_fixed_s", "later_fixed_s_mean" (null with one measurement),
+ * "worst_fixed_s" (the largest later one; null with one), "worst_config",
+ * "over_fixed_cost_goal"}], "fixed_cost_goal_s"}. NULL when out of memory. */
 json_t *ab_walltime_json(const ab_walltime *w, const ab_walltime_variant *v, size_t n);
 
 /* Stores w as run_id's wall-time account (replacing any). Returns 0 or -1
@@ -85,10 +99,10 @@ int ab_walltime_load(sqlite3 *db, long long run_id, ab_walltime *w);
 
 /* The report's "Where the time went" section: one row per phase with its
  * seconds and share of the total, the share in timed samples, and what the
- * rest is; then, when n > 0, one row per variant of v (its phases, its
- * fixed cost per measurement, the largest one and where), flagging each
- * variant with a measurement whose fixed cost exceeds
- * AB_FIXED_COST_FLAG_S. */
+ * rest is; then, when n > 0, one row per variant of v (its phases, the
+ * fixed cost of its first measurement, the mean and the largest of its
+ * later ones and where), flagging each variant with a later measurement
+ * whose fixed cost exceeds AB_FIXED_COST_FLAG_S. */
 void ab_walltime_report(FILE *out, const ab_walltime *w, const ab_walltime_variant *v, size_t n);
 
 #endif

@@ -108,7 +108,7 @@ void ab_experiment_free(ab_experiment *e);
 /* The default GPU-time budget per measurement, seconds (min_time), chosen
  * by measurement (reports/sampling-budget/README.md), and the default cap
  * on a fixed-mode measurement's samples that the budget may grow to. */
-#define AB_MIN_TIME_DEFAULT_S 0.05
+#define AB_MIN_TIME_DEFAULT_S 0.02
 #define AB_FIXED_MAX_SAMPLES 5000
 
 /* Sets e's GPU-time budget from the command line (`--min-time S`,

@@ -263,14 +263,39 @@ static int cpu_pass(vstate *st, const ab_shape *s, const float *q, const float *
 }
 
 /* Charges to st's measurement what the run's account gained since
- * `before` (taken at time t0, ab_now_s): the phases and the wall time. */
+ * `before` (taken at time t0, ab_now_s): the phases and the wall time,
+ * less the check that built the configuration's shared reference
+ * (wt.reference_s, kept apart in acct.reference_s). */
 static void charge(vstate *st, const ab_walltime *before, double t0)
 {
     double *dst = &st->acct.total_s;
     const double *now = &wt.total_s, *was = &before->total_s;
     for (size_t k = 1; k < sizeof(ab_walltime) / sizeof(double); k++)
         dst[k] += now[k] - was[k];
-    st->acct.total_s += ab_now_s() - t0;
+    const double shared = wt.reference_s - before->reference_s;
+    st->acct.check_s -= shared;
+    st->acct.total_s += ab_now_s() - t0 - shared;
+}
+
+/* 1 when bufs hold their configuration's float64 device reference (made
+ * by the first check that needs it, gpu_check.h, and reused by the
+ * others). */
+static int have_reference(ab_gpu_bufs *bufs)
+{
+    ab_gpu_parts p;
+    if (!bufs)
+        return 0;
+    ab_gpu_bufs_parts(bufs, &p);
+    return p.ref && *p.ref;
+}
+
+/* After a variant's preparation that began with the reference absent
+ * (had_ref 0) and the check time at check0: when its check built the
+ * reference, that check is the configuration's (wt.reference_s). */
+static void note_reference(ab_gpu_bufs *bufs, int had_ref, double check0)
+{
+    if (!had_ref && have_reference(bufs))
+        wt.reference_s += wt.check_s - check0;
 }
 
 /* Folds st's measurement account into the run's per-variant account when
@@ -1309,7 +1334,9 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
                 continue;
             const ab_walltime b0 = wt;
             const double c0 = ab_now_s();
+            const int had_ref = have_reference(bufs);
             int p = prepare_ext2(db, e, &st[i], i, ev, s, run_id, bufs);
+            note_reference(bufs, had_ref, b0.check_s);
             charge(&st[i], &b0, c0);
             if (p < 0)
                 goto cleanup;
@@ -1338,6 +1365,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         }
         const ab_walltime b0 = wt;
         const double c0 = ab_now_s();
+        const int had_ref = have_reference(bufs);
         x->ev = ev;
         x->v = ev->native;
         x->m.run_id = run_id;
@@ -1368,6 +1396,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         }
         int p = prepare(db, e, x, s, x->v->device == AB_DEV_CUDA ? bufs : NULL, q, k, v, o,
                         check_seed_base + 1000003UL * (ci + 1));
+        note_reference(bufs, had_ref, b0.check_s);
         charge(x, &b0, c0);
         if (p < 0)
             goto cleanup;

@@ -52,6 +52,6 @@ for v in cpu_reference cpu_flash; do
     if ($3 < $1 || $3 > $6) { print "FAIL: " v " wall " $3 " outside [timed, run total " $6 "]"; exit 1 }
   }' || exit 1
 done
-[ "$(sqlite3 :memory: "SELECT json_extract(readfile('r.json'), '\$.sampling.min_time_s')")" = 0.05 ] ||
+[ "$(sqlite3 :memory: "SELECT json_extract(readfile('r.json'), '\$.sampling.min_time_s')")" = 0.02 ] ||
   fail "report --json lacks the default GPU-time budget"
 echo "ok: wall time recorded and reported, per phase and per variant"
