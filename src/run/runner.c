@@ -193,6 +193,8 @@ typedef struct vstate {
     double est_ms;         /* GPU time per sample of its last block (median), ms; 0: none yet */
     size_t last_block;     /* samples of its last block */
     ab_walltime acct;      /* the wall time charged to this measurement (walltime.h) */
+    int gpu_timed;         /* its samples are GPU time: a CUDA variant, or a protocol-2
+                              adapter where the configuration has device buffers */
     int stored;            /* its outcome was stored */
     ab_grad_row grads[3];  /* a checked backward pass: dQ, dK, dV (m.grads points here) */
     ab_plugin_worker *pw;  /* a CPU plugin: its calls run in this worker (plugin_worker.h) */
@@ -364,11 +366,12 @@ static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *
 }
 
 /* Whether the GPU-time budget (experiment.h, min_time/max_time) governs
- * st's sampling: a GPU variant (native CUDA or a protocol-2 adapter); CPU
- * variants keep the sample count alone. */
+ * st's sampling: a GPU variant (a native CUDA one, or a protocol-2 adapter
+ * on a machine with a GPU whose hello did not say ipc=0, as the numpy
+ * kit's does: st->gpu_timed); CPU variants keep the sample count alone. */
 static int time_budgeted(const ab_experiment *e, const vstate *st)
 {
-    return st->v && st->v->device == AB_DEV_CUDA && (e->min_time_s > 0 || e->max_time_s > 0);
+    return st->gpu_timed && (e->min_time_s > 0 || e->max_time_s > 0);
 }
 
 /* st's sampling as sampling.h counts it. */
@@ -1170,6 +1173,13 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     ab_ext_result res;
     int rc = ab_ext2_config(st->ext, &rq, &res);
     wt.adapter_s += ab_now_s() - t0; /* start-up, its warm-up and check */
+    {
+        /* GPU time where the configuration has device buffers, unless its
+         * hello said it cannot use them (the numpy kit: host clock) */
+        const ab_ext_hello *h = ab_ext2_hello(st->ext);
+        st->gpu_timed = bufs != NULL && !(h->seen && !h->ipc);
+    }
+
     st->ext_env = res.env_json;
     res.env_json = NULL;
     st->m.adapter_env = st->ext_env;
@@ -1368,6 +1378,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         const int had_ref = have_reference(bufs);
         x->ev = ev;
         x->v = ev->native;
+        x->gpu_timed = x->v->device == AB_DEV_CUDA;
         x->m.run_id = run_id;
         x->m.variant = ev->name;
         x->m.backend = x->v->backend;
