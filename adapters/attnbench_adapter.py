@@ -37,9 +37,16 @@ names an `ipc=PATH` description, maps attnbench's own Q, K, V, O through
 CUDA IPC (cudaIpcOpenMemHandle from the libcudart torch loaded), calls the
 function on them, copies the checked call's O (a backward pass: dQ, dK,
 dV, from attnbench's dO) into attnbench's buffers and answers `check
-device`: attnbench checks it on the device like a native variant's. In hot and graph timing the calls take the input sets in turn,
-as the native harness does; with one set (or without IPC) every call reads
-the same inputs, as before.
+device`: attnbench checks it on the device like a native variant's.
+
+Input rotation: in hot and graph timing the calls take input sets in
+turn, carrying on from block to block, as the native harness does
+(kernels/gpu_harness.cu, README "Input rotation"): attnbench's sets under
+IPC; otherwise (protocol 1, ipc = false) copies of the kit's own Q, K, V
+covering twice the L2 (l2_rotation_sets, the harness's count), so that
+back-to-back calls do not read an L2-warm set. O is the function's own
+allocation (PyTorch's caching allocator reuses one block), which the
+harness would rotate too. A backward pass uses one set, as the harness.
 
 Nothing else: no dependency beyond the standard library, numpy and, for
 framework="torch", PyTorch. adapters/examples/ has examples;
@@ -534,6 +541,31 @@ def rotating(sets, fn):
     return call
 
 
+def l2_rotation_sets(cfg, l2_bytes):
+    """The input sets the kit rotates among in hot and graph timing when it
+    makes its own inputs (no ipc=), as src/core/shape.c's ab_l2_rotation_sets
+    counts them for the native harness: enough copies of Q, K, V, O (the
+    bytes a forward moves, 2 (B*H*S*D + B*H_kv*S_kv*D) x the dtype's size)
+    to cover twice the L2, at most 256; 1 when one set already covers it or
+    the pass is a backward (the harness rotates forwards only)."""
+    size = 4 if cfg["dtype"] == "fp32" else 2
+    per_set = 2.0 * (cfg["b"] * cfg["h"] * cfg["s"] * cfg["d"] +
+                     cfg["b"] * cfg["h_kv"] * cfg["s_kv"] * cfg["d"]) * size
+    if cfg.get("pass", "fwd") != "fwd" or l2_bytes <= 0 or per_set >= 2.0 * l2_bytes:
+        return 1
+    sets = 2.0 * l2_bytes / per_set
+    return 256 if sets >= 256.0 else int(sets) + 1
+
+
+def own_input_sets(q, k, v, cfg, l2_bytes):
+    """The kit's own inputs as input sets for rotating(): set 0 is (q, k, v)
+    (the checked call's), each other set a copy (x.clone(): same values,
+    new memory), l2_rotation_sets of them in hot and graph timing, one in
+    cold (the L2 is flushed before each call)."""
+    n = l2_rotation_sets(cfg, l2_bytes) if cfg["timing"] != "cold" else 1
+    return [(q, k, v)] + [(q.clone(), k.clone(), v.clone()) for _ in range(n - 1)]
+
+
 # ---- timing -----------------------------------------------------------------------
 
 class _Hold:
@@ -717,10 +749,12 @@ class TorchRunner:
         torch = self.torch
         if self.cudart is None:
             self.cudart = Cudart()
+        t_start = time.perf_counter()
         with open(cfg["ipc"]) as f:  # the device first: IPC maps into the current one
             dev = json.load(f).get("device", 0)
         torch.cuda.set_device(dev)
         shared = SharedBuffers(cfg["ipc"], self.cudart, cfg)
+        t_mapped = time.perf_counter()
         self.shared = shared
         if shared.layout != self.layout:
             raise AdapterError("ipc=: attnbench shares %s tensors, the function takes %s"
@@ -767,12 +801,17 @@ class TorchRunner:
                                       cfg["s_kv"], cfg["d"], cfg["dtype"], cfg["causal"], first))
             check = {"device": True, "peak_bytes": own + torch.cuda.max_memory_allocated()}
             del out
+            t_checked = time.perf_counter()
             warm = call.rotating if cfg["timing"] != "cold" else call
             for _ in range(cfg["warmup"]):
                 warm()
             torch.cuda.synchronize()
-        sys.stderr.write("attnbench_adapter: ipc: %d input sets of attnbench's, layout %s\n"
-                         % (len(sets), self.layout))
+        # where the configuration's time went in the kit (the report's
+        # "adapter's own" per variant, reports/sampling-budget/)
+        sys.stderr.write("attnbench_adapter: ipc: %d input sets of attnbench's, layout %s; "
+                         "mapped in %.1f ms, checked call %.1f ms, warm-up %.1f ms\n"
+                         % (len(sets), self.layout, 1e3 * (t_mapped - t_start),
+                            1e3 * (t_checked - t_mapped), 1e3 * (time.perf_counter() - t_checked)))
         return call, check
 
     def env(self):
@@ -825,9 +864,21 @@ class TorchRunner:
             if dump:  # tests/external/check_figures.py: O as float32 [B,H,S,D]
                 out.float().contiguous().cpu().numpy().tofile(dump)
             del out
+            # hot and graph timing rotate among copies of the inputs covering
+            # twice the L2, as the native harness does (kernels/gpu_harness.cu),
+            # so back-to-back calls read Q, K, V from memory, not from L2; made
+            # after the checked call, so that its peak memory counts one set
+            # as the native variants' does
+            props = torch.cuda.get_device_properties(torch.cuda.current_device())
+            sets = own_input_sets(q, k, v, cfg, getattr(props, "L2_cache_size", 0) or (32 << 20))
+            call.rotating = rotating(sets, lambda q, k, v: fn(q, k, v, causal, scale))
+            warm = call.rotating if cfg["timing"] != "cold" else call
             for _ in range(cfg["warmup"]):
-                call()
+                warm()
             torch.cuda.synchronize()
+        if len(sets) > 1:
+            sys.stderr.write("attnbench_adapter: %d input sets of its own (twice the L2)\n"
+                             % len(sets))
         return call, check
 
     def _prepare_bwd(self, cfg, describe, q, k, v, tdt, shared=None):

@@ -4,12 +4,16 @@
  * them, warm-up, correctness checks, variant setup, input generation, the
  * run's ceilings and timer floor, external adapters' own overhead, database
  * writes) and stores them with the total in the run_walltime table
- * (db/schema.c); reports print them with the share of the run's wall time
- * that was timed samples (walltime.c).
+ * (db/schema.c); and per variant the phases charged to it (everything the
+ * runner did for one variant of one configuration), with its largest fixed
+ * cost of one measurement, in the run's settings JSON under
+ * "walltime_variants" (runs.run_settings). Reports print both, in markdown
+ * and in `report --json` (walltime.c).
  */
 #ifndef ATTNBENCH_WALLTIME_H
 #define ATTNBENCH_WALLTIME_H
 
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 
@@ -25,7 +29,65 @@ typedef struct ab_walltime {
     double ceilings_s; /* timer floor and ceilings at the run's start */
     double adapter_s;  /* external variants: wall time of their processes minus their samples */
     double store_s;    /* writing measurements to the database */
+    double reference_s; /* per variant only (not in run_walltime): the check that built
+                           its configuration's shared float64 reference (the
+                           configuration's cost, left out of the variant's check and
+                           total) */
 } ab_walltime;
+
+/* A measurement whose fixed cost (its wall time less its timed samples)
+ * exceeds this is flagged in reports, seconds: the goal set for
+ * attnbench's fixed cost per measurement. */
+#define AB_FIXED_COST_FLAG_S 0.150
+
+/* One variant's share of a run's wall time, summed over its measurements
+ * (w.total_s: all of it; w.ceilings_s unused; w.inputs_s: what was made
+ * for it alone, e.g. an adapter's device-buffer offer; w.reference_s: the
+ * shared reference its checks built, left out of the rest). A
+ * measurement's fixed cost is its wall time less its timed samples. The
+ * variant's first measurement in a process carries what happens once
+ * (an adapter's start-up, a library's loading, first-use module loads), so
+ * it is kept apart: the flag looks at the later ones, the cost that
+ * recurs with every configuration. */
+typedef struct ab_walltime_variant {
+    char variant[256];
+    int measurements;     /* (variant, configuration) pairs charged */
+    ab_walltime w;
+    double first_fixed_s; /* the fixed cost of its first measurement */
+    double worst_fixed_s; /* the largest fixed cost of a later one; -1: none */
+    char worst_config[192];
+} ab_walltime_variant;
+
+/* Adds measurement account m (one configuration of variant `name`,
+ * configuration text `config`) into the array *v of *n variants (grown
+ * with realloc; a new name appended, m its first measurement). 0, or -1
+ * when out of memory. */
+int ab_walltime_variant_add(ab_walltime_variant **v, size_t *n, const char *name,
+                            const char *config, const ab_walltime *m);
+
+/* Adds variant account x (all its measurements, e.g. a resumed run's
+ * first part) into *v: summed, the larger worst kept, the first
+ * measurement's the one already there (x's first, a process's first too,
+ * counted with the later ones' sum only). 0 or -1. */
+int ab_walltime_variant_merge(ab_walltime_variant **v, size_t *n, const ab_walltime_variant *x);
+
+/* Stores the n per-variant accounts of run_id in its settings JSON
+ * ("walltime_variants"), replacing any; 0 or -1 with err (AB_ERR bytes). */
+int ab_walltime_variants_store(sqlite3 *db, long long run_id, const ab_walltime_variant *v,
+                               size_t n, char *err);
+
+/* Loads run_id's per-variant accounts into *v (malloc'd, *n of them; NULL
+ * and 0 for runs without them). 0, or -1 when out of memory. */
+int ab_walltime_variants_load(sqlite3 *db, long long run_id, ab_walltime_variant **v,
+                              size_t *n);
+
+/* The wall-time account as JSON for `report --json`: {"total_s",
+ * "timed_share", "phases": {name: seconds}, "variants": [{"variant",
+ * "measurements", "phases": {...}, "fixed_s_per_measurement",
+ * "first_fixed_s", "later_fixed_s_mean" (null with one measurement),
+ * "worst_fixed_s" (the largest later one; null with one), "worst_config",
+ * "over_fixed_cost_goal"}], "fixed_cost_goal_s"}. NULL when out of memory. */
+json_t *ab_walltime_json(const ab_walltime *w, const ab_walltime_variant *v, size_t n);
 
 /* Stores w as run_id's wall-time account (replacing any). Returns 0 or -1
  * with a one-line message in err (AB_ERR bytes). */
@@ -37,7 +99,10 @@ int ab_walltime_load(sqlite3 *db, long long run_id, ab_walltime *w);
 
 /* The report's "Where the time went" section: one row per phase with its
  * seconds and share of the total, the share in timed samples, and what the
- * rest is. */
-void ab_walltime_report(FILE *out, const ab_walltime *w);
+ * rest is; then, when n > 0, one row per variant of v (its phases, the
+ * fixed cost of its first measurement, the mean and the largest of its
+ * later ones and where), flagging each variant with a later measurement
+ * whose fixed cost exceeds AB_FIXED_COST_FLAG_S. */
+void ab_walltime_report(FILE *out, const ab_walltime *w, const ab_walltime_variant *v, size_t n);
 
 #endif

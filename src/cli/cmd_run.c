@@ -1,6 +1,8 @@
 /*
- * cmd_run.c: `attnbench run EXPERIMENT [--db PATH]`: load and validate the
- * experiment, open the database, run, print the run's id.
+ * cmd_run.c: `attnbench run EXPERIMENT [--db PATH] [--min-time S]
+ * [--max-time S]`: load and validate the experiment, set the GPU-time
+ * budget given on the command line, open the database, run, print the
+ * run's id.
  */
 #include "commands.h"
 #include "conclusion.h"
@@ -17,6 +19,7 @@ int cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *db_flag = NULL, *v;
     const char *shard_s = NULL, *devices_s = NULL, *worker = NULL; /* issue 20 */
+    const char *min_time = NULL, *max_time = NULL; /* the GPU-time budget */
     int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
@@ -29,6 +32,10 @@ int cmd_run(int argc, char **argv)
             devices_s = v;
         else if (!missing && (v = ab_opt(argc, argv, &i, "--worker", &missing)))
             worker = v;
+        else if (!missing && (v = ab_opt(argc, argv, &i, "--min-time", &missing)))
+            min_time = v;
+        else if (!missing && (v = ab_opt(argc, argv, &i, "--max-time", &missing)))
+            max_time = v;
         else if (missing)
             return ab_usage("run: %s needs a value (attnbench help run)", argv[i]);
         else if (argv[i][0] == '-')
@@ -45,7 +52,8 @@ int cmd_run(int argc, char **argv)
     ab_experiment e;
     if (ab_experiment_load(path, &e, err, sizeof err) ||
         ab_experiment_validate(&e, err, sizeof err) ||
-        ab_expect_check(&e, err, sizeof err)) { /* `expect`: conclusion.h */
+        ab_expect_check(&e, err, sizeof err) || /* `expect`: conclusion.h */
+        ab_experiment_set_budget(&e, min_time, max_time, err, sizeof err)) {
         ab_experiment_free(&e);
         error("%s", err);
         return 1;
@@ -65,7 +73,11 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     char command[1024];
-    snprintf(command, sizeof command, "attnbench run %s%s", path, shard_cmd);
+    char budget_cmd[96] = "";
+    if (min_time || max_time) /* the reproduce line gives the budget too */
+        snprintf(budget_cmd, sizeof budget_cmd, " --min-time %.6g --max-time %.6g", e.min_time_s,
+                 e.max_time_s);
+    snprintf(command, sizeof command, "attnbench run %s%s%s", path, shard_cmd, budget_cmd);
     ab_id run_id = 0;
     int rc = ab_run_experiment(&e, db, command, &run_id);
     if (run_id)

@@ -522,10 +522,16 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     byte_unit = ab_byte_unit(max_byte_s);
 
     if (o->json) {
+        json_t *extra = ab_report_json_run_extra(db, run_id);
         json_t *prov = ab_provenance_load(db, run_id, &e, err);
+        /* provenance.h: built in, the plugin library (path, SHA-256) or the
+         * adapter (command, version line) of each variant; null when unread */
+        if (extra)
+            json_object_set_new(extra, "provenance", prov ? json_incref(prov) : json_null());
         rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
-                            co.practical, prov);
+                            co.practical, extra);
         json_decref(prov);
+        json_decref(extra);
         goto cleanup;
     }
 
@@ -880,8 +886,13 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     /* ---- wall time (runs that recorded it) ---- */
     {
         ab_walltime w;
-        if (ab_walltime_load(db, run_id, &w) == 0)
-            ab_walltime_report(out, &w);
+        ab_walltime_variant *wv = NULL;
+        size_t nwv = 0;
+        if (ab_walltime_load(db, run_id, &w) == 0) {
+            ab_walltime_variants_load(db, run_id, &wv, &nwv);
+            ab_walltime_report(out, &w, wv, nwv);
+        }
+        free(wv);
     }
 
     /* ---- correctness ---- */

@@ -14,6 +14,7 @@
 #include "rundata.h"
 
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdio.h>
 
 typedef struct ab_rep_meas {
@@ -72,9 +73,17 @@ const char *ab_rep_method(const ab_rep_cmp *c);
 const char *ab_rep_verdict(const ab_rep_cmp *c);
 
 /* Writes the JSON report (report.h, --json) of the comparisons and the
- * per-variant summaries. Returns 0 or -1 (printed). */
+ * per-variant summaries, with the members of `extra` (an object, may be
+ * NULL; ab_report_json_run_extra) added at the top level. Returns 0 or -1
+ * (printed). */
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
                    ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
-                   double alpha, double practical, const json_t *provenance);
+                   double alpha, double practical, json_t *extra);
+
+/* What `report --json` gives of run_id beside its measurements: "walltime"
+ * (walltime.h, ab_walltime_json; null for runs before it was recorded) and
+ * "sampling" (the GPU-time budget from the run's settings, runenv.h; null
+ * for runs before it). A new reference, NULL when out of memory. */
+json_t *ab_report_json_run_extra(sqlite3 *db, long long run_id);
 
 #endif

@@ -22,17 +22,44 @@
  *       ...],
  *    "variants": [{"config", "variant", "status", "message", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
- *       "sm_mhz", "power_w", "power_capped_share"}, ...]}
+ *       "sm_mhz", "power_w", "power_capped_share"}, ...],
+ *    "walltime": {"total_s", "timed_share", "phases": {...}, "variants":
+ *       [{"variant", "measurements", "phases", "fixed_s_per_measurement",
+ *       "worst_fixed_s", "worst_config", "over_fixed_cost_goal"}, ...],
+ *       "fixed_cost_goal_s"} (db/walltime.h; null for older runs),
+ *    "sampling": {"min_time_s", "max_time_s", "max_samples", "from"} (the
+ *       GPU-time budget, src/run/runenv.h; null for older runs)}
  *
  * Numbers are written with 17 significant digits (jansson's real format);
  * absent values (no clocks, no summary) are null.
  */
 #include "report_internal.h"
+#include "runenv.h"
 #include "util.h"
+#include "walltime.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
+
+json_t *ab_report_json_run_extra(sqlite3 *db, long long run_id)
+{
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    ab_walltime w;
+    ab_walltime_variant *wv = NULL;
+    size_t nwv = 0;
+    json_t *jw = NULL;
+    if (ab_walltime_load(db, run_id, &w) == 0 && ab_walltime_variants_load(db, run_id, &wv, &nwv) == 0)
+        jw = ab_walltime_json(&w, wv, nwv);
+    free(wv);
+    json_object_set_new(o, "walltime", jw ? jw : json_null());
+    json_t *s = ab_runenv_load(db, run_id), *b = json_object_get(s, "sampling");
+    json_object_set(o, "sampling", b ? b : json_null());
+    json_decref(s);
+    return o;
+}
 
 static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
@@ -44,7 +71,7 @@ static json_t *config(const ab_rmeas *r)
 
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
                    ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
-                   double alpha, double practical, const json_t *provenance)
+                   double alpha, double practical, json_t *extra)
 {
     json_t *root = json_object(), *jc = json_array(), *jv = json_array();
     int rc = -1;
@@ -55,10 +82,8 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
     json_object_set_new(root, "baseline", json_string(baseline));
     json_object_set_new(root, "alpha", json_real(alpha));
     json_object_set_new(root, "practical", json_real(practical));
-    /* provenance.h: built in, the plugin library (path, SHA-256) or the
-     * adapter (command, version line) of each variant; null when unread */
-    json_object_set_new(root, "provenance",
-                        provenance ? json_deep_copy(provenance) : json_null());
+    if (extra)
+        json_object_update(root, extra);
     for (size_t i = 0; i < ncmp; i++) {
         const ab_rep_cmp *c = &cmps[i];
         json_t *o = json_object();

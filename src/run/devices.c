@@ -223,8 +223,15 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
             close(fds[0]);
             close(fds[1]);
             setenv("CUDA_VISIBLE_DEVICES", vis, 1);
-            char *argv[] = {self, "run", (char *)path, "--shard", shard, "--db", (char *)db_path,
-                            "--worker", label[i], NULL};
+            /* a command line's GPU-time budget goes to every worker */
+            char lo[40], hi[40];
+            snprintf(lo, sizeof lo, "%.17g", e->min_time_s);
+            snprintf(hi, sizeof hi, "%.17g", e->max_time_s);
+            const int budget = e->sampling_from && strcmp(e->sampling_from, "command line") == 0;
+            char *argv[] = {self,      "run",  (char *)path, "--shard",   shard,
+                            "--db",    (char *)db_path,      "--worker",  label[i],
+                            budget ? "--min-time" : NULL,    lo,          "--max-time",
+                            hi,        NULL};
             execv(self, argv);
             fprintf(stderr, "attnbench: --devices: exec %s: %s\n", self, strerror(errno));
             _exit(127);

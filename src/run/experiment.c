@@ -520,6 +520,73 @@ static int load_stopping(const config_setting_t *root, ab_experiment *e, const c
     return 0;
 }
 
+/* The GPU-time budget (experiment.h): top-level `min_time` and `max_time`
+ * (seconds of GPU time per measurement) and, in fixed mode, `max_samples`
+ * (with `stopping` the group's own max_samples is the cap). Called after
+ * load_stopping. 0, or -1 with "file:line: ..." naming the field. */
+static int load_budget(const config_setting_t *root, ab_experiment *e, const char *path,
+                       char *err, size_t n)
+{
+    const config_setting_t *mt = config_setting_get_member(root, "min_time"),
+                           *xt = config_setting_get_member(root, "max_time"),
+                           *ms = config_setting_get_member(root, "max_samples");
+    e->sampling_from = mt || xt ? "experiment" : "default";
+    if (get_float(root, "min_time", AB_MIN_TIME_DEFAULT_S, 0.0, 3600.0, &e->min_time_s, path,
+                  err, n) ||
+        get_float(root, "max_time", 0.0, 0.0, 3600.0, &e->max_time_s, path, err, n))
+        return -1;
+    if (e->max_time_s > 0 && e->max_time_s < e->min_time_s)
+        return where(err, n, path, xt ? xt : mt, "%s must be 0 (no cap) or >= min_time",
+                     "max_time");
+    if (ms && e->adaptive)
+        return where(err, n, path, ms,
+                     "%s: with `stopping` the cap is stopping's max_samples; give it there",
+                     "max_samples");
+    if (!e->adaptive &&
+        get_int(root, "max_samples",
+                e->samples > AB_FIXED_MAX_SAMPLES ? e->samples : AB_FIXED_MAX_SAMPLES, 1,
+                10000000, &e->max_samples, path, err, n))
+        return -1;
+    if (!e->adaptive && e->max_samples < e->samples)
+        return where(err, n, path, ms, "%s must be >= samples", "max_samples");
+    return 0;
+}
+
+/* A number of seconds in [0, 3600] from an option's value; 0 or -1. */
+static int parse_seconds(const char *opt, const char *v, double *out, char *err, size_t n)
+{
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (!*v || *end || errno || !(x >= 0.0 && x <= 3600.0)) {
+        snprintf(err, n, "%s: '%s' is not a number of seconds in [0, 3600]", opt, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int ab_experiment_set_budget(ab_experiment *e, const char *min_time, const char *max_time,
+                             char *err, size_t n)
+{
+    double lo = e->min_time_s, hi = e->max_time_s;
+    if ((min_time && parse_seconds("--min-time", min_time, &lo, err, n)) ||
+        (max_time && parse_seconds("--max-time", max_time, &hi, err, n)))
+        return -1;
+    if (hi > 0 && hi < lo) {
+        if (max_time)
+            snprintf(err, n, "--max-time: %g s is below min_time (%g s); 0 means no cap", hi, lo);
+        else
+            snprintf(err, n, "--min-time: %g s is above max_time (%g s)", lo, hi);
+        return -1;
+    }
+    e->min_time_s = lo;
+    e->max_time_s = hi;
+    if (min_time || max_time)
+        e->sampling_from = "command line";
+    return 0;
+}
+
 /* A new experiment's name and variant names hold no control characters:
  * they are printed on terminals and in reports (util.h, ab_printable).
  * 0, or -1 with "file:line: ..." in err. */
@@ -648,7 +715,7 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         get_int(root, "threads", 1, 0, 4096, &e->threads, path, err, n) ||
         get_float(root, "alpha", 0.05, 1e-6, 0.5, &e->alpha, path, err, n) ||
         get_float(root, "practical", 0.01, 0.0, 1.0, &e->practical, path, err, n) ||
-        load_stopping(root, e, path, err, n))
+        load_stopping(root, e, path, err, n) || load_budget(root, e, path, err, n))
         goto cleanup;
     e->seed = (unsigned long)seed;
     e->threads_set = config_setting_get_member(root, "threads") != NULL;

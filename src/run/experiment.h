@@ -59,6 +59,16 @@ typedef struct ab_experiment {
     double target_rel_ci; /* stop when the CI half-width / median <= this */
     int min_samples, max_samples;
     double budget_s;      /* per variant and configuration */
+    /* GPU-time budget of a GPU variant's measurement (nvbench's min_time;
+     * README "Sampling in GPU time"): sampling goes on until its samples
+     * add up to min_time_s seconds of GPU time as well as reaching
+     * `samples` (fixed) or converging (adaptive), each block sized so that
+     * the budget is spread over the rounds; max_time_s (0: none) stops a
+     * measurement whose samples reached it; max_samples caps the count in
+     * both modes. CPU variants keep the count alone. */
+    double min_time_s, max_time_s;
+    const char *sampling_from; /* where min_time/max_time came from: "default",
+                                  "experiment" or "command line" (static) */
     /* comparison */
     double alpha, practical;
     int resolve;          /* variants were resolved against the registry */
@@ -94,5 +104,18 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
 int ab_experiment_validate(const ab_experiment *e, char *err, size_t n);
 
 void ab_experiment_free(ab_experiment *e);
+
+/* The default GPU-time budget per measurement, seconds (min_time), chosen
+ * by measurement (reports/sampling-budget/README.md), and the default cap
+ * on a fixed-mode measurement's samples that the budget may grow to. */
+#define AB_MIN_TIME_DEFAULT_S 0.02
+#define AB_FIXED_MAX_SAMPLES 5000
+
+/* Sets e's GPU-time budget from the command line (`--min-time S`,
+ * `--max-time S`; NULL: leave it): each a number of seconds in [0, 3600]
+ * (max_time 0: no cap), max_time >= min_time unless 0. Returns 0, or -1
+ * with "--min-time: ..." naming the option in err. */
+int ab_experiment_set_budget(ab_experiment *e, const char *min_time, const char *max_time,
+                             char *err, size_t n);
 
 #endif

@@ -117,6 +117,12 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
         json_object_set_new(s, "affinity_cpus", json_integer(count));
     }
     json_object_set_new(s, "load_avg", load_json());
+    /* the GPU-time budget (experiment.h): the file's, the default or the
+     * command line's, which the experiment's text does not show */
+    json_object_set_new(s, "sampling",
+                        json_pack("{s:f, s:f, s:i, s:s}", "min_time_s", e->min_time_s,
+                                  "max_time_s", e->max_time_s, "max_samples", e->max_samples,
+                                  "from", e->sampling_from ? e->sampling_from : "default"));
     static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES",
                                        "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"};
     json_t *env = json_object();
@@ -211,6 +217,22 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
         }
         fprintf(out, " |\n");
     }
+    json_t *b = json_object_get(s, "sampling");
+    if (json_is_object(b)) {
+        const double lo = json_number_value(json_object_get(b, "min_time_s")),
+                     hi = json_number_value(json_object_get(b, "max_time_s"));
+        fprintf(out, "| GPU-time budget | each GPU measurement sampled until its samples held "
+                     "%.0f ms of GPU time (min_time, %s) as well as its count or convergence, "
+                     "blocks growing to spread it over the rounds; ",
+                1e3 * lo, json_string_value(json_object_get(b, "from")) ?: "?");
+        if (hi > 0)
+            fprintf(out, "stopped at %.0f ms of GPU time (max_time)", 1e3 * hi);
+        else
+            fprintf(out, "no max_time");
+        fprintf(out, ", at most %lld samples; CPU variants by count alone (README, Sampling "
+                     "in GPU time) |\n",
+                json_integer_value(json_object_get(b, "max_samples")));
+    }
     const char *tune = json_string_value(json_object_get(json_object_get(s, "environment"),
                                                          "AB_TUNE"));
     if (tune)
@@ -237,6 +259,25 @@ void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id)
                       "variant whose host submission outlasts its GPU work) includes the host's "
                       "time to submit the launch (README, Measurement)"
                     : " (only 0 turns the hold off)");
+    json_decref(s);
+}
+
+void ab_runenv_budget_restore(sqlite3 *db, long long run_id, ab_experiment *e)
+{
+    json_t *s = ab_runenv_load(db, run_id), *b = json_object_get(s, "sampling");
+    static char from[32];
+    if (!json_is_object(b)) {
+        e->min_time_s = e->max_time_s = 0;
+        e->sampling_from = "none (a run from before the GPU-time budget)";
+    } else {
+        e->min_time_s = json_number_value(json_object_get(b, "min_time_s"));
+        e->max_time_s = json_number_value(json_object_get(b, "max_time_s"));
+        if (json_integer_value(json_object_get(b, "max_samples")) > 0)
+            e->max_samples = (int)json_integer_value(json_object_get(b, "max_samples"));
+        snprintf(from, sizeof from, "%s",
+                 json_string_value(json_object_get(b, "from")) ?: "default");
+        e->sampling_from = from;
+    }
     json_decref(s);
 }
 

@@ -76,4 +76,10 @@ int ab_runenv_busy(const json_t *settings);
  * checkout). */
 void ab_runenv_warn(const json_t *fingerprint, const json_t *settings);
 
+/* Sets e's GPU-time budget (min_time, max_time, max_samples) to the one
+ * run_id stored in its settings, so that a resumed run samples as it
+ * began, a command line's budget included; a run stored before the budget
+ * existed resumes without one (min_time and max_time 0). */
+void ab_runenv_budget_restore(sqlite3 *db, long long run_id, ab_experiment *e);
+
 #endif

@@ -26,6 +26,7 @@
  * error. The run's wall time is accounted by phase (src/walltime.h).
  */
 #include "runner.h"
+#include "sampling.h"
 #include "plugin.h"
 #include "plugin_worker.h"
 #include "plugin_watch.h"
@@ -53,6 +54,8 @@
 #include "walltime.h"
 
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -67,6 +70,11 @@ static volatile sig_atomic_t interrupted = 0; /* the signal that stopped the run
 
 /* Where this run's wall time goes (walltime.h); reset at each run's start. */
 static ab_walltime wt;
+
+/* ... and per variant: each measurement's account folded in when its
+ * configuration ends (malloc'd; reset at each run's start). */
+static ab_walltime_variant *wt_var;
+static size_t wt_nvar;
 
 /* Protocol-2 adapters of this run, one per external variant (index of the
  * experiment's variant), started at their first configuration and stopped
@@ -181,6 +189,13 @@ typedef struct vstate {
     ab_variant pseudo;     /* ... and the registry-like row v points to */
     char *ext_env, *ext_stderr; /* its environment JSON and stderr tail (malloc'd) */
     int next_check;        /* adaptive: rounds at which convergence is next checked */
+    double timed_s;        /* GPU time of its samples so far, s (graph: every launch) */
+    double est_ms;         /* GPU time per sample of its last block (median), ms; 0: none yet */
+    size_t last_block;     /* samples of its last block */
+    ab_walltime acct;      /* the wall time charged to this measurement (walltime.h) */
+    int gpu_timed;         /* its samples are GPU time: a CUDA variant, or a protocol-2
+                              adapter where the configuration has device buffers */
+    int stored;            /* its outcome was stored */
     ab_grad_row grads[3];  /* a checked backward pass: dQ, dK, dV (m.grads points here) */
     ab_plugin_worker *pw;  /* a CPU plugin: its calls run in this worker (plugin_worker.h) */
 } vstate;
@@ -249,10 +264,50 @@ static int cpu_pass(vstate *st, const ab_shape *s, const float *q, const float *
               bwd.dk, bwd.dv, NULL);
 }
 
+/* Charges to st's measurement what the run's account gained since
+ * `before` (taken at time t0, ab_now_s): the phases and the wall time,
+ * less the check that built the configuration's shared reference
+ * (wt.reference_s, kept apart in acct.reference_s). */
+static void charge(vstate *st, const ab_walltime *before, double t0)
+{
+    double *dst = &st->acct.total_s;
+    const double *now = &wt.total_s, *was = &before->total_s;
+    for (size_t k = 1; k < sizeof(ab_walltime) / sizeof(double); k++)
+        dst[k] += now[k] - was[k];
+    const double shared = wt.reference_s - before->reference_s;
+    st->acct.check_s -= shared;
+    st->acct.total_s += ab_now_s() - t0 - shared;
+}
 
-/* Adaptive stopping converges only after this many rounds: the round-level
- * test needs them (README, Statistics). */
-#define AB_MIN_ROUNDS 20
+/* 1 when bufs hold their configuration's float64 device reference (made
+ * by the first check that needs it, gpu_check.h, and reused by the
+ * others). */
+static int have_reference(ab_gpu_bufs *bufs)
+{
+    ab_gpu_parts p;
+    if (!bufs)
+        return 0;
+    ab_gpu_bufs_parts(bufs, &p);
+    return p.ref && *p.ref;
+}
+
+/* After a variant's preparation that began with the reference absent
+ * (had_ref 0) and the check time at check0: when its check built the
+ * reference, that check is the configuration's (wt.reference_s). */
+static void note_reference(ab_gpu_bufs *bufs, int had_ref, double check0)
+{
+    if (!had_ref && have_reference(bufs))
+        wt.reference_s += wt.check_s - check0;
+}
+
+/* Folds st's measurement account into the run's per-variant account when
+ * its outcome was stored (shape text sh names the configuration). */
+static void fold(const vstate *st, const char *sh)
+{
+    if (st->stored && st->m.variant &&
+        ab_walltime_variant_add(&wt_var, &wt_nvar, st->m.variant, sh, &st->acct))
+        fprintf(stderr, "  (out of memory for the wall time per variant)\n");
+}
 
 static int push_sample(vstate *s, ab_sample x)
 {
@@ -310,30 +365,41 @@ static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *
     return 0;
 }
 
-/* Whether sampling of st should stop; sets stop_reason. Adaptive stopping
- * converges when the cluster-bootstrap CI of the median over rounds
- * (stats/rounds.h: the CI the report gives) has a half-width within
- * target_rel_ci of the median, after at least min_samples samples and
- * AB_MIN_ROUNDS rounds; the check runs at 20 rounds and then each time the
- * rounds grew by a tenth, so its cost stays a small share of sampling. */
+/* Whether the GPU-time budget (experiment.h, min_time/max_time) governs
+ * st's sampling: a GPU variant (a native CUDA one, or a protocol-2 adapter
+ * on a machine with a GPU whose hello did not say ipc=0, as the numpy
+ * kit's does: st->gpu_timed); CPU variants keep the sample count alone. */
+static int time_budgeted(const ab_experiment *e, const vstate *st)
+{
+    return st->gpu_timed && (e->min_time_s > 0 || e->max_time_s > 0);
+}
+
+/* st's sampling as sampling.h counts it. */
+static ab_sampling_state sampling_of(const ab_experiment *e, const vstate *st)
+{
+    return (ab_sampling_state){st->n,       st->last_block, st->rounds,          st->timed_s,
+                               st->est_ms,  st->spent_s,    time_budgeted(e, st)};
+}
+
+/* Whether sampling of st should stop; sets stop_reason. Fixed mode stops
+ * at `samples` samples once a GPU variant's samples also hold min_time of
+ * GPU time ("min_time" when the time was what it waited for). Adaptive
+ * stopping converges when the cluster-bootstrap CI of the median over
+ * rounds (stats/rounds.h: the CI the report gives) has a half-width within
+ * target_rel_ci of the median, after at least min_samples samples,
+ * AB_MIN_ROUNDS rounds and min_time; the check runs at 20 rounds and then
+ * each time the rounds grew by a tenth, so its cost stays a small share of
+ * sampling. Both stop at max_samples and, for a GPU variant, at max_time. */
 static int should_stop(const ab_experiment *e, vstate *st)
 {
-    if (!e->adaptive) {
-        if ((int)st->n >= e->samples) {
-            st->m.stop_reason = "fixed";
-            return 1;
-        }
-        return 0;
-    }
-    if ((int)st->n >= e->max_samples) {
-        st->m.stop_reason = "max_samples";
+    int may_converge = 0;
+    const ab_sampling_state ss = sampling_of(e, st);
+    const char *why = ab_sampling_stop(e, &ss, &may_converge);
+    if (why) {
+        st->m.stop_reason = why;
         return 1;
     }
-    if (st->spent_s >= e->budget_s) {
-        st->m.stop_reason = "budget";
-        return 1;
-    }
-    if ((int)st->n < e->min_samples || st->rounds < AB_MIN_ROUNDS || st->rounds < st->next_check)
+    if (!may_converge || st->rounds < st->next_check)
         return 0;
     st->next_check = st->rounds + (st->rounds / 10 > 1 ? st->rounds / 10 : 1);
     double *x = malloc(st->n * sizeof *x);
@@ -371,11 +437,8 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
                       const ab_gpu_info *gpu, const float *q, const float *k, const float *v,
                       float *o, double run_t0)
 {
-    size_t count = (size_t)e->round_size;
-    if (!e->adaptive && st->n + count > (size_t)e->samples)
-        count = (size_t)e->samples - st->n;
-    if (e->adaptive && st->n + count > (size_t)e->max_samples)
-        count = (size_t)e->max_samples - st->n;
+    const ab_sampling_state ss = sampling_of(e, st);
+    const size_t count = ab_sampling_block(e, &ss);
     double *ms = malloc(count * sizeof *ms);
     if (!ms) {
         snprintf(st->message, sizeof st->message, "out of host memory");
@@ -403,8 +466,22 @@ static int take_block(const ab_experiment *e, vstate *st, int round, ab_gpu_bufs
         free(ms);
         return -1;
     }
+    double block_timed = 0;
     for (size_t i = 0; i < count; i++)
-        wt.timed_s += ms[i] * st->m.graph_k * 1e-3; /* graph samples are per launch */
+        block_timed += ms[i] * st->m.graph_k * 1e-3; /* graph samples are per launch */
+    wt.timed_s += block_timed;
+    st->timed_s += block_timed;
+    st->last_block = count;
+    {
+        /* the block's median GPU time per sample sizes the next block */
+        double *sorted = malloc(count * sizeof *sorted);
+        if (sorted) {
+            memcpy(sorted, ms, count * sizeof *sorted);
+            gsl_sort(sorted, 1, count);
+            st->est_ms = gsl_stats_median_from_sorted_data(sorted, 1, count) * st->m.graph_k;
+            free(sorted);
+        }
+    }
     int throttled = before.throttled || after.throttled;
     if (before.valid || after.valid) {
         ab_clock_block b = {round, st->n, count, (int)before.sm_mhz, (int)after.sm_mhz,
@@ -433,6 +510,7 @@ static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
     ab_id id;
     st->m.status = status;
     st->m.message = msg && *msg ? msg : NULL;
+    st->stored = 1;
     if (st->ext) {
         free(st->ext_stderr);
         st->ext_stderr = ab_ext2_stderr(st->ext);
@@ -924,6 +1002,8 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
 {
     ab_ext_request rq = {0};
     ab_ext_result res;
+    const ab_walltime b0 = wt;
+    const double c0 = ab_now_s();
     memset(&res, 0, sizeof res);
     rq.name = ev->name;
     rq.command = ev->command;
@@ -997,6 +1077,9 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
     int out = store(db, &st, status, msg);
     if (!out)
         print_outcome(&st, "");
+    char sh[160];
+    charge(&st, &b0, c0);
+    fold(&st, shape_str(s, sh, sizeof sh));
     free(st.samples);
     ab_ext_result_free(&res);
     return out;
@@ -1100,6 +1183,13 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     ab_ext_result res;
     int rc = ab_ext2_config(st->ext, &rq, &res);
     wt.adapter_s += ab_now_s() - t0; /* start-up, its warm-up and check */
+    {
+        /* GPU time where the configuration has device buffers, unless its
+         * hello said it cannot use them (the numpy kit: host clock) */
+        const ab_ext_hello *h = ab_ext2_hello(st->ext);
+        st->gpu_timed = bufs != NULL && !(h->seen && !h->ipc);
+    }
+
     st->ext_env = res.env_json;
     res.env_json = NULL;
     st->m.adapter_env = st->ext_env;
@@ -1132,6 +1222,37 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
         return store(db, st, pass < 0 ? "error" : "failed", st->message) ? -1 : 0;
     }
     return 1;
+}
+
+/* Starts every protocol-2 adapter of e at once, before the first
+ * configuration: their start-up (an interpreter, PyTorch's import, CUDA's
+ * initialisation: 3-5 s each on an H200, reports/sampling-budget/) then
+ * overlaps the first configuration's inputs and reference and each
+ * other's instead of adding to them. Device buffers are offered when the
+ * run has a GPU (any_gpu, or one visible for external variants alone, as
+ * run_config makes buffers then). One that does not start is left for its
+ * first configuration to start again and store why. Counted as the
+ * adapters' own time of the run. */
+static void start_adapters(const ab_experiment *e, int any_gpu)
+{
+    const double t = ab_now_s();
+    int gpu = any_gpu, asked = any_gpu;
+    for (size_t i = 0; i < e->nvariants; i++) {
+        const ab_exp_variant *ev = &e->variants[i];
+        if (ev->native || ev->protocol != 2 || ext_procs[i])
+            continue;
+        char opath[600], err[AB_ERR];
+        if (!asked) {
+            ab_gpu_info gi;
+            gpu = ab_gpu_query(&gi, err, sizeof err) == 0;
+            asked = 1;
+        }
+        if (ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s,
+                          ext_output_path(i, opath, sizeof opath), ev->ipc && gpu, e->threads,
+                          &ext_procs[i], err, sizeof err))
+            ext_procs[i] = NULL;
+    }
+    wt.adapter_s += ab_now_s() - t;
 }
 
 /* `stabilise = true` (stabilise.h): one batch of load, the first active GPU
@@ -1262,7 +1383,12 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
             }
             if (have)
                 continue;
+            const ab_walltime b0 = wt;
+            const double c0 = ab_now_s();
+            const int had_ref = have_reference(bufs);
             int p = prepare_ext2(db, e, &st[i], i, ev, s, run_id, bufs);
+            note_reference(bufs, had_ref, b0.check_s);
+            charge(&st[i], &b0, c0);
             if (p < 0)
                 goto cleanup;
             if (p == 0)
@@ -1288,8 +1414,12 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
             fprintf(stderr, "  %-20s skipped: %s\n", ev->name, why); /* skip_unsupported */
             continue;
         }
+        const ab_walltime b0 = wt;
+        const double c0 = ab_now_s();
+        const int had_ref = have_reference(bufs);
         x->ev = ev;
         x->v = ev->native;
+        x->gpu_timed = x->v->device == AB_DEV_CUDA;
         x->m.run_id = run_id;
         x->m.variant = ev->name;
         x->m.backend = x->v->backend;
@@ -1300,18 +1430,26 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         x->m.flops = x->v->flops(s);
         x->m.bytes = ab_attention_bytes(s);
         x->m.adapter_env = ev->plugin_record; /* plugin: library path, size, SHA-256 */
-        if (ev->native->unavailable ||
+        const double t_pw = ab_now_s();
+        const int no_start =
+            ev->native->unavailable ||
             (ev->plugin && ev->plugin->device == AB_DEV_CPU && plugin_workers() &&
              ab_pw_start(ev->plugin, ev->library, s, q, k, v, ev->timeout_s, &x->pw, err,
-                         sizeof err))) {
+                         sizeof err));
+        wt.setup_s += ab_now_s() - t_pw; /* a CPU plugin's worker starting */
+        if (no_start) {
             /* a plugin that did not load, or whose worker could not start */
-            if (store(db, x, "error", ev->native->unavailable ? ev->native->unavailable : err))
+            int bad = store(db, x, "error", ev->native->unavailable ? ev->native->unavailable : err);
+            charge(x, &b0, c0);
+            if (bad)
                 goto cleanup;
             print_outcome(x, sh);
             continue;
         }
         int p = prepare(db, e, x, s, x->v->device == AB_DEV_CUDA ? bufs : NULL, q, k, v, o,
                         check_seed_base + 1000003UL * (ci + 1));
+        note_reference(bufs, had_ref, b0.check_s);
+        charge(x, &b0, c0);
         if (p < 0)
             goto cleanup;
         if (p == 0)
@@ -1336,33 +1474,35 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
                 rc = 0; /* not an error: the caller marks the run interrupted */
                 goto cleanup;
             }
+            const ab_walltime b0 = wt;
+            const double c0 = ab_now_s();
+            int bad = 0;
             if (take_block(e, x, round, x->v->device == AB_DEV_CUDA ? bufs : NULL,
                            x->v->device == AB_DEV_CUDA ? gpu : NULL, q, k, v, o, run_t0)) {
                 x->active = 0;
                 nactive--;
+                bad = store(db, x, "error", x->message);
                 if (x->ext) { /* take failed: the adapter was killed */
                     for (size_t w = 0; w < e->nvariants; w++)
                         if (ext_procs[w] == x->ext)
                             ext_procs[w] = NULL;
-                    if (store(db, x, "error", x->message))
-                        goto cleanup;
-                    ab_ext2_stop(x->ext);
-                    x->ext = NULL;
-                    print_outcome(x, sh);
-                    continue;
+                    if (!bad) {
+                        ab_ext2_stop(x->ext);
+                        x->ext = NULL;
+                    }
                 }
-                if (store(db, x, "error", x->message))
-                    goto cleanup;
-                print_outcome(x, sh);
-                continue;
-            }
-            if (should_stop(e, x)) {
+                if (!bad)
+                    print_outcome(x, sh);
+            } else if (should_stop(e, x)) {
                 x->active = 0;
                 nactive--;
-                if (store(db, x, "ok", NULL))
-                    goto cleanup;
-                print_outcome(x, sh);
+                bad = store(db, x, "ok", NULL);
+                if (!bad)
+                    print_outcome(x, sh);
             }
+            charge(x, &b0, c0);
+            if (bad)
+                goto cleanup;
         }
     }
 
@@ -1382,6 +1522,8 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
     rc = 0;
 cleanup:
     for (size_t i = 0; st && i < e->nvariants; i++) {
+        const ab_walltime b0 = wt;
+        const double c0 = ab_now_s();
         if (st[i].pw) {
             double t_td = ab_now_s();
             ab_pw_stop(st[i].pw);
@@ -1393,6 +1535,8 @@ cleanup:
             ab_watch_disarm();
             wt.setup_s += ab_now_s() - t_td;
         }
+        charge(&st[i], &b0, c0);
+        fold(&st[i], sh);
         free(st[i].samples);
         free(st[i].blocks);
         free(st[i].ext_env);
@@ -1484,6 +1628,9 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
         warn_rounds(e);
     ab_runenv_warn(fp, settings);
     memset(&wt, 0, sizeof wt);
+    free(wt_var);
+    wt_var = NULL;
+    wt_nvar = 0;
     const double run_start = ab_now_s();
     if (any_gpu) {
         ab_db_set_clocks_monitored(db, *run_id, ab_nvml_available(), err);
@@ -1504,6 +1651,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     }
     gsl_rng_set(order_rng, e->seed ^ 0x5eedUL);
     check_seed_base = ab_check_fresh_seed();
+    start_adapters(e, any_gpu);
 
     const double t0 = ab_now_s();
     rc = 0;
@@ -1538,6 +1686,19 @@ finish:
             error("%s", err);
         else
             wt_stored = 1;
+        /* per variant, a resumed run's first part added in too */
+        ab_walltime_variant *old = NULL;
+        size_t nold = 0;
+        if (resuming && ab_walltime_variants_load(db, *run_id, &old, &nold) == 0)
+            for (size_t i = 0; i < nold; i++)
+                if (ab_walltime_variant_merge(&wt_var, &wt_nvar, &old[i]))
+                    break;
+        free(old);
+        if (wt_nvar && ab_walltime_variants_store(db, *run_id, wt_var, wt_nvar, err))
+            error("%s", err);
+        free(wt_var);
+        wt_var = NULL;
+        wt_nvar = 0;
     }
     if (ab_runenv_finish(db, *run_id, err))
         error("%s", err);

@@ -112,6 +112,20 @@ experiment-errors)
   expect_error 'layout.cfg:3: layout must be "bhsd"' run layout.cfg --db keep.db
   printf 'name = "x";\nvariants = ( "cpu_flash",\n  { name = "e"; command = "true"; ipc = false; } );\nsweep = { S = 8; };\n' >ipc1.cfg
   expect_error "ipc1.cfg:3: ipc applies to protocol-2 variants" run ipc1.cfg --db keep.db
+  # the GPU-time budget (README, Sampling in GPU time): each field named
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmin_time = -0.5;\n' >mint.cfg
+  expect_error "mint.cfg:4: min_time must be a number in \\[0, 3600\\]" run mint.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmin_time = 0.5;\nmax_time = 0.1;\n' >maxt.cfg
+  expect_error "maxt.cfg:5: max_time must be 0 (no cap) or >= min_time" run maxt.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmin_time = "long";\n' >mins.cfg
+  expect_error "mins.cfg:4: min_time must be a number" run mins.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nsamples = 30;\nmax_samples = 20;\n' >maxs.cfg
+  expect_error "maxs.cfg:5: max_samples must be >= samples" run maxs.cfg --db keep.db
+  printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmax_samples = 20;\nstopping = { target_rel_ci = 0.1; };\n' >maxs2.cfg
+  expect_error "maxs2.cfg:4: max_samples: with .stopping. the cap is stopping's max_samples" run maxs2.cfg --db keep.db
+  expect_error "--min-time: 'soon' is not a number of seconds" run good.cfg --db keep.db --min-time soon
+  expect_error "--max-time: 0.01 s is below min_time" run good.cfg --db keep.db --min-time 0.5 --max-time 0.01
+  expect_error "--min-time: '5000' is not a number of seconds in \\[0, 3600\\]" run good.cfg --db keep.db --min-time 5000
   after=$(count keep.db "SELECT count(*) FROM samples")
   [ "$before" = "$after" ] || fail "stored samples changed: $before -> $after"
   runs=$(count keep.db "SELECT count(*) FROM runs")

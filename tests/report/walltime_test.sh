@@ -1,9 +1,12 @@
 #!/bin/sh
 # walltime_test.sh AB: a CPU run records where its wall time went
-# (run_walltime, db/walltime.h) and its report prints it. Independent side:
-# the samples themselves in the database (timed_s must equal their sum /
-# 1000 up to rounding), and the clock (the phases are parts of the total, so
-# they may not add up to more than it).
+# (run_walltime, db/walltime.h) and its report prints it, per phase and
+# per variant, in markdown and in `report --json`. Independent side: the
+# samples themselves in the database (timed_s, the run's and each
+# variant's, must equal their sum / 1000 up to rounding; each variant's
+# measurements their count), and the clock (the phases are parts of the
+# total, so they may not add up to more than it; the variants' wall time
+# is part of the run's).
 set -u
 AB=$1
 tmp=$(mktemp -d) || exit 1
@@ -31,4 +34,24 @@ echo "$row|$sum_ms" | awk -F'|' '{
 "$AB" report 1 --db w.db -o r.md --no-plots >/dev/null || fail "report failed"
 grep -q "^## Where the time went" r.md || fail "no wall-time section"
 grep -q "^| timed samples (the samples themselves) |" r.md || fail "no timed-samples row"
-echo "ok: wall time recorded and reported"
+grep -q "^| cpu_reference | 2 |" r.md || fail "no per-variant row of cpu_reference"
+grep -q "^| cpu_flash | 2 |" r.md || fail "no per-variant row of cpu_flash"
+"$AB" report 1 --db w.db --json -o r.json >/dev/null || fail "report --json failed"
+for v in cpu_reference cpu_flash; do
+  got=$(sqlite3 :memory: "SELECT json_extract(value, '\$.phases.timed_s') || '|' ||
+      json_extract(value, '\$.measurements') || '|' || json_extract(value, '\$.total_s')
+      FROM json_each(json_extract(readfile('r.json'), '\$.walltime.variants'))
+      WHERE json_extract(value, '\$.variant') = '$v'")
+  want=$(sqlite3 w.db "SELECT sum(s.ms) || '|' || count(DISTINCT m.id) FROM samples s
+      JOIN measurements m ON m.id = s.measurement_id WHERE m.variant = '$v'")
+  total=$(sqlite3 w.db "SELECT total_s FROM run_walltime WHERE run_id = 1")
+  echo "$got|$want|$total" | awk -F'|' -v v="$v" '{
+    if ($1 == "" || $4 == "") { print "FAIL: " v ": no JSON account or no samples: " $0; exit 1 }
+    if (($1 - $4 / 1000) ^ 2 > (1e-6 * $1) ^ 2) { print "FAIL: " v " timed_s " $1 " != its samples " $4 / 1000; exit 1 }
+    if ($2 != $5) { print "FAIL: " v " measurements " $2 " != " $5; exit 1 }
+    if ($3 < $1 || $3 > $6) { print "FAIL: " v " wall " $3 " outside [timed, run total " $6 "]"; exit 1 }
+  }' || exit 1
+done
+[ "$(sqlite3 :memory: "SELECT json_extract(readfile('r.json'), '\$.sampling.min_time_s')")" = 0.02 ] ||
+  fail "report --json lacks the default GPU-time budget"
+echo "ok: wall time recorded and reported, per phase and per variant"
