@@ -95,7 +95,6 @@ constexpr int NWG = 2;        /* warpgroups, 64 keys each */
 constexpr int BC = 64 * NWG;  /* keys per block */
 constexpr int BR = 64;        /* query rows per step */
 constexpr int NT = 128 * NWG; /* threads */
-constexpr float LOG2E = 1.4426950408889634f;
 
 /* Byte offsets of the shared-memory regions for head dimension D
  * (sw128 tiles, each on a 1024-byte boundary). */
@@ -135,6 +134,7 @@ __global__ void __launch_bounds__(NT, 1)
 #if AB_WGMMA_DEVICE
     using L = smem_layout<D>;
     using ops = dtype_ops<T>;
+    constexpr float LOG2E = 1.4426950408889634f;
     constexpr int CH = D / 8; /* 16-byte chunks per row */
     extern __shared__ unsigned char smem_raw[];
     const uint32_t raw = smem_u32(smem_raw);
