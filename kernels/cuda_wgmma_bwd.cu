@@ -80,13 +80,14 @@
 #include "bwd_common.cuh"
 #include "entry_points.h"
 #include "gpu.h"
-#include "wgmma_common.cuh"
+#include "wgmma_bwd.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <type_traits>
 
 using namespace abwg;
+using namespace abwgb;
 using namespace abbwd;
 
 namespace {
@@ -110,14 +111,6 @@ template <int D> struct smem_layout {
     static constexpr int DL = L + 2 * BR * 4;  /* Delta, two stages */
     static constexpr int bytes = DL + 2 * BR * 4 + 1024; /* + alignment slack */
 };
-
-/* wgmma m64nNk16 with both operands from shared memory, A transposed
- * (MN-major: M contiguous) and B transposed (MN-major): d (+)= A B with
- * d[N / 2] fp32 in the accumulator layout of wgmma_common.cuh. Used for
- * dQ = dS K with A = dS read from the [key][query] dS^T tile and B = K
- * read from the [key][d] K tile. */
-template <typename T, int N> struct wgmma_tt;
-#include "cuda_wgmma_bwd_ops.inc"
 
 /* The main kernel: block (key tile of BC, b * H_kv + hk), NT threads,
  * smem_layout<D>::bytes of dynamic shared memory. Adds dS K (unscaled)
@@ -145,7 +138,8 @@ __global__ void __launch_bounds__(NT, 1)
     const float *sDl = reinterpret_cast<const float *>(sbase + L::DL);
 
     const int tid = threadIdx.x, wg = tid >> 7, wtid = tid & 127;
-    const int wi = wtid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+    const bwd_geo x = bwd_geo_of(wtid, wg);
+    const int wi = x.wi, g = x.g, t = x.t, krow = x.krow;
     const int j0 = blockIdx.x * BC;
     const long long bk = blockIdx.y; /* b * HK + hk */
     const int Gq = H / HK;
@@ -203,8 +197,6 @@ __global__ void __launch_bounds__(NT, 1)
         dv[i] = dk[i] = 0.f;
 
     const float sl2 = scale * LOG2E;
-    const int kw = wg * 64;                /* this warpgroup's first key in the block */
-    const int krow = kw + wi * 16 + g;     /* key (in the block) of d[4n + 0..1] */
     /* dQ: this warpgroup's columns of D */
     constexpr int NQ = D / NWG;
     const uint32_t kcol = D == 128 ? (uint32_t)wg * BC * 128 : (uint32_t)wg * NQ * 2;
@@ -223,93 +215,25 @@ __global__ void __launch_bounds__(NT, 1)
         const uint32_t uQ = base + L::Q + st * L::TQ, uG = base + L::G + st * L::TQ;
         const float *lL = sL + st * BR, *lD = sDl + st * BR;
 
-        /* S^T = K_w Q^T, dP^T = V_w dO^T: [64 keys x 64 queries] each */
-        float s[32], dp[32];
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < D / 16; kk++) {
-            const uint32_t ka = (kk >> 2) * BC * 128 + kw * 128 + (kk & 3) * 32;
-            const uint32_t qa = (kk >> 2) * BR * 128 + (kk & 3) * 32;
-            wgmma_op<T, 64>::template ss<0>(s, desc_sw128(uK + ka, 16, 1024),
-                                            desc_sw128(uQ + qa, 16, 1024), kk > 0);
-            wgmma_op<T, 64>::template ss<0>(dp, desc_sw128(uV + ka, 16, 1024),
-                                            desc_sw128(uG + qa, 16, 1024), kk > 0);
-        }
-        wg_commit();
-        wg_wait<0>();
-        reg_fence(s);
-        reg_fence(dp);
-
-        /* P^T and dS^T on the accumulators: d[4n + e] is key krow + 8 (e >> 1),
-         * query 8n + 2t + (e & 1). A mask only where some (row, key) of the
-         * block's tile is past S, S_kv or causally hidden. */
+        /* S^T, dP^T, P^T, dS^T of this warpgroup's 64 keys; dS^T to shared
+         * memory. A mask only where some (row, key) of the block's tile is
+         * past S, S_kv or causally hidden. */
         const bool full = q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
-#pragma unroll
-        for (int n = 0; n < 8; n++)
-#pragma unroll
-            for (int e1 = 0; e1 < 2; e1++) {
-                const int qi = 8 * n + 2 * t + e1;
-                const float lq = lL[qi] * LOG2E, dq = lD[qi];
-#pragma unroll
-                for (int e2 = 0; e2 < 2; e2++) {
-                    const int i = 4 * n + 2 * e2 + e1;
-                    float p = fast_exp2(fmaf(s[i], sl2, -lq));
-                    if (!full) {
-                        const int qr = q0 + qi, kj = j0 + krow + 8 * e2;
-                        const bool vis = qr < S && kj < SK && (!causal || kj <= qr + off);
-                        p = vis ? p : 0.f;
-                    }
-                    s[i] = p;
-                    dp[i] = p * (dp[i] - dq);
-                }
-            }
-        /* 16-bit A fragments (16 queries per k-step) of P^T and dS^T */
         uint32_t pf[4][4], df[4][4];
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-            for (int x = 0; x < 4; x++) {
-                pf[kk][x] = ops::pack(s[8 * kk + 2 * x], s[8 * kk + 2 * x + 1]);
-                df[kk][x] = ops::pack(dp[8 * kk + 2 * x], dp[8 * kk + 2 * x + 1]);
-            }
-        /* dS^T to shared memory [key][query]: fragment x of k-step kk holds
-         * key krow + 8 (x & 1), queries 16 kk + 8 (x >> 1) + 2t, +1 */
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-            for (int x = 0; x < 4; x++) {
-                const int r = krow + 8 * (x & 1), c = 2 * kk + (x >> 1);
-                const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * t;
-                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][x]) : "memory");
-            }
-        fence_proxy_async(); /* dS^T visible to the dQ wgmma after the barrier */
-
-        /* dV_w += P^T dO, dK_w += dS^T Q: k over the 64 queries */
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-            wgmma_op<T, D>::template rs<1>(dv, pf[kk], desc_sw128(uG + kk * 16 * 128, BR * 128, 1024), 1);
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-            wgmma_op<T, D>::template rs<1>(dk, df[kk], desc_sw128(uQ + kk * 16 * 128, BR * 128, 1024), 1);
-        wg_commit();
-
+        bwd_wg_scores<T, D, BC>(pf, df, x, uK, uV, uQ, uG, uDS, lL, LOG2E, lD, full, q0, j0, S,
+                                SK, causal, off, sl2);
+        /* dV_w += P^T dO, dK_w += dS^T Q */
+        bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
         __syncthreads(); /* both warpgroups' dS^T stored */
-
-        /* dQ[:, cols] = dS K[:, cols]: k over the BC keys */
+        /* dQ[:, cols] = dS K[:, cols] over the BC keys */
         float qacc[NQ / 2];
-        wg_fence();
-#pragma unroll
-        for (int kk = 0; kk < BC / 16; kk++)
-            wgmma_tt<T, NQ>::ss(qacc, desc_sw128(uDS + kk * 16 * 128, BR * 128, 1024),
-                                desc_sw128(uK + kcol + kk * 16 * 128, BC * 128, 1024), kk > 0);
-        wg_commit();
+        bwd_wg_issue_dq<T, BC, NQ>(qacc, uDS, uK + kcol);
         wg_wait<0>();
         reg_fence(qacc);
         reg_fence(dv);
         reg_fence(dk);
-        reg_fence_u(pf);
-        reg_fence_u(df);
+        reg_fence_frag(pf);
+        reg_fence_frag(df);
 
         float *dqrow = dqacc + (size_t)bh * S * D + wg * NQ;
 #pragma unroll
