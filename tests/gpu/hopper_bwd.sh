@@ -7,11 +7,11 @@
 #             gpu_check_bwd.gz built elsewhere from the same tree
 #   check     gpu_check_bwd RUNGS (the GPU suite's backward cases: every
 #             dtype, D 64/128, causal or not, S in 1..1025, GQA, S_kv != S)
-#   sanitize  compute-sanitizer memcheck, racecheck, synccheck over
-#             gpu_check_bwd --small RUNGS (B = 1, S = 17, 200, GQA, S_kv != S)
 #   time      gpu_check_bwd --time at B=4 H=16 S=4096 (D 128 and 64, bf16,
 #             causal and not) and the Llama 3 8B shape, for
 #             cuda_mma_bwd_pipeline, the rungs and cudnn_sdpa
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck over
+#             gpu_check_bwd --small RUNGS (B = 1, S = 17, 200, GQA, S_kv != S)
 #   ncu       Nsight Compute (clocks left alone) of bwd_main of
 #             cuda_mma_bwd_pipeline and of the rungs at B=4 H=16 S=4096 D=128
 #             bf16 non-causal
@@ -25,7 +25,7 @@
 set -u
 out=${1:?usage: hopper_bwd.sh OUTDIR [STEP...]}
 shift
-steps=" ${*:-build check sanitize time ncu exp} "
+steps=" ${*:-build check time sanitize ncu exp} "
 mkdir -p "$out"
 b=build-gpu-bwd
 gc=./$b/tests/gpu/gpu_check_bwd
@@ -70,6 +70,15 @@ else
     passed=$rungs
 fi
 
+if has time && ! late $((deadline - 90)) time; then
+    for sh in 4,16,4096,128,0,bf16,bwd 4,16,4096,128,1,bf16,bwd 4,16,4096,64,0,bf16,bwd \
+        4,16,4096,64,1,bf16,bwd 1,32,4096,128,1,bf16,bwd,8,4096; do
+        timeout 60 $gc --time $sh cuda_mma_bwd_pipeline $passed cudnn_sdpa >>"$out/time.log" 2>&1
+    done
+    stamp "time done"
+    cat "$out/time.log"
+fi
+
 if has sanitize; then
     for tool in memcheck racecheck synccheck; do
         for r in $passed; do
@@ -82,15 +91,6 @@ if has sanitize; then
             stamp "$tool $r rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$r.log" | tail -1); $(grep -E 'cases' "$out/$tool-$r.log" | tail -1)"
         done
     done
-fi
-
-if has time && ! late $((deadline - 90)) time; then
-    for sh in 4,16,4096,128,0,bf16,bwd 4,16,4096,128,1,bf16,bwd 4,16,4096,64,0,bf16,bwd \
-        4,16,4096,64,1,bf16,bwd 1,32,4096,128,1,bf16,bwd,8,4096; do
-        timeout 60 $gc --time $sh cuda_mma_bwd_pipeline $passed cudnn_sdpa >>"$out/time.log" 2>&1
-    done
-    stamp "time done"
-    cat "$out/time.log"
 fi
 
 if has ncu && ! late $((deadline - 60)) ncu; then
