@@ -1,6 +1,6 @@
 #!/bin/bash
 # hopper_bwd.sh: one GPU-machine session for the Hopper backward rung
-# (cuda_wgmma_bwd); a manual script, not a meson test. Steps, each
+# (cuda_wgmma_bwd, cuda_wgmma_bwd_ws); a manual script, not a meson test. Steps, each
 # appending to a log in OUTDIR and a line to OUTDIR/summary.txt:
 #   build     meson setup + ninja of attnbench, gpu_check_bwd (sm_90a only)
 #             in build-gpu-bwd, unless PREBUILT=DIR holds attnbench.gz and
@@ -30,7 +30,7 @@ mkdir -p "$out"
 b=build-gpu-bwd
 gc=./$b/tests/gpu/gpu_check_bwd
 ab=./$b/src/attnbench
-rungs=${RUNGS:-cuda_wgmma_bwd}
+rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws}
 deadline=${DEADLINE_S:-450}
 sum=$out/summary.txt
 has() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
