@@ -72,7 +72,6 @@ constexpr int NWG = 2;              /* consumer warpgroups, 64 keys each */
 constexpr int BC = 64 * NWG;        /* keys per block */
 constexpr int BR = 64;              /* query rows per step */
 constexpr int NT = 128 * (NWG + 1); /* producer warpgroup + consumers */
-constexpr int NCT = 128 * NWG;      /* consumer threads */
 
 /* Byte offsets of the shared-memory regions for head dimension D. */
 template <int D> struct smem_layout {
@@ -123,6 +122,7 @@ __global__ void bwd_prep(const T *__restrict__ O, const T *__restrict__ G,
     }
 }
 
+#if AB_WGMMA_DEVICE
 /* bytes from global src to shared dst (both 16-byte aligned, bytes a
  * multiple of 16), completing on mbarrier bar (PTX cp.async.bulk) */
 static __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_t bytes,
@@ -133,6 +133,7 @@ static __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, 
                  "l"(src), "r"(bytes), "r"(bar)
                  : "memory");
 }
+#endif
 
 /* The main kernel: block (key tile of BC, b * H_kv + hk), NT threads,
  * smem_layout<D>::bytes of dynamic shared memory. tmQ, tmG: [B*H, S, D]
@@ -151,7 +152,8 @@ __global__ void __launch_bounds__(NT, 1)
 #if AB_WGMMA_DEVICE
     using L = smem_layout<D>;
     using ops = dtype_ops<T>;
-    constexpr int NQ = D / NWG; /* dQ columns per consumer warpgroup */
+    constexpr int NQ = D / NWG;   /* dQ columns per consumer warpgroup */
+    constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
     const uint32_t raw = smem_u32(smem_raw);
     const uint32_t base = (raw + 1023u) & ~1023u;
