@@ -20,8 +20,10 @@
  *     tile to the fp32 accumulator with float4 atomics (red.global.add.v4)
  *     from a shared-memory buffer, handed over by dQ-full/dQ-empty
  *     mbarriers, while the consumers compute the next tile;
- *   - the consumers (setmaxnreg 240; the producer 32: 128 x 32 + 256 x 240 =
- *     65536, the whole register file) only wait on
+ *   - the consumers (setmaxnreg 240, the producer 24: 128 x 24 + 256 x 240
+ *     = 384 x 168, the block's allocation at launch; setmaxnreg.inc cannot
+ *     take more than the block was given, and a first try with 32 / 240
+ *     waited forever) only wait on
  *     mbarriers, run the wgmma products and the element-wise work of
  *     wgmma_bwd.cuh, write their fp32 dQ share to shared memory (rows
  *     padded by 8 floats: conflict-free 8-byte stores) and meet once per
@@ -192,7 +194,7 @@ __global__ void __launch_bounds__(NT, 1)
 
     if (wg == 0) {
         /* producer: loads by thread 0, dQ atomics by all 128 threads */
-        setmaxnreg_dec<32>();
+        setmaxnreg_dec<24>();
         if (tid == 0) {
             mbar_expect_tx(bKV, 2 * L::TK);
 #pragma unroll
@@ -226,7 +228,7 @@ __global__ void __launch_bounds__(NT, 1)
                 const size_t bh = (size_t)b * H + hk * Gq + gq;
                 mbar_wait(bDqFull, (uint32_t)(k & 1));
                 float *dq = dqacc + (bh * S + q0) * D;
-#pragma unroll 4
+#pragma unroll 1
                 for (int i = wtid; i < BR * D / 4; i += 128) {
                     const int r = i / (D / 4), c = i % (D / 4);
                     if (q0 + r < S) {

@@ -15,9 +15,11 @@
 #   ncu       Nsight Compute (clocks left alone) of bwd_main of
 #             cuda_mma_bwd_pipeline and of the rungs at B=4 H=16 S=4096 D=128
 #             bf16 non-causal
-#   exp       attnbench run experiments/hopper-bwd-ladder.cfg and
-#             hopper-bwd-llama3-8b.cfg into OUTDIR/hopper-bwd.db, reports
-#             with --chain
+#   exp       when every rung passed its check: attnbench run
+#             experiments/hopper-bwd-ladder.cfg, hopper-bwd-llama3-8b.cfg and
+#             hopper-bwd-ladder-fp16.cfg (EXPS= to choose) into
+#             OUTDIR/hopper-bwd.db, reports with --chain
+# TIME_ALSO= names variants the time step adds to the rungs that passed.
 # Steps after `check` are skipped once the script has run longer than
 # DEADLINE_S seconds (default 450).
 # Usage (repository root, GPU machine, after `source .deps/env.sh`):
@@ -73,7 +75,7 @@ fi
 if has time && ! late $((deadline - 90)) time; then
     for sh in 4,16,4096,128,0,bf16,bwd 4,16,4096,128,1,bf16,bwd 4,16,4096,64,0,bf16,bwd \
         4,16,4096,64,1,bf16,bwd 1,32,4096,128,1,bf16,bwd,8,4096; do
-        timeout 60 $gc --time $sh cuda_mma_bwd_pipeline $passed cudnn_sdpa >>"$out/time.log" 2>&1
+        timeout 60 $gc --time $sh cuda_mma_bwd_pipeline ${TIME_ALSO:-} $passed cudnn_sdpa >>"$out/time.log" 2>&1
     done
     stamp "time done"
     cat "$out/time.log"
@@ -103,9 +105,11 @@ if has ncu && ! late $((deadline - 60)) ncu; then
     grep -E "bwd_main|__" "$out/ncu.log" | sed -E 's/ +/ /g' | head -40
 fi
 
-if has exp && ! late $((deadline - 200)) exp; then
+if has exp && [ "$(echo $passed)" != "$(echo $rungs)" ]; then
+    stamp "skipped exp: not every rung passed its check"
+elif has exp && ! late $((deadline - 200)) exp; then
     db=$out/hopper-bwd.db
-    for cfg in experiments/hopper-bwd-ladder.cfg experiments/hopper-bwd-llama3-8b.cfg; do
+    for cfg in ${EXPS:-experiments/hopper-bwd-ladder.cfg experiments/hopper-bwd-llama3-8b.cfg experiments/hopper-bwd-ladder-fp16.cfg}; do
         late $((deadline - 40)) "$cfg" && break
         n=$(basename $cfg .cfg)
         timeout $((deadline - $(el) - 20)) $ab run $cfg --db $db >"$out/$n.id" 2>"$out/$n.log"
