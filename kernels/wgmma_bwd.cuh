@@ -1,8 +1,8 @@
 /*
  * wgmma_bwd.cuh: the consumer warpgroup's work of the Hopper backward
- * rungs (cuda_wgmma_bwd, cuda_wgmma_bwd_ws) on one query tile of BR = 64
- * rows against the warpgroup's 64 keys, and the dQ product over the
- * block's BC keys; how tiles reach shared memory and where dQ goes is each
+ * rungs (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq) on one
+ * query tile of BR = 64 rows against the warpgroup's 64 keys, and the dQ
+ * products; how tiles reach shared memory and where dQ goes is each
  * rung's own file. Header-only.
  *
  *   bwd_wg_scores   S^T = K_w Q^T and dP^T = V_w dO^T (wgmma m64n64, both
@@ -19,6 +19,9 @@
  *   bwd_wg_issue_dq     dQ[:, cols] (=) dS K[:, cols] (wgmma m64nN with A and
  *                   B both transposed, wgmma_tt), one committed group, not
  *                   waited for
+ *   bwd_wg_issue_dq_own  the warpgroup's own share dS_w K_w[:, 64 columns]
+ *                   over its 64 keys only (no other warpgroup's dS^T rows
+ *                   read), one committed group, not waited for
  *
  * Fragment layout (kernels/wgmma_common.cuh): in the S^T accumulators of
  * warp wi of the warpgroup, lane 4g + t holds d[4n + e] = (key 16 wi + g +
@@ -167,6 +170,23 @@ static __device__ __forceinline__ void bwd_wg_issue_dq(float (&q)[NQ / 2], uint3
     for (int kk = 0; kk < BC / 16; kk++)
         wgmma_tt<T, NQ>::ss(q, desc_sw128(uDS + kk * 16 * 128, 64 * 128, 1024),
                             desc_sw128(uKcol + kk * 16 * 128, BC * 128, 1024), kk > 0);
+    wg_commit();
+}
+
+/* q = dS_w K_w[:, 64 h .. 64 h + 63]: the warpgroup's 64 keys (rows 64 wg
+ * .. of the dS^T tile at uDS and of the K tile at uK, both BC rows) and
+ * the h-th 64-column block of K. */
+template <typename T, int BC>
+static __device__ __forceinline__ void bwd_wg_issue_dq_own(float (&q)[32], uint32_t uDS,
+                                                           uint32_t uK, int wg, int h)
+{
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        const uint32_t row = (uint32_t)(wg * 64 + kk * 16) * 128;
+        wgmma_tt<T, 64>::ss(q, desc_sw128(uDS + row, 64 * 128, 1024),
+                            desc_sw128(uK + h * BC * 128 + row, BC * 128, 1024), kk > 0);
+    }
     wg_commit();
 }
 

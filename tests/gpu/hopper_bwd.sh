@@ -1,6 +1,7 @@
 #!/bin/bash
 # hopper_bwd.sh: one GPU-machine session for the Hopper backward rung
-# (cuda_wgmma_bwd, cuda_wgmma_bwd_ws); a manual script, not a meson test. Steps, each
+# (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq); a manual script,
+# not a meson test. Steps, each
 # appending to a log in OUTDIR and a line to OUTDIR/summary.txt:
 #   build     meson setup + ninja of attnbench, gpu_check_bwd (sm_90a only)
 #             in build-gpu-bwd, unless PREBUILT=DIR holds attnbench.gz and
@@ -12,14 +13,16 @@
 #             cuda_mma_bwd_pipeline, the rungs and cudnn_sdpa
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck over
 #             gpu_check_bwd --small RUNGS (B = 1, S = 17, 200, GQA, S_kv != S)
-#   ncu       Nsight Compute (clocks left alone) of bwd_main of
+#   ncu       Nsight Compute (clocks left alone) of the main kernel of
 #             cuda_mma_bwd_pipeline and of the rungs at B=4 H=16 S=4096 D=128
 #             bf16 non-causal
 #   exp       when every rung passed its check: attnbench run
 #             experiments/hopper-bwd-ladder.cfg, hopper-bwd-llama3-8b.cfg and
 #             hopper-bwd-ladder-fp16.cfg (EXPS= to choose) into
 #             OUTDIR/hopper-bwd.db, reports with --chain
-# TIME_ALSO= names variants the time step adds to the rungs that passed.
+# TIME_ALSO= names variants the time step adds to the rungs that passed;
+# NCU_RUNGS= the variants to profile (default cuda_mma_bwd_pipeline and the
+# rungs that passed).
 # Steps after `check` are skipped once the script has run longer than
 # DEADLINE_S seconds (default 450).
 # Usage (repository root, GPU machine, after `source .deps/env.sh`):
@@ -32,7 +35,7 @@ mkdir -p "$out"
 b=build-gpu-bwd
 gc=./$b/tests/gpu/gpu_check_bwd
 ab=./$b/src/attnbench
-rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws}
+rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws cuda_wgmma_bwd_owndq}
 deadline=${DEADLINE_S:-450}
 sum=$out/summary.txt
 has() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
@@ -97,8 +100,8 @@ fi
 
 if has ncu && ! late $((deadline - 60)) ncu; then
     M=gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum,dram__bytes_read.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
-    for r in cuda_mma_bwd_pipeline $passed; do
-        timeout 60 ncu --clock-control none -k regex:bwd_main --launch-skip 3 --launch-count 1 \
+    for r in ${NCU_RUNGS:-cuda_mma_bwd_pipeline $passed}; do
+        timeout 60 ncu --clock-control none -k "regex:^bwd_(main|ws|owndq)$" --launch-skip 3 --launch-count 1 \
             --metrics "$M" $gc --time 4,16,4096,128,0,bf16,bwd $r >>"$out/ncu.log" 2>&1
         stamp "ncu $r rc=$?"
     done
