@@ -57,6 +57,32 @@
  * 0.6-0.7x cudnn_sdpa's ~400), less at D = 64 (1.2-1.4x) where the
  * elementwise work per FLOP is twice as large.
  *
+ * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd/hopper-bwd.db runs
+ * 1-3, experiments/hopper-bwd-ladder{,-fp16}.cfg and
+ * hopper-bwd-llama3-8b.cfg; hot timing, medians of 20-30 samples, clocks
+ * left alone): 172.8-337.6 TFLOP/s over the 20 bf16 configurations (D =
+ * 64/128, S = 1024..16384 at B*S = 16384, H = 16, causal or not); 1.51x
+ * cuda_mma_bwd_pipeline at D = 128 (geometric mean, 1.34-1.59; predicted
+ * 1.3-1.6: held), 1.26x at D = 64 (1.16-1.32; predicted 1.2-1.4: held);
+ * 0.62x cudnn_sdpa (0.56-0.76), fp16 the same (0.62x); Llama 3 8B (B = 1,
+ * H = 32, H_kv = 8, D = 128, causal, bf16, S = 2K/4K/8K) 157.4, 211.0,
+ * 281.8 TFLOP/s, 0.52x cudnn_sdpa. Every gradient within FlashAttention's
+ * tolerance; gpu_check_bwd 120 cases and compute-sanitizer memcheck,
+ * racecheck, synccheck over gpu_check_bwd --small clean
+ * (reports/hopper-bwd/). ptxas (nvcc 13.0, sm_90a): 240 registers (D =
+ * 128), 178 (D = 64), no spills. Nsight Compute at B=4 H=16 S=4096 D=128
+ * bf16 non-causal (reports/hopper-bwd/ncu-call1.log): 3.97 ms for the main
+ * kernel against cuda_mma_bwd_pipeline's 6.28; tensor pipe active 36.9% of
+ * peak, issue slots 31.5%; per issued instruction the warps wait on
+ * wgmma (1.28), global/cp.async loads (1.10) and the block barrier
+ * (1.01); L2 traffic 11.2 GB (half the mma.sync rung's 22.1: 128-key
+ * blocks halve the dQ atomics and the Q/dO re-reads). What limits it:
+ * every step's copies and atomics are issued by the warps that compute,
+ * and both warpgroups wait at two block barriers per step, so the tensor
+ * cores idle through the S/dP wait, the element-wise work and the
+ * atomics; the next rung (cuda_wgmma_bwd_ws) moves the memory work to a
+ * producer warpgroup.
+ *
  * Shared memory (bytes, every region on a 1024-byte boundary): K, V
  * 2 x 128 x D x 2; Q, dO two stages each 2 x 2 x 64 x D x 2; dS^T 128 x 64
  * x 2; logsumexp and Delta two stages 1 KiB; + 1 KiB alignment slack:

@@ -39,6 +39,18 @@
  * the S/dP wait and the element-wise work stay exposed. 1.15-1.35x
  * cuda_wgmma_bwd at D = 128, 1.1-1.3x at D = 64.
  *
+ * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd/hopper-bwd.db runs
+ * 1-3, the same experiments as cuda_wgmma_bwd's): 200.6-445.7 TFLOP/s over
+ * the 20 bf16 configurations; 1.28x cuda_wgmma_bwd at D = 128 (geometric
+ * mean, 1.20-1.33; predicted 1.15-1.35: held), 1.22x at D = 64 (1.16-1.29;
+ * predicted 1.1-1.3: held); 0.78x cudnn_sdpa (0.73-0.88; fp16 0.78x,
+ * 0.73-0.88), the best own backward; Llama 3 8B (S = 2K/4K/8K) 200.6,
+ * 270.6, 364.7 TFLOP/s, 0.66x cudnn_sdpa (0.63-0.70: B = 1 and H_kv = 8
+ * give 128-512 blocks on 132 SMs). Every gradient within FlashAttention's
+ * tolerance; gpu_check_bwd 120 cases and memcheck, racecheck, synccheck
+ * clean (reports/hopper-bwd/). ptxas: 168 registers at entry, no spills
+ * (the producer's dQ loop kept at unroll 1 to stay inside 24).
+ *
  * Shared memory (bytes, regions on 1024-byte boundaries): K, V 2 x 128 x D
  * x 2; Q, dO two stages 4 x 64 x D x 2; dS^T two buffers 2 x 128 x 64 x 2;
  * logsumexp, Delta two stages 1 KiB; dQ 64 x (D + 8) x 4; 7 mbarriers;
