@@ -26,6 +26,26 @@
  * work: 1.05-1.15x cuda_wgmma_bwd_owndq; if they stay in lock step (nothing
  * forces an offset), about 1.0x.
  *
+ * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd/hopper-bwd.db runs
+ * 4-5, experiments/hopper-bwd-owndq.cfg and hopper-bwd-owndq-llama3-8b.cfg;
+ * hot timing, medians of 20-30 samples): SLOWER than the previous rung.
+ * 198.3-393.9 TFLOP/s over the 20 bf16 configurations; 0.92x
+ * cuda_wgmma_bwd_ws at D = 128 (geometric mean, 0.91-0.94), 0.98x at
+ * D = 64 (0.97-0.99); Llama 3 8B 0.92x (185.1-328.9 TFLOP/s). The
+ * prediction (1.05-1.15x, or 1.0x in lock step) did not hold. Nsight
+ * Compute at B=4 H=16 S=4096 D=128 bf16 non-causal
+ * (reports/hopper-bwd/ncu-call3.log): 3.33 ms against cuda_wgmma_bwd_ws's
+ * 3.06, tensor pipe active 44.1% of peak (48.1%), warps waiting on
+ * memory results 1.31 per issue (1.17) and on shared memory 1.08 (0.79).
+ * Reading: the per-step barrier was not what held the tensor cores; each
+ * warpgroup now waits for two small dQ products in turn (4 k-steps of
+ * m64n64 each, a wgmma wait and 32 shared-memory stores between them)
+ * instead of one 8-k-step product per warpgroup, and the producer reads
+ * two buffers per atomic. Kept as a measured rung; cuda_wgmma_bwd_ws stays
+ * the best own backward. Every gradient within FlashAttention's
+ * tolerance; gpu_check_bwd 120 cases and memcheck, racecheck, synccheck
+ * clean. ptxas: 168 registers at entry, no spills.
+ *
  * Shared memory (bytes, regions on 1024-byte boundaries): K, V 2 x 128 x D
  * x 2; Q, dO two stages 4 x 64 x D x 2; dS^T 128 x 64 x 2 (each warpgroup
  * its 64 rows); logsumexp, Delta two stages 1 KiB; dQ two buffers 2 x 64 x
