@@ -49,7 +49,7 @@
  * Shared memory (bytes, regions on 1024-byte boundaries): K, V 2 x 128 x D
  * x 2; Q, dO two stages 4 x 64 x D x 2; dS^T 128 x 64 x 2 (each warpgroup
  * its 64 rows); logsumexp, Delta two stages 1 KiB; dQ two buffers 2 x 64 x
- * (D + 8) x 4; 7 mbarriers; + 1 KiB slack: 134 KiB (D = 64), 214 KiB
+ * (D + 8) x 4; 7 mbarriers; + 1 KiB slack: 118 KiB (D = 64), 214 KiB
  * (D = 128). One block of 384 threads per SM.
  *
  * Supported: as cuda_wgmma_bwd (fp16, bf16; D in {64, 128}; causal or not;
