@@ -78,6 +78,7 @@
  * Parallelism and Work Partitioning" (2023), Algorithm 2; the fragment
  * layouts of kernels/mma_common.cuh (PTX ISA, mma.m16n8k16).
  */
+#include "bwd_common.cuh"
 #include "entry_points.h"
 #include "gpu.h"
 #include "mma_common.cuh"
@@ -93,6 +94,7 @@
 #include <stdlib.h>
 
 using namespace abmma;
+using namespace abbwd;
 
 namespace {
 
@@ -114,65 +116,6 @@ template <int D> struct smem_layout {
     static constexpr int DL = L + 2 * BR * 4;        /* Delta, two stages */
     static constexpr int bytes = DL + 2 * BR * 4;
 };
-
-/* float value of a 16-bit element */
-template <typename T> __device__ __forceinline__ float tof(T x);
-template <> __device__ __forceinline__ float tof<__half>(__half x) { return __half2float(x); }
-template <> __device__ __forceinline__ float tof<__nv_bfloat16>(__nv_bfloat16 x)
-{
-    return __bfloat162float(x);
-}
-
-/* 4-byte asynchronous copy global -> shared (.ca); src_bytes 4 or 0 (0:
- * the 4 shared bytes are zeroed and nothing is read; gsrc still valid). */
-__device__ __forceinline__ void cp_async4(uint32_t sdst, const void *gsrc, int src_bytes)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(sdst), "l"(gsrc),
-                 "r"(src_bytes)
-                 : "memory");
-}
-
-/* Delta_r = sum_d dO_rd O_rd in fp32 for rows r < rows of [rows x D];
- * one thread per 8-element (16-byte) chunk, the D/8 threads of a row
- * reduce with shuffles (D/8 divides 32). */
-template <typename T, int D>
-__global__ void bwd_delta(const T *__restrict__ O, const T *__restrict__ G,
-                          float *__restrict__ delta, long long rows)
-{
-    constexpr int CH = D / 8;
-    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long row = idx / CH;
-    float a = 0.f;
-    if (row < rows) {
-        const uint4 o = reinterpret_cast<const uint4 *>(O)[idx];
-        const uint4 g = reinterpret_cast<const uint4 *>(G)[idx];
-        const T *po = reinterpret_cast<const T *>(&o), *pg = reinterpret_cast<const T *>(&g);
-#pragma unroll
-        for (int e = 0; e < 8; e++)
-            a += tof<T>(po[e]) * tof<T>(pg[e]);
-    }
-#pragma unroll
-    for (int m = CH / 2; m > 0; m >>= 1)
-        a += __shfl_xor_sync(0xffffffffu, a, m);
-    if (row < rows && idx % CH == 0)
-        delta[row] = a;
-}
-
-/* dq[i] = scale * acc[i] in the dtype, i < n (n a multiple of 4, both
- * 16-byte aligned): grid-stride, 4 elements per thread per step. */
-template <typename T>
-__global__ void bwd_dq_out(const float4 *__restrict__ acc, T *__restrict__ dq, long long n4,
-                           float scale)
-{
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n4;
-         i += (long long)gridDim.x * blockDim.x) {
-        const float4 a = acc[i];
-        uint2 r;
-        r.x = dtype_ops<T>::pack(a.x * scale, a.y * scale);
-        r.y = dtype_ops<T>::pack(a.z * scale, a.w * scale);
-        reinterpret_cast<uint2 *>(dq)[i] = r;
-    }
-}
 
 /* Issues the cp.async copies of rows [r0, r0 + 64) of a [rows x D] tensor
  * into the swizzled tile at shared address dst; rows past `rows` are

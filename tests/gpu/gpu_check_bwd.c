@@ -24,6 +24,12 @@
  *                                 launched again, checked on the device
  *                                 (kernels/gpu_check.h ab_gpu_check_bwd);
  *                                 then once more as fwd+bwd
+ *   gpu_check_bwd --small VARIANT...
+ *                                 the same at B = 1, S in {17, 200} and the
+ *                                 GQA / S_kv != S cases only, bwd pass: small
+ *                                 enough for compute-sanitizer (racecheck
+ *                                 and synccheck) yet still several query
+ *                                 tiles per block and partial tiles
  *   gpu_check_bwd --time B,H,S,D,causal,dtype,pass[,H_kv,S_kv] VARIANT...
  *                                 a quick timing: 5 warm-ups, the median of
  *                                 30 hot-mode samples, TFLOP/s of the pass
@@ -178,6 +184,9 @@ cleanup:
     return rc;
 }
 
+/* Set by --small: the shapes of suite() a sanitizer can afford. */
+static int small_only;
+
 static int suite(const ab_variant *v)
 {
     static const int S_list[] = {1, 17, 97, 113, 200, 1023, 1025};
@@ -187,7 +196,10 @@ static int suite(const ab_variant *v)
         for (int di = 0; di < 2; di++)
             for (int causal = 0; causal < 2; causal++)
                 for (int si = 0; si < 10; si++) {
-                    ab_shape s = {2, 4, 0, di ? 128 : 64, causal, (ab_dtype)t, 0, 0, AB_BWD};
+                    if (small_only && si != 1 && si != 4 && si < 7)
+                        continue;
+                    ab_shape s = {small_only ? 1 : 2, 4, 0, di ? 128 : 64, causal, (ab_dtype)t,
+                                  0, 0, AB_BWD};
                     if (si < 7) {
                         s.S = S_list[si];
                     } else if (si == 7) { /* GQA */
@@ -200,7 +212,7 @@ static int suite(const ab_variant *v)
                     if (ab_variant_supports(v, &s, why, sizeof why))
                         continue;
                     for (int p = 0; p < 2; p++) { /* bwd, then fwd+bwd on odd S */
-                        if (p == 1 && si % 2 == 0)
+                        if (p == 1 && (si % 2 == 0 || small_only))
                             continue;
                         s.pass = p ? AB_FWDBWD : AB_BWD;
                         bcase c;
@@ -271,7 +283,7 @@ int main(int argc, char **argv)
     ab_gpu_info gi;
     char err[512];
     if (argc < 2) {
-        fprintf(stderr, "usage: gpu_check_bwd --reference | VARIANT... | --time SPEC VARIANT...\n");
+        fprintf(stderr, "usage: gpu_check_bwd --reference | [--small] VARIANT... | --time SPEC VARIANT...\n");
         return 2;
     }
     if (ab_gpu_query(&gi, err, sizeof err)) {
@@ -282,8 +294,10 @@ int main(int argc, char **argv)
         return check_reference();
     if (strcmp(argv[1], "--time") == 0 && argc >= 4)
         return timing(argv[2], argc - 3, argv + 3);
-    int bad = 0;
-    for (int i = 1; i < argc; i++) {
+    int bad = 0, first = 1;
+    if (strcmp(argv[1], "--small") == 0)
+        small_only = 1, first = 2;
+    for (int i = first; i < argc; i++) {
         const ab_variant *v = ab_variant_find(argv[i]);
         if (!v || !ab_variant_bwd(v)) {
             fprintf(stderr, "%s: no such variant with a backward pass\n", argv[i]);

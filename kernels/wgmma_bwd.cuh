@@ -1,0 +1,206 @@
+/*
+ * wgmma_bwd.cuh: the consumer warpgroup's work of the Hopper backward
+ * rungs (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq) on one
+ * query tile of BR = 64 rows against the warpgroup's 64 keys, and the dQ
+ * products; how tiles reach shared memory and where dQ goes is each
+ * rung's own file. Header-only.
+ *
+ *   bwd_wg_scores   S^T = K_w Q^T and dP^T = V_w dO^T (wgmma m64n64, both
+ *                   operands K-major from shared memory), P^T = exp2(S^T
+ *                   scale log2e - lse log2e) with the bottom-right causal
+ *                   mask and the sequence ends where the tile needs them,
+ *                   dS^T = P^T (dP^T - Delta); returns P^T and dS^T as
+ *                   16-bit A fragments and stores dS^T to shared memory
+ *                   ([key][query], sw128, one 128-byte row per key) followed
+ *                   by the async-proxy fence
+ *   bwd_wg_issue_dkdv   dV_w += P^T dO and dK_w += dS^T Q (wgmma m64nD, A
+ *                   from registers, B MN-major), one committed group, not
+ *                   waited for
+ *   bwd_wg_issue_dq     dQ[:, cols] (=) dS K[:, cols] (wgmma m64nN with A and
+ *                   B both transposed, wgmma_tt), one committed group, not
+ *                   waited for
+ *   bwd_wg_issue_dq_own  the warpgroup's own share dS_w K_w[:, 64 columns]
+ *                   over its 64 keys only (no other warpgroup's dS^T rows
+ *                   read), one committed group, not waited for
+ *
+ * Fragment layout (kernels/wgmma_common.cuh): in the S^T accumulators of
+ * warp wi of the warpgroup, lane 4g + t holds d[4n + e] = (key 16 wi + g +
+ * 8 (e >> 1), query 8n + 2t + (e & 1)); packed per 16 queries they are the
+ * A fragment of a k16 step (FlashAttention-2's register reuse).
+ *
+ * Sources: Tri Dao, "FlashAttention-2" (2023) Algorithm 2 lines 11-19;
+ * Shah et al., "FlashAttention-3" (2024), backward with wgmma (read to
+ * understand, not copied); PTX ISA wgmma.mma_async (imm-trans-a,
+ * imm-trans-b for 16-bit operands from shared memory).
+ */
+#ifndef ATTNBENCH_WGMMA_BWD_CUH
+#define ATTNBENCH_WGMMA_BWD_CUH
+
+#include "wgmma_common.cuh"
+
+namespace abwgb {
+
+using namespace abwg;
+
+/* wgmma m64nNk16 with both operands from shared memory, A transposed
+ * (MN-major: M contiguous) and B transposed (MN-major): d (+)= A B with
+ * d[N / 2] fp32 in the accumulator layout above; N in {32, 64}. */
+template <typename T, int N> struct wgmma_tt;
+#include "wgmma_bwd_ops.inc"
+
+/* Where this thread sits: warpgroup wg (keys 64 wg .. 64 wg + 63 of the
+ * block), warp wi within it, g = lane / 4, t = lane % 4, and krow = the
+ * block-local key of its accumulator rows d[4n + 0..1] (d[4n + 2..3]:
+ * krow + 8). */
+struct bwd_geo {
+    int wg, wi, g, t, krow;
+};
+
+static __device__ __forceinline__ bwd_geo bwd_geo_of(int wtid, int wg)
+{
+    bwd_geo x;
+    x.wg = wg;
+    x.wi = wtid >> 5;
+    x.g = (wtid & 31) >> 2;
+    x.t = wtid & 3;
+    x.krow = wg * 64 + x.wi * 16 + x.g;
+    return x;
+}
+
+/* One warpgroup's scores of one query tile (contract in the file header).
+ * uK, uV: the block's K, V tiles (sw128, BC rows); uQ, uG: the tile's Q,
+ * dO (sw128, 64 rows); uDS: the dS^T tile (BC rows of 128 bytes). lL, lD:
+ * the tile's 64 logsumexp values times lmul (so lmul * lL = lse log2e:
+ * lmul = log2e for a raw logsumexp, 1 for one stored pre-scaled) and
+ * Delta values in shared memory. full: no (row, key) of the block's tile
+ * is past S, S_kv or causally hidden. q0, j0: the tile's first query row
+ * and the block's first key; off = S_kv - S; sl2 = scale log2e. */
+template <typename T, int D, int BC>
+static __device__ __forceinline__ void
+bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint32_t uK,
+              uint32_t uV, uint32_t uQ, uint32_t uG, uint32_t uDS, const float *lL, float lmul,
+              const float *lD, bool full, int q0, int j0, int S, int SK, int causal, int off,
+              float sl2)
+{
+    using ops = dtype_ops<T>;
+    constexpr int BR = 64;
+    float s[32], dp[32];
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        const uint32_t ka = (kk >> 2) * BC * 128 + x.wg * 64 * 128 + (kk & 3) * 32;
+        const uint32_t qa = (kk >> 2) * BR * 128 + (kk & 3) * 32;
+        wgmma_op<T, 64>::template ss<0>(s, desc_sw128(uK + ka, 16, 1024),
+                                        desc_sw128(uQ + qa, 16, 1024), kk > 0);
+        wgmma_op<T, 64>::template ss<0>(dp, desc_sw128(uV + ka, 16, 1024),
+                                        desc_sw128(uG + qa, 16, 1024), kk > 0);
+    }
+    wg_commit();
+    wg_wait<0>();
+    reg_fence(s);
+    reg_fence(dp);
+#pragma unroll
+    for (int n = 0; n < 8; n++)
+#pragma unroll
+        for (int e1 = 0; e1 < 2; e1++) {
+            const int qi = 8 * n + 2 * x.t + e1;
+            const float lq = lL[qi] * lmul, dq = lD[qi];
+#pragma unroll
+            for (int e2 = 0; e2 < 2; e2++) {
+                const int i = 4 * n + 2 * e2 + e1;
+                float p = fast_exp2(fmaf(s[i], sl2, -lq));
+                if (!full) {
+                    const int qr = q0 + qi, kj = j0 + x.krow + 8 * e2;
+                    const bool vis = qr < S && kj < SK && (!causal || kj <= qr + off);
+                    p = vis ? p : 0.f;
+                }
+                s[i] = p;
+                dp[i] = p * (dp[i] - dq);
+            }
+        }
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            pf[kk][e] = ops::pack(s[8 * kk + 2 * e], s[8 * kk + 2 * e + 1]);
+            df[kk][e] = ops::pack(dp[8 * kk + 2 * e], dp[8 * kk + 2 * e + 1]);
+        }
+    /* fragment e of k-step kk: key krow + 8 (e & 1), queries 16 kk + 8 (e >> 1)
+     * + 2t, +1 -> 16-byte chunk 2 kk + (e >> 1) of the key's row, byte 4t */
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int r = x.krow + 8 * (e & 1), c = 2 * kk + (e >> 1);
+            const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * x.t;
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e]) : "memory");
+        }
+    fence_proxy_async();
+}
+
+/* dV_w += P^T dO, dK_w += dS^T Q over the tile's 64 queries (uQ, uG: sw128
+ * tiles of 64 rows). The A fragments must stay alive until the wait. */
+template <typename T, int D>
+static __device__ __forceinline__ void bwd_wg_issue_dkdv(float (&dv)[D / 2], float (&dk)[D / 2],
+                                                         const uint32_t (&pf)[4][4],
+                                                         const uint32_t (&df)[4][4], uint32_t uQ,
+                                                         uint32_t uG)
+{
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++)
+        wgmma_op<T, D>::template rs<1>(dv, pf[kk], desc_sw128(uG + kk * 16 * 128, 64 * 128, 1024),
+                                       1);
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++)
+        wgmma_op<T, D>::template rs<1>(dk, df[kk], desc_sw128(uQ + kk * 16 * 128, 64 * 128, 1024),
+                                       1);
+    wg_commit();
+}
+
+/* q = dS K[:, cols] over the BC keys: A = dS read transposed from the dS^T
+ * tile at uDS, B = the K tile (sw128, BC rows) from byte offset kcol (the
+ * first of the NQ columns: column block * BC * 128 + in-row bytes). */
+template <typename T, int BC, int NQ>
+static __device__ __forceinline__ void bwd_wg_issue_dq(float (&q)[NQ / 2], uint32_t uDS,
+                                                       uint32_t uKcol)
+{
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < BC / 16; kk++)
+        wgmma_tt<T, NQ>::ss(q, desc_sw128(uDS + kk * 16 * 128, 64 * 128, 1024),
+                            desc_sw128(uKcol + kk * 16 * 128, BC * 128, 1024), kk > 0);
+    wg_commit();
+}
+
+/* q = dS_w K_w[:, 64 h .. 64 h + 63]: the warpgroup's 64 keys (rows 64 wg
+ * .. of the dS^T tile at uDS and of the K tile at uK, both BC rows) and
+ * the h-th 64-column block of K. */
+template <typename T, int BC>
+static __device__ __forceinline__ void bwd_wg_issue_dq_own(float (&q)[32], uint32_t uDS,
+                                                           uint32_t uK, int wg, int h)
+{
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        const uint32_t row = (uint32_t)(wg * 64 + kk * 16) * 128;
+        wgmma_tt<T, 64>::ss(q, desc_sw128(uDS + row, 64 * 128, 1024),
+                            desc_sw128(uK + h * BC * 128 + row, BC * 128, 1024), kk > 0);
+    }
+    wg_commit();
+}
+
+/* Keeps the 16-bit A fragments of an issued wgmma alive until after the
+ * wait that follows. */
+static __device__ __forceinline__ void reg_fence_frag(uint32_t (&r)[4][4])
+{
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+            asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+} /* namespace abwgb */
+
+#endif
