@@ -10,11 +10,12 @@
 #   3. compute-sanitizer memcheck and racecheck of cuda_decode_mma on small
 #      shapes that reach each path: one split and several (the last-block
 #      merge), one and two row halves, several row chunks, causal rows that
-#      see no key;
+#      see no key, the last block's merge in several batches;
 #   4. Nsight Compute of cuda_decode_mma's kernel (and cudnn_sdpa's) at
 #      B = 1, S_kv = 64K and 128K, clocks left alone;
 #   5. with "run": the experiment itself (attnbench run), database
-#      OUTDIR/llama3-8b-decode.db, when steps 1-2 passed.
+#      OUTDIR/llama3-8b-decode.db (copy the committed one there first to add
+#      a run to it), when steps 1-2 passed.
 # Logs: OUTDIR/{suite,shapes,time,sanitize,ncu,run}.log; summary printed last.
 B=$1
 O=$2
@@ -36,7 +37,10 @@ shapes="1,32,1,128,1,bf16,8,4096 1,32,1,128,1,bf16,8,16384 1,32,1,128,1,bf16,8,3
 1,32,1,128,1,bf16,8,65536 1,32,1,128,1,bf16,8,131072 8,32,1,128,1,bf16,8,4096
 8,32,1,128,1,bf16,8,16384 8,32,1,128,1,bf16,8,32768 64,32,1,128,1,bf16,8,4096
 64,32,1,128,1,bf16,8,8192"
-for s in $shapes; do
+# the last block's merge in several cp.async batches (nsplit above what one
+# batch of shared memory holds: 16-row chunks, many splits), D = 64 and 128
+merge="1,16,1,64,1,fp16,1,4000 1,32,1,128,0,bf16,1,20000"
+for s in $shapes $merge; do
     step "shape $s" "$O/shapes.log" "$G" --shape "$s" cuda_decode_mma cuda_decode_split_kv || ok=0
 done
 for s in $shapes; do
@@ -47,7 +51,7 @@ san() { # tool args...
     local tool=$1; shift
     local extra=
     [ "$tool" = racecheck ] && extra="--racecheck-report all"
-    step "$tool $*" "$O/sanitize.log" timeout 300 "$cs" --tool "$tool" $extra --error-exitcode 3 \
+    step "$tool $*" "$O/sanitize.log" timeout 120 "$cs" --tool "$tool" $extra --error-exitcode 3 \
         --print-limit 20 "$G" "$@"
 }
 for tool in memcheck racecheck; do
@@ -55,6 +59,7 @@ for tool in memcheck racecheck; do
     san $tool --shape 1,8,1,128,1,bf16,2,3000 cuda_decode_mma
     san $tool --shape 2,8,3,64,1,fp16,1,200 cuda_decode_mma
     san $tool --shape 1,4,2,128,1,fp16,4,1 cuda_decode_mma
+    for s in $merge; do san $tool --shape "$s" cuda_decode_mma; done
 done
 grep -E "SUMMARY" "$O/sanitize.log" >>"$sum"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
