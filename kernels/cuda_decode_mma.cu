@@ -84,7 +84,16 @@
  * shared memory by cp.async at once, overlapped with the m, l loads.
  * Prediction: 2-3 us less at B = 1 (S_kv = 64K 71.1 -> 68-69 us, at or
  * above cudnn_sdpa's speed; 4K 14.4 -> 12 us), under 1 us at B = 8 (4
- * splits), unchanged at B = 64 (one split, no merge).
+ * splits), unchanged at B = 64 (one split, no merge). Measured (run 2 of
+ * the same database, same GPU and day, commit 2aa524d): the other way, 1.1
+ * to 1.7 us SLOWER at B = 1 (S_kv = 4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2,
+ * 128K 128.1 -> 129.2), B = 8 and 64 unchanged. Why: the copies' addresses
+ * were formed per 16-byte copy with three run-time integer divisions (the
+ * split, the row's head and query index), 33 copies a thread, some 3000
+ * instructions a thread on the tail's critical path, where the old loop
+ * formed its row address once. Now each thread forms its addresses once
+ * and steps by a split per copy. Prediction: at least back to run 1, and
+ * 0.5-2 us under it at B = 1.
  *
  * Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context
  * inference" (2023); FlashAttention-2's register reuse of the S
@@ -378,13 +387,23 @@ __global__ void __launch_bounds__(32 * NW) decode_mma_kernel(const mdec_params p
     const int rowf = nr * D; /* floats of one split's partial rows */
     const int cap = (smem_bytes<D>() / 4 - 32 * p.nsplit) / rowf;
     __shared__ float s_inv[16];
+    /* each thread owns up to EPT float4 of the chunk's nr x D outputs; it
+     * fetches and sums those of every split (addresses formed once: the
+     * first version divided per copy and lost 1-2 us here) */
+    constexpr int EPT = 16 * D / 4 / (32 * NW);
+    const size_t sstep = rows_all * D; /* floats from one split to the next */
     auto fetch = [&](int sp0, int nb) {
-        for (int e = threadIdx.x; e < nb * (rowf / 4); e += 32 * NW) {
-            const int sp = e / (rowf / 4), rem = e % (rowf / 4);
-            const int r = rem / (D / 4), d4 = rem % (D / 4);
-            const float *src =
-                p.opart + ((size_t)(sp0 + sp) * rows_all + q_row(p, b, hk, c0 + r)) * D + d4 * 4;
-            cp_async16(smem_u32(ob + sp * rowf + r * D + d4 * 4), src, 16);
+#pragma unroll
+        for (int j = 0; j < EPT; j++) {
+            const int e = threadIdx.x + j * 32 * NW;
+            if (e < rowf / 4) {
+                const int r = e / (D / 4), d4 = e % (D / 4);
+                const float *src =
+                    p.opart + (size_t)sp0 * sstep + q_row(p, b, hk, c0 + r) * D + d4 * 4;
+                const uint32_t dst = smem_u32(ob + r * D + d4 * 4);
+                for (int sp = 0; sp < nb; sp++)
+                    cp_async16(dst + (uint32_t)(sp * rowf * 4), src + (size_t)sp * sstep, 16);
+            }
         }
         cp_async_commit();
     };
@@ -412,8 +431,6 @@ __global__ void __launch_bounds__(32 * NW) decode_mma_kernel(const mdec_params p
         if (lane == 0)
             s_inv[r] = ls > 0.f ? 1.f / ls : 0.f;
     }
-    /* each thread owns up to 4 float4 of the chunk's nr x D outputs */
-    constexpr int EPT = 16 * D / 4 / (32 * NW);
     float4 acc[EPT];
 #pragma unroll
     for (int j = 0; j < EPT; j++)
