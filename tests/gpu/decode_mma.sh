@@ -12,7 +12,7 @@
 #      merge), one and two row halves, several row chunks, causal rows that
 #      see no key, the last block's merge in several batches;
 #   4. Nsight Compute of cuda_decode_mma's kernel (and cudnn_sdpa's) at
-#      B = 1, S_kv = 64K and 128K, clocks left alone;
+#      B = 1, S_kv = 64K and 128K, clocks left alone (NCU_VARIANTS: others);
 #   5. with "run": the experiment itself (attnbench run), database
 #      OUTDIR/llama3-8b-decode.db (copy the committed one there first to add
 #      a run to it), when steps 1-2 passed.
@@ -73,7 +73,7 @@ smsp__issue_active.avg.pct_of_peak_sustained_active,\
 sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,\
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
 for skv in 65536 131072; do
-    for v in cuda_decode_mma cudnn_sdpa; do
+    for v in ${NCU_VARIANTS:-cuda_decode_mma cudnn_sdpa}; do
         echo "==== ncu $v B=1 S_kv=$skv" >>"$O/ncu.log"
         timeout 120 "$ncu" --clock-control none --metrics "$metrics" --launch-skip 5 --launch-count 1 \
             "$G" --time 1,32,1,128,1,bf16,8,$skv "$v" >>"$O/ncu.log" 2>&1
