@@ -1,106 +1,105 @@
 /*
- * cuda_decode_mma.cu: the `cuda_decode_mma` variant, attention for decode
- * (one query row, or a few, against a long K/V cache) with grouped-query
- * heads, the query rows of a K/V group packed as the rows of a tensor-core
- * product: the rung after cuda_decode_split_kv.
+ * cuda_decode_mma.cu: the `cuda_decode_mma` variant, attention for decode (one
+ * query row, or a few, against a long K/V cache) with grouped-query heads, the
+ * query rows of a K/V group packed as the rows of a tensor-core product: the
+ * rung after cuda_decode_split_kv.
  *
  * Idea. cuda_decode_split_kv keeps a group's G = H / H_kv query rows in one
  * block so K and V are read once per group, but it forms the scores with a
- * butterfly reduction per key and row and is bound by those chains, not by
- * DRAM (its Nsight profile: 21% of DRAM peak). Here the R = G * S query rows
- * of a group (4 for Llama 3 8B's decode) are the M rows of mma.sync
- * m16n8k16 (padded to 16; with R <= 8 the rows 8..15 are known zero and
- * their softmax is skipped), so a 16-key tile costs 16 mma for Q K^T and 16
- * for P V (D = 128) and one online-softmax step per 16 keys, and the
- * per-key shuffle and exp2 chains are gone. Each of the 4 warps of a block
- * owns every 4th 16-key tile of the block's key range and runs its own
- * 3-stage cp.async pipeline (16-byte copies, XOR-swizzled rows, ldmatrix,
- * only __syncwarp in the loop: no block barrier while streaming), keeping
- * 2 tiles (8 KB at D = 128) in flight per warp, about 128 KB per
- * multiprocessor at 2 blocks each. The key range is split across blocks
- * (flash-decoding) so that B * H_kv * splits fills one wave of the GPU at
- * B = 1; the warps of a block merge in shared memory and the splits merge
- * exactly in the same launch: each block writes its partial (O / l, m, l:
- * split_combine.cuh's layout and rule), and the last block of a (b, h_kv,
- * row chunk) to finish (an atomic counter, reset by that block for the next
- * launch) combines them, its partial rows fetched into shared memory by
- * cp.async a batch at a time, so there is no second kernel and no launch
- * gap.
- * Causal masks key j > i + S_kv - S (bottom-right: a decode row sees every
- * key; a row that sees none is 0); rows beyond 16 (G * S > 16) take further
- * row chunks (grid z), each streaming K/V again: a decode rung (S <= 32).
- * fp16 and bf16 only (the tensor cores' inputs), D = 64 or 128.
+ * butterfly reduction per key and row and is bound by those chains, not by DRAM
+ * (its Nsight profile: 21% of DRAM peak). Here the R = G * S query rows of a
+ * group (4 for Llama 3 8B's decode) are the M rows of mma.sync m16n8k16 (padded
+ * to 16; with R <= 8 the rows 8..15 are known zero and their softmax is
+ * skipped), so a 16-key tile costs 16 mma for Q K^T and 16 for P V (D = 128)
+ * and one online-softmax step per 16 keys, and the per-key shuffle and exp2
+ * chains are gone. Each of the 4 warps of a block owns every 4th 16-key tile of
+ * the block's key range and runs its own 3-stage cp.async pipeline (16-byte
+ * copies, XOR-swizzled rows, ldmatrix, only __syncwarp in the loop: no block
+ * barrier while streaming), keeping 2 tiles (8 KB at D = 128) in flight per
+ * warp, about 128 KB per multiprocessor at 2 blocks each. The key range is
+ * split across blocks (flash-decoding) so that B * H_kv * splits fills one wave
+ * of the GPU at B = 1; the warps of a block merge in shared memory and the
+ * splits merge exactly in the same launch: each block writes its partial (O /
+ * l, m, l: split_combine.cuh's layout and rule), and the last block of a (b,
+ * h_kv, row chunk) to finish (an atomic counter, reset by that block for the
+ * next launch) combines them, so there is no second kernel and no launch gap.
+ * Causal masks key j > i + S_kv - S (bottom-right: a decode row sees every key;
+ * a row that sees none is 0); rows beyond 16 (G * S > 16) take further row
+ * chunks (grid z), each streaming K/V again: a decode rung (S <= 32). fp16 and
+ * bf16 only (the tensor cores' inputs), D = 64 or 128.
  *
- * Prediction (written before the first run). Bytes per call: K and V once,
- * 2 * B * H_kv * S_kv * D * 2 = 4096 * B * S_kv bytes at Llama 3 8B's
- * shape (H = 32, H_kv = 8, D = 128, bf16): 134.2 MB at B = 1, S_kv = 32K,
- * 536.9 MB at 128K; Q and O 16 KB; the partials another 2 * 33 splits *
- * 32 rows * 130 floats = 1.1 MB (0.8% at 32K). FLOPs 4 * 32 * S_kv * 128
- * (0.5 GFLOP at 32K) are issued as 4x that on the tensor cores (rows padded
- * 4 -> 16): about 16 FLOP per byte, a small fraction of mma.sync's rate, so
- * the bound is DRAM. Expected: 80-90% of the run's copy ceiling where K/V
- * exceed 256 MB (a pure read stream with ample bytes in flight), i.e.
- * 3400-3800 GB/s against the 4228 GB/s measured on an H200 (run 3 of
- * reports/llama3-8b.db): S_kv = 32K in 35-40 us, 128K in 141-159 us, within
- * 0.9-1.1x of cudnn_sdpa's time; short caches (B = 1, S_kv = 4K: 16.8 MB)
- * well under it (launch and the pipeline's fill, about 6-9 us).
+ * Prediction (written before the first run). Bytes per call: K and V once, 2 *
+ * B * H_kv * S_kv * D * 2 = 4096 * B * S_kv bytes at Llama 3 8B's shape (H =
+ * 32, H_kv = 8, D = 128, bf16): 134.2 MB at B = 1, S_kv = 32K, 536.9 MB at
+ * 128K; Q and O 16 KB; the partials another 2 * 33 splits * 32 rows * 130
+ * floats = 1.1 MB (0.8% at 32K). FLOPs 4 * 32 * S_kv * 128 (0.5 GFLOP at 32K)
+ * are issued as 4x that on the tensor cores (rows padded 4 -> 16): about 16
+ * FLOP per byte, a small fraction of mma.sync's rate, so the bound is DRAM.
+ * Expected: 80-90% of the run's copy ceiling where K/V exceed 256 MB (a pure
+ * read stream with ample bytes in flight), i.e. 3400-3800 GB/s against the 4228
+ * GB/s measured on an H200 (run 3 of reports/llama3-8b.db): S_kv = 32K in 35-40
+ * us, 128K in 141-159 us, within 0.9-1.1x of cudnn_sdpa's time; short caches (B
+ * = 1, S_kv = 4K: 16.8 MB) well under it (launch and the pipeline's fill, about
+ * 6-9 us).
  *
  * Measured (attnbench run of experiments/llama3-8b-decode.cfg, run 1 of
  * reports/llama3-8b-decode/llama3-8b-decode.db, report
- * reports/llama3-8b-decode/run1.md; NVIDIA H200, 2026-11-26, hot timing,
- * tree of commit 474a663; copy ceiling measured in the run 4221 GB/s). Where
- * K/V exceed 256 MB: B = 1, S_kv = 64K 0.0711 ms, 3774 GB/s (89% of the
- * ceiling; cudnn_sdpa 0.0703 ms: 0.984x its speed, CI [0.980, 0.990]);
- * 128K 0.1281 ms, 4192 GB/s (99%; 1.000x); B = 8, S_kv = 16K and 32K 4237
- * and 4465 GB/s (100%, 106%; 1.009x, 1.003x); B = 64, S_kv = 4K and 8K 4485
- * and 4568 GB/s (106%, 108%; 1.001x, 1.005x). Shorter caches: B = 1,
- * S_kv = 4K, 16K, 32K 1166, 2583, 3266 GB/s (1.046x, 1.027x, 0.997x);
- * B = 8, 4K 3376 (1.009x). cuda_decode_split_kv in the same run 380-1379
- * GB/s: this rung is 3.0-4.8x faster. The prediction holds where K/V are
- * large (89-108% against 80-90% predicted; 32K in 41.1 us, 128K in 128.1
- * us, both a little under the predicted times) and is beaten at short
- * caches (S_kv = 4K: 14.4 us, of which about 3.4 us is the hot timer's
- * floor). Nsight Compute (reports/llama3-8b-decode/ncu.log, same call;
- * before: reports/ncu/decode-llama3-64k.log, cuda_decode_split_kv at 21%
- * of DRAM peak): at B = 1, S_kv = 64K the kernel takes 70.8 us, DRAM 79.5%
- * of peak (cuDNN's main kernel 65.4 us, 86.1%), 128K 127.0 us and 88.3%
- * (cuDNN 88.6%), 268.6 / 537.0 MB read (K/V once), 149 registers, 2
- * blocks per SM (shared memory), issue slots 24% busy, tensor pipe 11%,
- * stalls mostly long scoreboard (waiting on memory): DRAM-bound. ptxas
- * (sm_90a): 149 registers with R <= 8, 166 with two row halves, no spills;
- * SASS 192 HMMA, 288 LDGSTS, 96 LDSM, no local memory. Checked on the same
- * GPU: the GPU suite (40 cases, 24 with H_kv < H or S_kv != S), every
- * configuration of the experiment over every row (gpu_check --shape), and
- * compute-sanitizer memcheck and racecheck clean on small shapes reaching
- * one and several splits, one and two row halves, several row chunks and
- * causal rows that see no key (tests/gpu/decode_mma.sh).
+ * reports/llama3-8b-decode/run1.md; NVIDIA H200, 2026-11-26, hot timing, tree
+ * of branch commit 474a663 before the rebase: this kernel; copy ceiling
+ * measured in the run 4221 GB/s). Where K/V exceed 256 MB: B = 1, S_kv = 64K
+ * 0.0711 ms, 3774 GB/s (89% of the ceiling; cudnn_sdpa 0.0703 ms: 0.984x its
+ * speed, CI [0.980, 0.990]); 128K 0.1281 ms, 4192 GB/s (99%; 1.000x); B = 8,
+ * S_kv = 16K and 32K 4237 and 4465 GB/s (100%, 106%; 1.009x, 1.003x); B = 64,
+ * S_kv = 4K and 8K 4485 and 4568 GB/s (106%, 108%; 1.001x, 1.005x). Shorter
+ * caches: B = 1, S_kv = 4K, 16K, 32K 1166, 2583, 3266 GB/s (1.046x, 1.027x,
+ * 0.997x); B = 8, 4K 3376 (1.009x). cuda_decode_split_kv in the same run
+ * 380-1379 GB/s: this rung is 3.0-4.8x faster. The prediction holds where K/V
+ * are large (89-108% against 80-90% predicted; 128K in 128.1 us against
+ * 141-159), misses at 32K (41.1 us against 35-40: 77%, the fixed cost below
+ * weighs more) and is beaten at short caches
+ * (S_kv = 4K: 14.4 us, of which about 3.4 us is the hot timer's floor). Nsight
+ * Compute (reports/llama3-8b-decode/ncu-run1.log, same call; before:
+ * reports/ncu/decode-llama3-64k.log, cuda_decode_split_kv at 21% of DRAM peak):
+ * at B = 1, S_kv = 64K the kernel takes 70.8 us, DRAM 79.5% of peak (cuDNN's
+ * profiled kernel 65.4 us, 86.1%, though 70.3 us end to end: it spends about 5
+ * us outside that kernel), 128K 127.0 us and 88.3% (cuDNN 122.4 us, 91.6%),
+ * 268.6 / 537.0 MB read (K/V once), 149 registers, 2 blocks per SM (shared
+ * memory), issue slots 24% busy, tensor pipe 11%, stalls mostly long scoreboard
+ * (waiting on memory): DRAM-bound. ptxas (sm_90a): 149 registers with R <= 8,
+ * 166 with two row halves, no spills; SASS 192 HMMA, 288 LDGSTS, 96 LDSM, no
+ * local memory. Checked on the same GPU: the GPU suite (40 cases, 24 with H_kv
+ * < H or S_kv != S), every configuration of the experiment over every row
+ * (gpu_check --shape), and compute-sanitizer memcheck and racecheck clean on
+ * small shapes reaching one and several splits, one and two row halves, several
+ * row chunks and causal rows that see no key (tests/gpu/decode_mma.sh).
  *
- * Then (same day): the tail. Both profiles put the kernel about 5 us
- * behind cuDNN's main kernel at 64K and at 128K alike (70.8 vs 65.4, 127.0
- * vs 122.4 us): a fixed cost, not the streaming rate, and the end of the
- * launch is the last block's merge, which read the 33 partials with plain
- * loads 8 at a time (5 dependent L2 round trips) after the m, l loads (one
- * more). Now the last block fetches a whole batch of partial rows into
- * shared memory by cp.async at once, overlapped with the m, l loads.
- * Prediction: 2-3 us less at B = 1 (S_kv = 64K 71.1 -> 68-69 us, at or
- * above cudnn_sdpa's speed; 4K 14.4 -> 12 us), under 1 us at B = 8 (4
- * splits), unchanged at B = 64 (one split, no merge). Measured (run 2 of
- * the same database, same GPU and day, commit 2aa524d): the other way, 1.1
- * to 1.7 us SLOWER at B = 1 (S_kv = 4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2,
- * 128K 128.1 -> 129.2), B = 8 and 64 unchanged. Why: the copies' addresses
- * were formed per 16-byte copy with three run-time integer divisions (the
- * split, the row's head and query index), 33 copies a thread, some 3000
- * instructions a thread on the tail's critical path, where the old loop
- * formed its row address once. Now each thread forms its addresses once
- * and steps by a split per copy. Prediction: at least back to run 1, and
- * 0.5-2 us under it at B = 1.
+ * Then (same day): the tail. Both profiles put the kernel about 5 us behind
+ * cuDNN's profiled kernel at 64K and at 128K alike (70.8 vs 65.4, 127.0 vs
+ * 122.4 us): a fixed cost, not the streaming rate. Guess: the last block's
+ * merge, which reads the 33 partials with plain loads 8 at a time (5 dependent
+ * L2 round trips) after the m, l loads. Tried: the last block fetching a whole
+ * batch of partial rows into shared memory by cp.async at once, overlapped with
+ * the m, l loads. Prediction: 2-3 us less at B = 1 (S_kv = 64K 71.1 -> 68-69
+ * us; 4K 14.4 -> 12), unchanged at B = 64 (one split, no merge). Measured (run
+ * 2 of the same database, same GPU and day, branch commit 2aa524d before the
+ * rebase): 1.1-1.7 us SLOWER at B = 1 (4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2,
+ * 128K 128.1 -> 129.2), B = 8 and 64 unchanged: its copies formed their
+ * addresses with three run-time integer divisions each, 33 copies a thread,
+ * about 3000 instructions on the tail's path. With the addresses formed once
+ * per thread (run 3, commit c24e925; the card about 1.5% slower for cudnn_sdpa
+ * too, copy ceiling 4261 GB/s): back to run 1's level and no better,
+ * 0.982-1.029x cudnn_sdpa at B = 1, 1.002-1.022x at B = 8 and 64; Nsight 70.9
+ * us at 64K (run 1's code 70.8). So the merge's loads are not the 5 us; the
+ * change is not kept (this file is run 1's kernel), and where the fixed cost
+ * goes (the first tiles' latency, the 264 blocks' uneven finish, the in-block
+ * merge) is open.
  *
  * Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context
- * inference" (2023); FlashAttention-2's register reuse of the S
- * accumulators as P's A fragment (kernels/mma_common.cuh); packing a
- * group's query heads into the rows of one tile as FlashInfer's and
- * FlashAttention-3's GQA decode paths do; the last-block merge of the CUDA
- * samples' threadFenceReduction. Previous rung: cuda_decode_split_kv.
+ * inference" (2023); FlashAttention-2's register reuse of the S accumulators as
+ * P's A fragment (kernels/mma_common.cuh); packing a group's query heads into
+ * the rows of one tile as FlashInfer's and FlashAttention-3's GQA decode paths
+ * do; the last-block merge of the CUDA samples' threadFenceReduction. Previous
+ * rung: cuda_decode_split_kv.
  */
 #include "cuda_attn_util.cuh"
 #include "entry_points.h"
@@ -116,7 +115,7 @@ using namespace abmma;
 constexpr int NW = 4;          /* warps per block, each with its own pipeline */
 constexpr int BC = 16;         /* keys per warp tile */
 constexpr int NST = 3;         /* pipeline stages per warp */
-constexpr int MAX_SPLIT = 256; /* bounds the merge's weight table (at most 32 KB of shared memory) */
+constexpr int MAX_SPLIT = 256; /* bounds the merge's weight table (32 KB of shared memory) */
 
 struct mdec_params {
     const void *q, *k, *v; /* Q [B, H, S, D]; K, V [B, H_kv, S_kv, D] */
@@ -378,36 +377,9 @@ __global__ void __launch_bounds__(32 * NW) decode_mma_kernel(const mdec_params p
     __threadfence();
     if (threadIdx.x == 0)
         p.count[cidx] = 0; /* ready for the next launch */
-    /* shared memory: the weight table [nsplit][16] (m_s, and l_s turned into
-     * w_s = l_s 2^(m_s - m)), then the partial O rows of up to `cap` splits,
-     * fetched by cp.async so that all of a batch's loads are in flight at
-     * once (one batch at the decode shapes: cap >= 44 at D = 128, 4 rows) */
-    float *wm = reinterpret_cast<float *>(smem), *wl = wm + p.nsplit * 16;
-    float *ob = wl + p.nsplit * 16;
-    const int rowf = nr * D; /* floats of one split's partial rows */
-    const int cap = (smem_bytes<D>() / 4 - 32 * p.nsplit) / rowf;
+    /* weights w_s = l_s 2^(m_s - m) per row in shared memory [nsplit][16] */
+    float *wm = reinterpret_cast<float *>(smem), *wl = wm + MAX_SPLIT * 16;
     __shared__ float s_inv[16];
-    /* each thread owns up to EPT float4 of the chunk's nr x D outputs; it
-     * fetches and sums those of every split (addresses formed once: the
-     * first version divided per copy and lost 1-2 us here) */
-    constexpr int EPT = 16 * D / 4 / (32 * NW);
-    const size_t sstep = rows_all * D; /* floats from one split to the next */
-    auto fetch = [&](int sp0, int nb) {
-#pragma unroll
-        for (int j = 0; j < EPT; j++) {
-            const int e = threadIdx.x + j * 32 * NW;
-            if (e < rowf / 4) {
-                const int r = e / (D / 4), d4 = e % (D / 4);
-                const float *src =
-                    p.opart + (size_t)sp0 * sstep + q_row(p, b, hk, c0 + r) * D + d4 * 4;
-                const uint32_t dst = smem_u32(ob + r * D + d4 * 4);
-                for (int sp = 0; sp < nb; sp++)
-                    cp_async16(dst + (uint32_t)(sp * rowf * 4), src + (size_t)sp * sstep, 16);
-            }
-        }
-        cp_async_commit();
-    };
-    fetch(0, min(cap, p.nsplit));
     for (int e = threadIdx.x; e < p.nsplit * nr; e += 32 * NW) {
         const int sp = e / nr, r = e % nr;
         const size_t pr = (size_t)sp * rows_all + q_row(p, b, hk, c0 + r);
@@ -431,45 +403,26 @@ __global__ void __launch_bounds__(32 * NW) decode_mma_kernel(const mdec_params p
         if (lane == 0)
             s_inv[r] = ls > 0.f ? 1.f / ls : 0.f;
     }
-    float4 acc[EPT];
-#pragma unroll
-    for (int j = 0; j < EPT; j++)
-        acc[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int sp0 = 0; sp0 < p.nsplit; sp0 += cap) {
-        const int nb = min(cap, p.nsplit - sp0);
-        cp_async_wait<0>();
-        __syncthreads(); /* the batch (and, first time, the weights) are in */
-#pragma unroll
-        for (int j = 0; j < EPT; j++) {
-            const int e = threadIdx.x + j * 32 * NW;
-            if (e < rowf / 4) {
-                const int r = e / (D / 4), d4 = e % (D / 4);
-                for (int sp = 0; sp < nb; sp++) {
-                    const float w = wl[(sp0 + sp) * 16 + r];
-                    const float4 x = *reinterpret_cast<const float4 *>(ob + sp * rowf + r * D + d4 * 4);
-                    acc[j].x = fmaf(w, x.x, acc[j].x);
-                    acc[j].y = fmaf(w, x.y, acc[j].y);
-                    acc[j].z = fmaf(w, x.z, acc[j].z);
-                    acc[j].w = fmaf(w, x.w, acc[j].w);
-                }
-            }
+    __syncthreads();
+    for (int e = threadIdx.x; e < nr * (D / 4); e += 32 * NW) {
+        const int r = e / (D / 4), d4 = e % (D / 4);
+        const size_t row = q_row(p, b, hk, c0 + r);
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+        for (int sp = 0; sp < p.nsplit; sp++) {
+            const float w = wl[sp * 16 + r];
+            const float4 x =
+                __ldcg(reinterpret_cast<const float4 *>(p.opart + ((size_t)sp * rows_all + row) * D) + d4);
+            acc.x = fmaf(w, x.x, acc.x);
+            acc.y = fmaf(w, x.y, acc.y);
+            acc.z = fmaf(w, x.z, acc.z);
+            acc.w = fmaf(w, x.w, acc.w);
         }
-        if (sp0 + cap < p.nsplit) {
-            __syncthreads(); /* the batch is consumed before the next overwrites it */
-            fetch(sp0 + cap, min(cap, p.nsplit - sp0 - cap));
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < EPT; j++) {
-        const int e = threadIdx.x + j * 32 * NW;
-        if (e < rowf / 4) {
-            const int r = e / (D / 4), d4 = e % (D / 4);
-            const float inv = s_inv[r];
-            uint2 out;
-            out.x = ops::pack(acc[j].x * inv, acc[j].y * inv);
-            out.y = ops::pack(acc[j].z * inv, acc[j].w * inv);
-            *reinterpret_cast<uint2 *>((T *)p.o + q_row(p, b, hk, c0 + r) * D + d4 * 4) = out;
-        }
+        const float inv = s_inv[r];
+        uint2 out;
+        out.x = ops::pack(acc.x * inv, acc.y * inv);
+        out.y = ops::pack(acc.z * inv, acc.w * inv);
+        *reinterpret_cast<uint2 *>((T *)p.o + row * D + d4 * 4) = out;
     }
 }
 

@@ -10,7 +10,7 @@
 #   3. compute-sanitizer memcheck and racecheck of cuda_decode_mma on small
 #      shapes that reach each path: one split and several (the last-block
 #      merge), one and two row halves, several row chunks, causal rows that
-#      see no key, the last block's merge in several batches;
+#      see no key, the last block's merge over many splits of 16 rows;
 #   4. Nsight Compute of cuda_decode_mma's kernel (and cudnn_sdpa's) at
 #      B = 1, S_kv = 64K and 128K, clocks left alone (NCU_VARIANTS: others);
 #   5. with "run": the experiment itself (attnbench run), database
@@ -37,8 +37,8 @@ shapes="1,32,1,128,1,bf16,8,4096 1,32,1,128,1,bf16,8,16384 1,32,1,128,1,bf16,8,3
 1,32,1,128,1,bf16,8,65536 1,32,1,128,1,bf16,8,131072 8,32,1,128,1,bf16,8,4096
 8,32,1,128,1,bf16,8,16384 8,32,1,128,1,bf16,8,32768 64,32,1,128,1,bf16,8,4096
 64,32,1,128,1,bf16,8,8192"
-# the last block's merge in several cp.async batches (nsplit above what one
-# batch of shared memory holds: 16-row chunks, many splits), D = 64 and 128
+# the last block's merge over many splits (63 and 125) with 16-row chunks,
+# D = 64 and 128
 merge="1,16,1,64,1,fp16,1,4000 1,32,1,128,0,bf16,1,20000"
 for s in $shapes $merge; do
     step "shape $s" "$O/shapes.log" "$G" --shape "$s" cuda_decode_mma cuda_decode_split_kv || ok=0
