@@ -45,18 +45,17 @@
  * Measured (attnbench run of experiments/llama3-8b-decode.cfg, run 1 of
  * reports/llama3-8b-decode/llama3-8b-decode.db, report
  * reports/llama3-8b-decode/run1.md; NVIDIA H200, 2026-11-26, hot timing, tree
- * of branch commit 474a663 before the rebase: this kernel; copy ceiling
- * measured in the run 4221 GB/s). Where K/V exceed 256 MB: B = 1, S_kv = 64K
- * 0.0711 ms, 3774 GB/s (89% of the ceiling; cudnn_sdpa 0.0703 ms: 0.984x its
- * speed, CI [0.980, 0.990]); 128K 0.1281 ms, 4192 GB/s (99%; 1.000x); B = 8,
- * S_kv = 16K and 32K 4237 and 4465 GB/s (100%, 106%; 1.009x, 1.003x); B = 64,
- * S_kv = 4K and 8K 4485 and 4568 GB/s (106%, 108%; 1.001x, 1.005x). Shorter
- * caches: B = 1, S_kv = 4K, 16K, 32K 1166, 2583, 3266 GB/s (1.046x, 1.027x,
- * 0.997x); B = 8, 4K 3376 (1.009x). cuda_decode_split_kv in the same run
- * 380-1379 GB/s: this rung is 3.0-4.8x faster. The prediction holds where K/V
- * are large (89-108% against 80-90% predicted; 128K in 128.1 us against
- * 141-159), misses at 32K (41.1 us against 35-40: 77%, the fixed cost below
- * weighs more) and is beaten at short caches
+ * of commit b34fc43: this kernel; copy ceiling measured in the run 4221 GB/s).
+ * Where K/V exceed 256 MB: B = 1, S_kv = 64K 0.0711 ms, 3774 GB/s (89% of the
+ * ceiling; cudnn_sdpa 0.0703 ms: 0.984x its speed, CI [0.980, 0.990]); 128K
+ * 0.1281 ms, 4192 GB/s (99%; 1.000x); B = 8, S_kv = 16K and 32K 4237 and 4465
+ * GB/s (100%, 106%; 1.009x, 1.003x); B = 64, S_kv = 4K and 8K 4485 and 4568
+ * GB/s (106%, 108%; 1.001x, 1.005x). Shorter caches: B = 1, S_kv = 4K, 16K, 32K
+ * 1166, 2583, 3266 GB/s (1.046x, 1.027x, 0.997x); B = 8, 4K 3376 (1.009x).
+ * cuda_decode_split_kv in the same run 380-1379 GB/s: this rung is 3.0-4.8x
+ * faster. The prediction holds where K/V are large (89-108% against 80-90%
+ * predicted; 128K in 128.1 us against 141-159), misses at 32K (41.1 us against
+ * 35-40: 77%, the fixed cost below weighs more) and is beaten at short caches
  * (S_kv = 4K: 14.4 us, of which about 3.4 us is the hot timer's floor). Nsight
  * Compute (reports/llama3-8b-decode/ncu-run1.log, same call; before:
  * reports/ncu/decode-llama3-64k.log, cuda_decode_split_kv at 21% of DRAM peak):
@@ -81,18 +80,17 @@
  * batch of partial rows into shared memory by cp.async at once, overlapped with
  * the m, l loads. Prediction: 2-3 us less at B = 1 (S_kv = 64K 71.1 -> 68-69
  * us; 4K 14.4 -> 12), unchanged at B = 64 (one split, no merge). Measured (run
- * 2 of the same database, same GPU and day, branch commit 2aa524d before the
- * rebase): 1.1-1.7 us SLOWER at B = 1 (4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2,
- * 128K 128.1 -> 129.2), B = 8 and 64 unchanged: its copies formed their
- * addresses with three run-time integer divisions each, 33 copies a thread,
- * about 3000 instructions on the tail's path. With the addresses formed once
- * per thread (run 3, commit c24e925; the card about 1.5% slower for cudnn_sdpa
- * too, copy ceiling 4261 GB/s): back to run 1's level and no better,
- * 0.982-1.029x cudnn_sdpa at B = 1, 1.002-1.022x at B = 8 and 64; Nsight 70.9
- * us at 64K (run 1's code 70.8). So the merge's loads are not the 5 us; the
- * change is not kept (this file is run 1's kernel), and where the fixed cost
- * goes (the first tiles' latency, the 264 blocks' uneven finish, the in-block
- * merge) is open.
+ * 2 of the same database, same GPU and day, commit 559abdb): 1.1-1.7 us SLOWER
+ * at B = 1 (4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2, 128K 128.1 -> 129.2), B = 8
+ * and 64 unchanged: its copies formed their addresses with three run-time
+ * integer divisions each, 33 copies a thread, about 3000 instructions on the
+ * tail's path. With the addresses formed once per thread (run 3, commit
+ * 8c36031; the card about 1.5% slower for cudnn_sdpa too, copy ceiling 4261
+ * GB/s): back to run 1's level and no better, 0.982-1.029x cudnn_sdpa at B = 1,
+ * 1.002-1.022x at B = 8 and 64; Nsight 70.9 us at 64K (run 1's code 70.8). So
+ * the merge's loads are not the 5 us; the change is not kept (this file is run
+ * 1's kernel), and where the fixed cost goes (the first tiles' latency, the 264
+ * blocks' uneven finish, the in-block merge) is open.
  *
  * Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context
  * inference" (2023); FlashAttention-2's register reuse of the S accumulators as
