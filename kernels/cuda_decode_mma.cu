@@ -45,7 +45,7 @@
  * Measured (attnbench run of experiments/llama3-8b-decode.cfg, run 1 of
  * reports/llama3-8b-decode/llama3-8b-decode.db, report
  * reports/llama3-8b-decode/run1.md; NVIDIA H200, 2026-11-26, hot timing, tree
- * of commit 3c42f88: this kernel; copy ceiling measured in the run 4221 GB/s).
+ * of commit c9cbdb4: this kernel; copy ceiling measured in the run 4221 GB/s).
  * Where K/V exceed 256 MB: B = 1, S_kv = 64K 0.0711 ms, 3774 GB/s (89% of the
  * ceiling; cudnn_sdpa 0.0703 ms: 0.984x its speed, CI [0.980, 0.990]); 128K
  * 0.1281 ms, 4192 GB/s (99%; 1.000x); B = 8, S_kv = 16K and 32K 4237 and 4465
@@ -80,12 +80,12 @@
  * batch of partial rows into shared memory by cp.async at once, overlapped with
  * the m, l loads. Prediction: 2-3 us less at B = 1 (S_kv = 64K 71.1 -> 68-69
  * us; 4K 14.4 -> 12), unchanged at B = 64 (one split, no merge). Measured (run
- * 2 of the same database, same GPU and day, commit 3a17fba): 1.1-1.7 us SLOWER
+ * 2 of the same database, same GPU and day, commit dde5d8e): 1.1-1.7 us SLOWER
  * at B = 1 (4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2, 128K 128.1 -> 129.2), B = 8
  * and 64 unchanged: its copies formed their addresses with three run-time
  * integer divisions each, 33 copies a thread, about 3000 instructions on the
  * tail's path. With the addresses formed once per thread (run 3, commit
- * 80b047c; the card about 1.5% slower for cudnn_sdpa too, copy ceiling 4261
+ * 93cdec7; the card about 1.5% slower for cudnn_sdpa too, copy ceiling 4261
  * GB/s): back to run 1's level and no better, 0.982-1.029x cudnn_sdpa at B = 1,
  * 1.002-1.022x at B = 8 and 64; Nsight 70.9 us at 64K (run 1's code 70.8). So
  * the merge's loads are not the 5 us; the change is not kept (this file is run
