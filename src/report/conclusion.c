@@ -24,10 +24,17 @@ static const char *baseline_of(const ab_experiment *e)
     return e->baseline ? e->baseline : e->nvariants ? e->variants[0].name : "";
 }
 
+/* 1 when measurement variant v is the one a claim names (with
+ * `instances`, one of its instances name#k). */
+static int names(const ab_experiment *e, const char *v, const char *name)
+{
+    return e->instances > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
+}
+
 static int is_variant(const ab_experiment *e, const char *name)
 {
     for (size_t i = 0; i < e->nvariants; i++)
-        if (strcmp(e->variants[i].name, name) == 0)
+        if (names(e, e->variants[i].name, name))
             return 1;
     return 0;
 }
@@ -145,7 +152,7 @@ static ab_verdict claim_for(const ab_experiment *e, const claim *c, size_t nc, c
                             const char *than, int *source)
 {
     for (size_t i = 0; i < nc; i++)
-        if (strcmp(c[i].variant, variant) == 0 && strcmp(c[i].than, than) == 0) {
+        if (names(e, variant, c[i].variant) && names(e, than, c[i].than)) {
             *source = STATED;
             return c[i].verdict;
         }

@@ -42,6 +42,17 @@ typedef ab_rep_cmp cmp;
  * values (units.h) at the start of ab_report_write. */
 static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
 
+/* Instances per variant of the report being written (the experiment's
+ * `instances`), set at the start of ab_report_write. */
+static int instances_k = 1;
+
+/* 1 when measurement variant v is the variant named (itself, or with
+ * instances one of its instances v#k). */
+static int is_variant(const char *v, const char *name)
+{
+    return instances_k > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
+}
+
 static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m->r, buf, n); }
 
 /* Loads the run's measurements with their (unthrottled) samples and
@@ -184,6 +195,52 @@ void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
         c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
 }
 
+/* With instances (instances_k > 1): the comparison of x's variant, when x
+ * is its instance #1 and the variant is not the baseline, with the
+ * baseline over every usable instance of each in x's configuration
+ * (src/analysis/instances.h), into c (a = x, b = the baseline's first
+ * usable instance). Fewer than 2 usable instances on either side: paired
+ * over rounds between x and that first baseline instance. Returns 1 when c
+ * was filled, else 0. */
+static int instance_compare(meas *m, size_t n, meas *x, const char *baseline,
+                            const ab_compare_opts *co, cmp *c)
+{
+    size_t len = strlen(x->r.variant);
+    if (len < 3 || strcmp(x->r.variant + len - 2, "#1") != 0 ||
+        is_variant(x->r.variant, baseline))
+        return 0;
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)(len - 2), x->r.variant);
+    ab_instance_sample ia[64], ib[64];
+    size_t ka = 0, kb = 0;
+    meas *b0 = NULL;
+    for (size_t i = 0; i < n; i++) {
+        meas *y = &m[i];
+        if (y->r.config != x->r.config || !usable(y) || y->r.rounds < 1)
+            continue;
+        ab_instance_sample s = {y->r.ms, y->r.round, y->r.n};
+        if (ab_exp_instance_of(y->r.variant, base) && ka < 64)
+            ia[ka++] = s;
+        else if (ab_exp_instance_of(y->r.variant, baseline) && kb < 64) {
+            if (!b0 || strcmp(y->r.variant, b0->r.variant) < 0)
+                b0 = y;
+            ib[kb++] = s;
+        }
+    }
+    if (!b0)
+        return 0;
+    c->a = x;
+    c->b = b0;
+    memset(&c->an, 0, sizeof c->an);
+    if (ka >= 2 && kb >= 2 && usable(x))
+        ab_pair_analyse_instances(ia, ka, ib, kb, co, &c->an);
+    else
+        ab_rep_compare(c, co);
+    if (c->an.ok)
+        c->clocks_differ = ab_clocks_differ(&x->clk, &b0->clk);
+    return 1;
+}
+
 void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double min_shift_ms)
 {
     ab_pair_decide(&c->an, p_adj, co, min_shift_ms);
@@ -242,7 +299,8 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
     else
         fprintf(out, "— | — | — | ");
     if (!cp) {
-        fprintf(out, "%s | | | | | |", strcmp(x->r.variant, baseline) == 0 ? "baseline" : "—");
+        fprintf(out, "%s | | | | | |", is_variant(x->r.variant, baseline) ? "baseline"
+                                       : instances_k > 1 ? "(on #1)" : "—");
     } else if (!cp->an.ok) {
         fprintf(out, "— | | | | | |");
     } else {
@@ -259,7 +317,8 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
             fmt_p(cp->an.p_adj, p2, sizeof p2);
         }
         fprintf(out, "%.3f× [%.3f, %.3f]%s%s | %+.3f [%+.2f, %+.2f] %s | %s | %s | %s | **%s** |",
-                cp->an.speedup, cp->an.lo, cp->an.hi, cp->an.paired ? "" : " ‡", cp->clocks_differ ? " ⚠" : "",
+                cp->an.speedup, cp->an.lo, cp->an.hi, cp->an.paired || cp->an.by_instance ? "" : " ‡",
+                cp->clocks_differ ? " ⚠" : "",
                 c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
                 ab_fmt_ms(c->hl.shift, 1, m1, sizeof m1), p1, p2, ab_rep_verdict(cp));
     }
@@ -399,10 +458,15 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
     fp = json_loads(fp_text, 0, NULL);
 
-    const char *baseline = o->baseline ? o->baseline : e.baseline ? e.baseline : e.variants[0].name;
+    instances_k = e.instances > 1 ? e.instances : 1;
+    char first[256];
+    snprintf(first, sizeof first, "%s", e.variants[0].name);
+    if (instances_k > 1 && strchr(first, '#'))
+        *strrchr(first, '#') = 0; /* the variant of instance #1 */
+    const char *baseline = o->baseline ? o->baseline : e.baseline ? e.baseline : first;
     int found = 0;
     for (size_t i = 0; i < e.nvariants; i++)
-        found |= strcmp(e.variants[i].name, baseline) == 0;
+        found |= is_variant(e.variants[i].name, baseline);
     if (!found) {
         error("baseline '%s' is not a variant of run %lld", baseline, run_id);
         goto cleanup;
@@ -443,6 +507,10 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
      * previous variant) in every configuration */
     for (size_t i = 0; i < n; i++) {
         meas *x = sorted[i];
+        if (instances_k > 1) { /* by instance; no chain */
+            ncmp += (size_t)instance_compare(m, n, x, baseline, &co, &cmps[ncmp]);
+            continue;
+        }
         meas *refs[2] = {NULL, NULL};
         if (strcmp(x->r.variant, baseline) != 0)
             refs[0] = find(m, n, x->r.config, baseline);
@@ -666,6 +734,24 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                       "dV once (and the forward's for fwd+bwd)."
                     : "");
 
+    if (instances_k > 1)
+        fprintf(out, "Instances: each variant ran as %d instances (V#1..V#%d, each its own setup: "
+                     "fresh allocations, graphs and adapter processes), interleaved in the same "
+                     "rounds, and the instance is the unit of its comparison (on its #1 row): each "
+                     "instance's mean over its rounds of the log settled per-round median, centred "
+                     "on the round's mean over all instances, then Welch's t-test of those means "
+                     "with Satterthwaite's degrees of freedom and its interval (a two-stage "
+                     "analysis of rounds nested in instances: Donner & Klar 2000 sec. 6.2), so the "
+                     "test's variance includes what identical instances differ by. Each "
+                     "configuration gives the between-instance and within-instance standard "
+                     "deviations.\n\n",
+                instances_k, instances_k);
+    else
+        fprintf(out, "Instance variance: not measured. Each variant ran as one instance, and "
+                     "identical instances can differ for a whole run (fresh allocations, graphs, "
+                     "processes): such an offset counts here as a difference of the variants. "
+                     "`instances = k;` in the experiment measures it.\n\n");
+
     /* ---- a calibration run: its A/A table ---- */
     {
         size_t ln = strlen(e.name);
@@ -687,7 +773,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     {
         int base_ok = 0;
         for (size_t i = 0; i < n; i++)
-            base_ok |= strcmp(sorted[i]->r.variant, baseline) == 0 && usable(sorted[i]);
+            base_ok |= is_variant(sorted[i]->r.variant, baseline) && usable(sorted[i]);
         if (!base_ok) {
             fprintf(out, "**The baseline `%s` has no successful measurement in this run: nothing is "
                          "compared with it** (choose another with `--baseline`).\n\n",
@@ -699,12 +785,15 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
 
     { /* which method gave the p values (stats/) */
-        size_t nm[4] = {0, 0, 0, 0};
+        size_t nm[5] = {0, 0, 0, 0, 0};
         for (size_t i = 0; i < ncmp; i++) {
-            ab_pmethod pm = cmps[i].an.paired ? cmps[i].an.rr.test.method : cmps[i].an.c.mw.method;
-            if (cmps[i].an.ok && (unsigned)pm < 4)
+            ab_pmethod pm = cmps[i].an.paired || cmps[i].an.by_instance ? cmps[i].an.p_method
+                                                                        : cmps[i].an.c.mw.method;
+            if (cmps[i].an.ok && (unsigned)pm < 5)
                 nm[pm]++;
         }
+        if (nm[AB_P_WELCH_T])
+            fprintf(out, "p values by instance: %zu Welch t. ", nm[AB_P_WELCH_T]);
         fprintf(out, "p values: %zu exact, %zu exact permutation (given the ties), %zu Monte Carlo "
                      "permutation, %zu normal approximation (Mann-Whitney: exact when one sample "
                      "has at most 8 or both at most 50, or ties are heavy). Median CIs of fewer "
@@ -742,14 +831,14 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         for (size_t k = i; k < j; k++) {
             const cmp *cp = NULL;
             for (size_t c = 0; c < ncmp; c++)
-                if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->r.variant, baseline) == 0)
+                if (cmps[c].a == sorted[k] && is_variant(cmps[c].b->r.variant, baseline))
                     cp = &cmps[c];
             row(out, sorted[k], cp, baseline, ref_mhz);
         }
         { /* the chain (--chain) and the claims against other variants (`than`) */
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
-                if (cmps[c].a->r.config != sorted[i]->r.config || strcmp(cmps[c].b->r.variant, baseline) == 0)
+                if (cmps[c].a->r.config != sorted[i]->r.config || is_variant(cmps[c].b->r.variant, baseline))
                     continue;
                 if (!any && o->chain)
                     fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
@@ -794,12 +883,25 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                         cmps[c].an.rr.serial.rho, cmps[c].an.rr.serial.inflation,
                         (double)cmps[c].an.rr.rounds / cmps[c].an.rr.serial.inflation,
                         cmps[c].an.rr.rounds);
+        for (size_t c = 0; c < ncmp; c++) {
+            const cmp *x = &cmps[c];
+            if (!x->an.ok || !x->an.by_instance || x->a->r.config != sorted[i]->r.config)
+                continue;
+            fprintf(out, "\n%.*s against %.*s by instance (%zu and %zu instances, %.1f rounds "
+                         "each): between-instance sd %.2f%%, within-instance round sd %.2f%% (log "
+                         "scale), Welch df %.1f; minimum detectable effect %.2f%% (α = 0.05, 80%% "
+                         "power).\n",
+                    (int)strcspn(x->a->r.variant, "#"), x->a->r.variant,
+                    (int)strcspn(x->b->r.variant, "#"), x->b->r.variant, x->an.ir.instances_a,
+                    x->an.ir.instances_b, x->an.ir.rounds, 100 * x->an.ir.sd_instance,
+                    100 * x->an.ir.sd_round, x->an.ir.w.df, 100 * x->an.ir.mde);
+        }
         { /* the minimum detectable effect of each paired comparison with the baseline */
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
                 const cmp *x = &cmps[c];
                 if (!x->an.ok || !x->an.paired || !isfinite(x->an.rr.mde) ||
-                    x->a->r.config != sorted[i]->r.config || strcmp(x->b->r.variant, baseline) != 0)
+                    x->a->r.config != sorted[i]->r.config || !is_variant(x->b->r.variant, baseline))
                     continue;
                 fprintf(out, "%s %s %.2f%% (%zu rounds)", any ? "," : "\nMinimum detectable effect "
                              "(α = 0.05, 80% power, from the spread of the per-round log ratios):",

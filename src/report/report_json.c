@@ -18,7 +18,10 @@
  *       not widened), "first_samples_left_out" (rounds' first samples left
  *       out of the per-round medians, both variants), "mde" (minimum
  *       detectable effect of the paired test at alpha 0.05 and 80% power,
- *       relative; null unpaired)},
+ *       relative; null unpaired; by instance the Welch test's),
+ *       "instances": [k_variant, k_baseline], "instance_variance" ("measured"
+ *       or "not measured (one instance per variant)"), and by instance
+ *       "instance_sd", "round_sd_within_instance" (log scale), "df"},
  *       ...],
  *    "variants": [{"config", "variant", "status", "message", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
@@ -63,8 +66,15 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
         const ab_rep_cmp *c = &cmps[i];
         json_t *o = json_object();
         json_object_set_new(o, "config", config(&c->a->r));
-        json_object_set_new(o, "variant", json_string(c->a->r.variant));
-        json_object_set_new(o, "baseline", json_string(c->b->r.variant));
+        if (c->an.by_instance) { /* the variants, not their first instances */
+            json_object_set_new(o, "variant", json_stringn(c->a->r.variant,
+                                                           strcspn(c->a->r.variant, "#")));
+            json_object_set_new(o, "baseline", json_stringn(c->b->r.variant,
+                                                            strcspn(c->b->r.variant, "#")));
+        } else {
+            json_object_set_new(o, "variant", json_string(c->a->r.variant));
+            json_object_set_new(o, "baseline", json_string(c->b->r.variant));
+        }
         if (!c->an.ok) {
             json_object_set_new(o, "speedup", json_null());
             json_object_set_new(o, "speedup_ci", json_null());
@@ -83,10 +93,14 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
             /* how the p was obtained: exact, exact permutation, Monte Carlo
              * permutation or normal approximation (stats/) */
             json_object_set_new(o, "p_method",
-                                json_string(ab_pmethod_name(c->an.paired ? c->an.rr.test.method
-                                                                      : c->an.c.mw.method)));
+                                json_string(ab_pmethod_name(c->an.paired || c->an.by_instance
+                                                                ? c->an.p_method
+                                                                : c->an.c.mw.method)));
             json_object_set_new(o, "paired", json_boolean(c->an.paired));
-            json_object_set_new(o, "rounds", json_integer(c->an.paired ? (json_int_t)c->an.rr.rounds : 0));
+            json_object_set_new(o, "rounds", json_integer(c->an.paired ? (json_int_t)c->an.rr.rounds
+                                                          : c->an.by_instance
+                                                              ? (json_int_t)lround(c->an.ir.rounds)
+                                                              : 0));
             json_object_set_new(o, "too_few_rounds", json_boolean(c->an.too_few));
             json_object_set_new(o, "too_few_rounds_for_family", json_boolean(c->an.too_few_family));
             json_object_set_new(o, "clocks_differ", json_boolean(c->clocks_differ));
@@ -103,6 +117,22 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
             json_object_set_new(o, "mde", c->an.paired ? num(c->an.rr.mde) : json_null());
             json_object_set_new(o, "first_samples_left_out",
                                 json_integer(c->an.paired ? (json_int_t)c->an.rr.dropped : 0));
+            /* instances: the two-stage analysis's variance components, or
+             * that one instance per variant cannot measure them */
+            if (c->an.by_instance) {
+                const ab_instances_result *ir = &c->an.ir;
+                json_object_set_new(o, "instances", json_pack("[I, I]", (json_int_t)ir->instances_a,
+                                                              (json_int_t)ir->instances_b));
+                json_object_set_new(o, "instance_sd", num(ir->sd_instance));
+                json_object_set_new(o, "round_sd_within_instance", num(ir->sd_round));
+                json_object_set_new(o, "df", num(ir->w.df));
+                json_object_set_new(o, "mde", num(ir->mde));
+                json_object_set_new(o, "instance_variance", json_string("measured"));
+            } else {
+                json_object_set_new(o, "instances", json_pack("[i, i]", 1, 1));
+                json_object_set_new(o, "instance_variance",
+                                    json_string("not measured (one instance per variant)"));
+            }
         }
         json_array_append_new(jc, o);
     }
