@@ -119,7 +119,7 @@ static meas *find(meas *m, size_t n, int config, const char *variant)
     return NULL;
 }
 
-static int usable(const meas *x) { return x && strcmp(x->r.status, "ok") == 0 && x->r.n >= 2; }
+static int usable(const meas *x) { return ab_rep_usable(x); }
 
 /* sorted[i..end) is one configuration (sorted by configuration). */
 static size_t config_end(meas *const *sorted, size_t n, size_t i)
@@ -184,17 +184,6 @@ static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
     return 0;
 }
 
-void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
-{
-    meas *a = c->a, *b = c->b;
-    memset(&c->an, 0, sizeof c->an);
-    if (usable(a) && usable(b))
-        ab_pair_analyse(a->r.ms, a->r.round, a->r.n, a->r.rounds, b->r.ms, b->r.round, b->r.n,
-                        b->r.rounds, co, &c->an);
-    if (c->an.ok)
-        c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
-}
-
 /* With instances (instances_k > 1): the comparison of x's variant, when x
  * is its instance #1 and the variant is not the baseline, with the
  * baseline over every usable instance of each in x's configuration
@@ -240,29 +229,6 @@ static int instance_compare(meas *m, size_t n, meas *x, const char *baseline,
         c->clocks_differ = ab_clocks_differ(&x->clk, &b0->clk);
     return 1;
 }
-
-void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double min_shift_ms)
-{
-    ab_pair_decide(&c->an, p_adj, co, min_shift_ms);
-}
-
-void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha)
-{
-    ab_pair_analysis **x = malloc((n ? n : 1) * sizeof *x);
-    if (!x) { /* out of memory: no comparison can be called */
-        for (size_t i = 0; i < n; i++)
-            c[i].an.too_few_family = c[i].an.ok;
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        x[i] = &c[i].an;
-    ab_pair_family_limit(x, n, alpha);
-    free(x);
-}
-
-const char *ab_rep_verdict(const ab_rep_cmp *c) { return ab_pair_verdict_text(&c->an); }
-
-const char *ab_rep_method(const ab_rep_cmp *c) { return ab_pair_method(&c->an); }
 
 /* One table row for variant x in its configuration, compared (when cp is
  * non-NULL) with the reference. ref_mhz > 0: also its latency at that SM
@@ -590,10 +556,76 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     byte_unit = ab_byte_unit(max_byte_s);
 
     if (o->json) {
+        /* every section the markdown has, as data: the run, fingerprint,
+         * settings, calibration, wall time, check coverage, conclusion */
+        json_t *sec = json_object();
+        if (!sec) {
+            error("out of memory");
+            goto cleanup;
+        }
+        json_object_set_new(sec, "run_record",
+                            json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:i}",
+                                      "uuid", uuid, "status", status, "started", started,
+                                      "finished", finished, "command", command, "timing_mode",
+                                      mode, "environment_hash", env_hash, "experiment_hash",
+                                      exp_hash, "experiment_path", e.path, "clocks_monitored",
+                                      monitored, "instances", instances_k));
+        json_object_set(sec, "fingerprint", fp ? fp : json_null());
+        json_t *settings = ab_runenv_load(db, run_id);
+        json_object_set_new(sec, "settings", settings ? settings : json_null());
+        ab_calibration cal;
+        int cst = ab_calibration_for_environment(db, env_hash, &cal);
+        json_object_set_new(
+            sec, "calibration",
+            cst == 0 && cal.pairs > 0
+                ? json_pack("{s:I, s:i, s:f, s:i, s:i, s:i, s:i, s:f, s:b}", "run",
+                            (json_int_t)cal.run_id, "pairs", cal.pairs, "alpha", cal.alpha,
+                            "raw_positives", cal.raw_positives, "ci_covers_1", cal.all.covered,
+                            "uncorrected_positives", cal.uncorrected_positives,
+                            "rule_positives", cal.rule_positives, "binom_p", cal.binom_p,
+                            "flagged", cal.flagged)
+                : json_null());
+        ab_walltime w;
+        json_object_set_new(
+            sec, "wall_time",
+            ab_walltime_load(db, run_id, &w) == 0
+                ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "total_s",
+                            w.total_s, "timed_s", w.timed_s, "sampling_s", w.sampling_s,
+                            "warmup_s", w.warmup_s, "check_s", w.check_s, "setup_s", w.setup_s,
+                            "inputs_s", w.inputs_s, "ceilings_s", w.ceilings_s, "adapter_s",
+                            w.adapter_s, "store_s", w.store_s)
+                : json_null());
+        ab_check_coverage cc;
+        if (ab_check_coverage_load(db, run_id, &cc) == 0) {
+            json_object_set_new(
+                sec, "check_coverage",
+                json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:s}", "measurements", (json_int_t)cc.n,
+                          "rows_checked", (json_int_t)cc.rows_checked, "sampled",
+                          (json_int_t)cc.nsampled, "sampled_rows_checked",
+                          (json_int_t)cc.sampled_checked, "sampled_rows",
+                          (json_int_t)cc.sampled_total, "max_escape", cc.max_escape, "seeds",
+                          cc.seeds ? cc.seeds : ""));
+            free(cc.seeds);
+        } else {
+            json_object_set_new(sec, "check_coverage", json_null());
+        }
+        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
+        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
+        for (size_t i = 0; oc && i < ncmp; i++)
+            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].an.ok, cmps[i].an.verdict};
+        for (size_t i = 0; rm && i < n; i++)
+            rm[i] = &sorted[i]->r;
+        json_t *concl = oc && rm ? ab_conclusion_json(&e, oc, ncmp, rm, n) : NULL;
+        free(oc);
+        free(rm);
+        json_object_set_new(sec, "conclusion", concl ? concl : json_null());
+        /* provenance.h: built in, the plugin library (path, SHA-256) or the
+         * adapter (command, version line) of each variant; null when unread */
         json_t *prov = ab_provenance_load(db, run_id, &e, err);
+        json_object_set_new(sec, "provenance", prov ? prov : json_null());
         rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
-                            co.practical, prov);
-        json_decref(prov);
+                            co.practical, sec);
+        json_decref(sec);
         goto cleanup;
     }
 
@@ -680,7 +712,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "(the Walsh averages' order statistics, Hollander & Wolfe 1999 sec. 3.2); p is the "
                  "two-sided Wilcoxon signed-rank test of those log ratios (exact, or exact given "
                  "ties, up to 50 rounds; normal approximation beyond). Where the log ratios are "
-                 "serially correlated from round to round (with at least 16 rounds, lag-1 "
+                 "serially correlated from round to round (with at least 16 rounds, Young's "
+                 "(1941) test of no serial correlation rejecting at one-sided 0.25 and the lag-1 "
                  "autocorrelation r1 with (n r1 + 1)/(n − 4) > 0: Kendall's bias correction), the "
                  "test and the interval are widened by the AR(1) variance factor (1 + ρ)/(1 − ρ) "
                  "with Student's t on the effective rounds (Zwiers & von Storch 1995), and the "
@@ -876,10 +909,12 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             if (cmps[c].an.ok && cmps[c].an.paired && cmps[c].an.rr.serial.widened &&
                 cmps[c].a->r.config == sorted[i]->r.config)
                 fprintf(out, "\n%s against %s: serial correlation of the per-round log ratios "
-                             "(lag-1 r1 = %.2f, bias-corrected ρ = %.2f > 0): the test and the "
+                             "(Young's test p = %.3f, lag-1 r1 = %.2f, bias-corrected ρ = %.2f > 0): "
+                             "the test and the "
                              "interval are widened, variance × %.2f (%.1f effective rounds of "
                              "%zu).\n",
-                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.rr.serial.r1,
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.rr.serial.p_serial,
+                        cmps[c].an.rr.serial.r1,
                         cmps[c].an.rr.serial.rho, cmps[c].an.rr.serial.inflation,
                         (double)cmps[c].an.rr.rounds / cmps[c].an.rr.serial.inflation,
                         cmps[c].an.rr.rounds);

@@ -13,7 +13,8 @@
  *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
  *       family can reach alpha after Holm: p_adjusted null), "clocks_differ",
  *       "serial_correlation" (lag-1 autocorrelation of the per-round log
- *       ratios; null unpaired), "serial_correlation_widened" (the test and
+ *       ratios; null unpaired), "serial_correlation_p" (Young's test of no
+ *       serial correlation, one-sided), "serial_correlation_widened" (the test and
  *       interval widened for it), "variance_inflation" (its factor, 1 when
  *       not widened), "first_samples_left_out" (rounds' first samples left
  *       out of the per-round medians, both variants), "mde" (minimum
@@ -25,7 +26,16 @@
  *       ...],
  *    "variants": [{"config", "variant", "status", "message", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
- *       "sm_mhz", "power_w", "power_capped_share"}, ...]}
+ *       "sm_mhz", "power_w", "power_capped_share"}, ...],
+ *    "run_record": {uuid, status, started, finished, command, timing_mode,
+ *       environment_hash, experiment_hash, experiment_path,
+ *       clocks_monitored, instances}, "fingerprint", "settings" (the run's
+ *       stored settings), "calibration" (the A/A calibration of the
+ *       environment: run, pairs, alpha, raw_positives, ci_covers_1,
+ *       uncorrected_positives, rule_positives, binom_p, flagged; null
+ *       without one), "wall_time" (db/walltime.h's parts, s; null when not
+ *       recorded), "check_coverage" (null without row counts), "conclusion"
+ *       (src/report/conclusion.h, ab_conclusion_json)}
  *
  * Numbers are written with 17 significant digits (jansson's real format);
  * absent values (no clocks, no summary) are null.
@@ -47,7 +57,7 @@ static json_t *config(const ab_rmeas *r)
 
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
                    ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
-                   double alpha, double practical, const json_t *provenance)
+                   double alpha, double practical, json_t *sections)
 {
     json_t *root = json_object(), *jc = json_array(), *jv = json_array();
     int rc = -1;
@@ -58,10 +68,8 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
     json_object_set_new(root, "baseline", json_string(baseline));
     json_object_set_new(root, "alpha", json_real(alpha));
     json_object_set_new(root, "practical", json_real(practical));
-    /* provenance.h: built in, the plugin library (path, SHA-256) or the
-     * adapter (command, version line) of each variant; null when unread */
-    json_object_set_new(root, "provenance",
-                        provenance ? json_deep_copy(provenance) : json_null());
+    if (sections)
+        json_object_update(root, sections);
     for (size_t i = 0; i < ncmp; i++) {
         const ab_rep_cmp *c = &cmps[i];
         json_t *o = json_object();
@@ -108,6 +116,8 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
              * ratios and whether it widened the test and interval */
             json_object_set_new(o, "serial_correlation",
                                 c->an.paired ? num(c->an.rr.serial.r1) : json_null());
+            json_object_set_new(o, "serial_correlation_p",
+                                c->an.paired ? num(c->an.rr.serial.p_serial) : json_null());
             json_object_set_new(o, "serial_correlation_widened",
                                 json_boolean(c->an.paired && c->an.rr.serial.widened));
             json_object_set_new(o, "variance_inflation",

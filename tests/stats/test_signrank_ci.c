@@ -16,9 +16,10 @@
  *    (sorted here by qsort). Known value: n = 10, 95% -> c = 9 (Hollander
  *    & Wolfe 1999, Table A.4: P(T+ >= 47) = 0.024 at n = 10, so c = 55 +
  *    1 - 47 = 9), attained 1 - 2 x 0.02441 = 0.9512.
- * 2. The lag-1 autocorrelation by hand on short series; the rule's
- *    inflation (1 + rho)/(1 - rho) from the bias-corrected rho, and no
- *    widening below 16 rounds.
+ * 2. The lag-1 autocorrelation and Young's C by hand on short series; the
+ *    rule's inflation (1 + rho)/(1 - rho) from the bias-corrected rho, no
+ *    widening below 16 rounds, and none where Young's test does not reject
+ *    at the gate though the corrected rho is positive.
  * 3. The minimum detectable effect: sd 0.03, 20 rounds, alpha 0.05, 80%
  *    power: z = 1.959964 + 0.841621 (normal table), n_eff = 60/pi =
  *    19.098593, delta = 2.8015852 x 0.03 / 4.3701937 = 0.01923199,
@@ -164,6 +165,24 @@ int main(void)
         CHECK_CLOSE("r1 of 1..20", s.r1, 0.85, 1e-12, 0);
         CHECK(s.widened && fabs(s.rho - 0.95) < 1e-12, "rho %g", s.rho);
         CHECK_CLOSE("inflation", s.inflation, 39.0, 1e-12, 0);
+        /* Young's C of 1..20: 1 - 19 / (2 x 665) = 0.98571429; its z
+         * 0.98571429 / sqrt(18/399) = 4.641 -> p 1.7e-6 < the gate */
+        CHECK_CLOSE("Young's C of 1..20", s.young_c, 1 - 19.0 / 1330.0, 1e-12, 0);
+        CHECK(s.p_serial < 1e-5, "p_serial %g", s.p_serial);
+        /* the gate: 1, 1, -1, -1 five times: sum of squares 20, lag-1
+         * products alternate 1, -1 over 19 pairs -> r1 = 1/20, the corrected
+         * rho (20 x 0.05 + 1)/16 = 0.125 > 0 (the rule before the gate would
+         * widen); squared successive differences 9 x 4 = 36 -> C = 1 -
+         * 36/40 = 0.1, z = 0.1 / sqrt(18/399) = 0.470814, one-sided p =
+         * 0.31888 (normal table) > 0.25: not widened */
+        double q[20];
+        for (int i = 0; i < 20; i++)
+            q[i] = (i % 4) < 2 ? 1 : -1;
+        CHECK_RC(ab_serial_correlation(q, 20, &s), AB_STATS_OK);
+        CHECK_CLOSE("r1 of 1,1,-1,-1", s.r1, 0.05, 1e-12, 0);
+        CHECK_CLOSE("Young's C of 1,1,-1,-1", s.young_c, 0.1, 1e-12, 0);
+        CHECK_CLOSE("p_serial of 1,1,-1,-1", s.p_serial, 0.31888, 0, 5e-5);
+        CHECK(!s.widened && s.inflation == 1, "1,1,-1,-1: not widened by the gate");
         /* alternating: r1 < 0, not widened */
         double alt[20];
         for (int i = 0; i < 20; i++)
