@@ -104,9 +104,11 @@ typedef enum ab_pmethod {
     AB_P_NORMAL = 3,      /* normal approximation with tie correction */
     AB_P_WELCH_T = 4,     /* Student's t with Satterthwaite's degrees of freedom
                              (stats/welch.h, a test of means, not of ranks) */
+    AB_P_BETWEEN_RUNS = 5, /* Student's t on the between-run variance
+                              (src/analysis/between_runs.h) */
 } ab_pmethod;
 /* "exact", "exact permutation", "Monte Carlo permutation", "normal approximation",
- * "Welch t". */
+ * "Welch t", "t between runs". */
 const char *ab_pmethod_name(ab_pmethod m);
 
 /* Zeros of a paired difference in the Wilcoxon signed-rank test: dropped

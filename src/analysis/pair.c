@@ -112,7 +112,7 @@ void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha)
     for (size_t i = 0; i < n; i++)
         if (x[i]->ok) {
             m++;
-            pmin = fmin(pmin, x[i]->paired ? x[i]->rr.p_min : 0);
+            pmin = fmin(pmin, x[i]->paired && !x[i]->between_runs ? x[i]->rr.p_min : 0);
         }
     for (size_t i = 0; i < n; i++) {
         x[i]->family = m;

@@ -18,13 +18,24 @@
  *    zero round noise, and an instance sd equal to the pooled sd of the
  *    levels, sqrt((2 x 0.000233.. + 2 x 0.0004)/4) = 0.0177951.
  * 3. Errors: one instance, one value.
+ * 4. The between-run variance (src/analysis/between_runs.c): medians 1.0,
+ *    1.1, 1.05 -> sd of their logs 0.0476596 (by hand); a comparison with
+ *    speedup 1.05 judged by it: t = log(1.05) / (sqrt(2) x 0.0476596) =
+ *    0.7238806 on 2 df, whose two-sided p has the closed form 1 - t /
+ *    sqrt(t^2 + 2) = 0.5443599 (Student's t with 2 df), CI log(1.05) -/+
+ *    4.302653 (t table, 2 df, 0.975) x se -> [0.7856748, 1.4032523]. The
+ *    step-robust estimate of medians exp(0), exp(0.01), exp(0.03),
+ *    exp(0.06): successive differences 0.01, 0.02, 0.03, median 0.02,
+ *    x 1.4826 / sqrt(2) = 0.0209671.
  */
 #include "abstats.h"
 #include "check.h"
 #include "instances.h"
+#include "pair.h"
 #include "welch.h"
 
 #include <math.h>
+#include <string.h>
 
 int main(void)
 {
@@ -67,6 +78,26 @@ int main(void)
 
     CHECK_RC(ab_instances_compare(in, 1, in + 3, 3, 0.95, &ir), AB_STATS_EINVAL);
     CHECK_RC(ab_welch_t(g1, 1, g2, 10, 0.95, &w), AB_STATS_EINVAL);
+    /* between runs */
+    const double med[3] = {1.0, 1.1, 1.05};
+    ab_between_runs br;
+    CHECK(ab_between_runs_sd(med, 3, &br) == 0, "between-run sd");
+    CHECK_CLOSE("between-run sd", br.sd_log, 0.0476596, 0, 5e-7);
+    CHECK(ab_between_runs_sd(med, 2, &br) == -1, "two runs refused");
+    ab_between_runs_sd(med, 3, &br);
+    ab_pair_analysis pa;
+    memset(&pa, 0, sizeof pa);
+    pa.ok = 1;
+    pa.speedup = 1.05;
+    pa.too_few = 1;
+    ab_pair_between_runs(&pa, &br, 0.95);
+    CHECK(pa.between_runs && !pa.too_few && pa.p_method == AB_P_BETWEEN_RUNS, "marked");
+    CHECK_CLOSE("between-run p", pa.p, 0.5443599, 0, 5e-7);
+    CHECK_CLOSE("between-run lo", pa.lo, 0.7856748, 0, 5e-6);
+    CHECK_CLOSE("between-run hi", pa.hi, 1.4032523, 0, 5e-6);
+    const double steps[4] = {exp(0), exp(0.01), exp(0.03), exp(0.06)};
+    CHECK(ab_between_runs_sd_steps(steps, 4, &br) == 0, "step-robust sd");
+    CHECK_CLOSE("step-robust sd", br.sd_log, 0.0209671, 0, 5e-7);
     printf("%d checks, %d failed\n", check_count, check_failures);
     return check_failures != 0;
 }
