@@ -469,11 +469,14 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     for (size_t i = 0; i < n; i++)
         any_kv |= m[i].r.H_kv != m[i].r.H || m[i].r.S_kv != m[i].r.S;
 
+    if (o->chain && instances_k > 1)
+        fprintf(stderr, "attnbench: report: --chain is not applied to a run with instances: "
+                        "each variant is compared with the baseline over its instances\n");
     /* the family: every variant against the baseline (and, with chain, the
      * previous variant) in every configuration */
     for (size_t i = 0; i < n; i++) {
         meas *x = sorted[i];
-        if (instances_k > 1) { /* by instance; no chain */
+        if (instances_k > 1) { /* by instance; no chain (said once, below) */
             ncmp += (size_t)instance_compare(m, n, x, baseline, &co, &cmps[ncmp]);
             continue;
         }
