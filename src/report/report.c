@@ -626,6 +626,36 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
          * adapter (command, version line) of each variant; null when unread */
         json_t *prov = ab_provenance_load(db, run_id, &e, err);
         json_object_set_new(sec, "provenance", prov ? prov : json_null());
+        ab_timer_floor_row fl[16];
+        int nf = ab_timer_floors_load(db, run_id, fl, 16);
+        json_t *floors = json_array();
+        for (int i = 0; i < nf; i++)
+            json_array_append_new(floors, json_pack("{s:s, s:f, s:I}", "timing_mode", fl[i].mode,
+                                                    "median_ms", fl[i].median_ms, "n",
+                                                    (json_int_t)fl[i].n));
+        json_object_set_new(sec, "timer_floor", floors);
+        ab_clock_totals t;
+        json_object_set_new(
+            sec, "clocks",
+            monitored && ab_clock_totals_load(db, run_id, &t) == 0
+                ? json_pack("{s:I, s:i, s:i, s:i, s:i, s:i, s:f, s:I, s:I}", "blocks",
+                            (json_int_t)t.blocks, "sm_mhz_min", t.sm_mhz_min, "sm_mhz_max",
+                            t.sm_mhz_max, "mem_mhz_min", t.mem_mhz_min, "mem_mhz_max",
+                            t.mem_mhz_max, "temp_c_max", t.temp_c_max, "power_w_max",
+                            t.power_w_max, "throttled_blocks", (json_int_t)t.throttled,
+                            "power_capped_blocks", (json_int_t)t.power_capped)
+                : json_null());
+        size_t ln = strlen(e.name);
+        ab_calibration aa;
+        json_object_set_new(
+            sec, "aa_calibration_table",
+            ln > 12 && strcmp(e.name + ln - 12, "-calibration") == 0 &&
+                    ab_calibration_summary(db, run_id, &aa) == 0 && aa.pairs > 0
+                ? json_pack("{s:i, s:i, s:i, s:i, s:i, s:f, s:b}", "pairs", aa.pairs,
+                            "raw_positives", aa.raw_positives, "ci_covers_1", aa.all.covered,
+                            "uncorrected_positives", aa.uncorrected_positives, "rule_positives",
+                            aa.rule_positives, "binom_p", aa.binom_p, "flagged", aa.flagged)
+                : json_null());
         rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
                             co.practical, sec);
         json_decref(sec);

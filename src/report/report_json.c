@@ -35,7 +35,10 @@
  *       uncorrected_positives, rule_positives, binom_p, flagged; null
  *       without one), "wall_time" (db/walltime.h's parts, s; null when not
  *       recorded), "check_coverage" (null without row counts), "conclusion"
- *       (src/report/conclusion.h, ab_conclusion_json)}
+ *       (src/report/conclusion.h, ab_conclusion_json), "timer_floor"
+ *       [{timing_mode, median_ms, n}], "clocks" (NVML totals; null when not
+ *       monitored), "aa_calibration_table" (a calibration run's own A/A
+ *       summary; null for other runs)}
  *
  * Numbers are written with 17 significant digits (jansson's real format);
  * absent values (no clocks, no summary) are null.
