@@ -92,7 +92,7 @@ int ab_signrank_hl(const double *d, size_t n, double level, double inflation,
 
 /* The one-sided level of the test of no serial correlation (Young's C,
  * serial.c) below which the rule widens. */
-#define AB_SERIAL_GATE 0.25
+#define AB_SERIAL_GATE 0.35
 
 /* Serial correlation of differences in round order (serial.c). */
 typedef struct ab_serial {

@@ -746,7 +746,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "two-sided Wilcoxon signed-rank test of those log ratios (exact, or exact given "
                  "ties, up to 50 rounds; normal approximation beyond). Where the log ratios are "
                  "serially correlated from round to round (with at least 16 rounds, Young's "
-                 "(1941) test of no serial correlation rejecting at one-sided 0.25 and the lag-1 "
+                 "(1941) test of no serial correlation rejecting at one-sided 0.35 and the lag-1 "
                  "autocorrelation r1 with (n r1 + 1)/(n − 4) > 0: Kendall's bias correction), the "
                  "test and the interval are widened by the AR(1) variance factor (1 + ρ)/(1 − ρ) "
                  "with Student's t on the effective rounds (Zwiers & von Storch 1995), and the "

@@ -169,20 +169,25 @@ int main(void)
          * 0.98571429 / sqrt(18/399) = 4.641 -> p 1.7e-6 < the gate */
         CHECK_CLOSE("Young's C of 1..20", s.young_c, 1 - 19.0 / 1330.0, 1e-12, 0);
         CHECK(s.p_serial < 1e-5, "p_serial %g", s.p_serial);
-        /* the gate: 1, 1, -1, -1 five times: sum of squares 20, lag-1
-         * products alternate 1, -1 over 19 pairs -> r1 = 1/20, the corrected
-         * rho (20 x 0.05 + 1)/16 = 0.125 > 0 (the rule before the gate would
-         * widen); squared successive differences 9 x 4 = 36 -> C = 1 -
-         * 36/40 = 0.1, z = 0.1 / sqrt(18/399) = 0.470814, one-sided p =
-         * 0.31888 (normal table) > 0.25: not widened */
+        /* the gate: 0, then 1, 1, -1, -1 four times, then 1, 1, -1: sum 1,
+         * mean 0.05, sum of squares 19 - 20 x 0.0025 = 18.95; lag-1
+         * products sum to 0, centred 0 - 0.05 (2 + 1) + 19 x 0.0025 =
+         * -0.1025 -> r1 = -0.0054090, the corrected rho (20 r1 + 1)/16 =
+         * 0.0557388 > 0 (the rule before the gate would widen); squared
+         * successive differences 37 -> C = 1 - 37/37.9 = 0.0237467, z =
+         * C / sqrt(18/399) = 0.111803, one-sided p = 0.45549 (normal
+         * table) > AB_SERIAL_GATE: not widened */
         double q[20];
-        for (int i = 0; i < 20; i++)
-            q[i] = (i % 4) < 2 ? 1 : -1;
+        q[0] = 0;
+        for (int i = 1; i < 20; i++)
+            q[i] = ((i - 1) % 4) < 2 ? 1 : -1;
         CHECK_RC(ab_serial_correlation(q, 20, &s), AB_STATS_OK);
-        CHECK_CLOSE("r1 of 1,1,-1,-1", s.r1, 0.05, 1e-12, 0);
-        CHECK_CLOSE("Young's C of 1,1,-1,-1", s.young_c, 0.1, 1e-12, 0);
-        CHECK_CLOSE("p_serial of 1,1,-1,-1", s.p_serial, 0.31888, 0, 5e-5);
-        CHECK(!s.widened && s.inflation == 1, "1,1,-1,-1: not widened by the gate");
+        CHECK_CLOSE("r1 of the gate series", s.r1, -0.1025 / 18.95, 1e-12, 0);
+        CHECK(((20 * s.r1 + 1) / 16) > 0, "corrected rho > 0");
+        CHECK_CLOSE("Young's C of the gate series", s.young_c, 1 - 37 / 37.9, 1e-12, 0);
+        CHECK_CLOSE("p_serial of the gate series", s.p_serial, 0.45549, 0, 5e-5);
+        CHECK(AB_SERIAL_GATE < 0.45549 && !s.widened && s.inflation == 1,
+              "the gate series: not widened");
         /* alternating: r1 < 0, not widened */
         double alt[20];
         for (int i = 0; i < 20; i++)
