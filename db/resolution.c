@@ -258,6 +258,8 @@ void ab_resolution_for(sqlite3 *db, long long measurement_id, ab_resolution *r)
         if (cache[i].db == db && strcmp(cache[i].env, env) == 0 && strcmp(cache[i].mode, mode) == 0)
             G = &cache[i];
     if (!G) {
+        if (ab_db_on_close(ab_resolution_forget)) /* the cache must not outlive the handle */
+            return;
         G = &cache[ncache < CACHE ? ncache++ : CACHE - 1];
         if (groups_load(db, env, mode, G)) {
             G->n = 0;

@@ -33,7 +33,8 @@ typedef struct ab_resolution {
  * round; throttled samples left out), and r->rel is the largest |speedup -
  * 1|. r->rel = 0 (no veto) when there is no such calibration or on a
  * database error. The groups are computed once per (database, environment,
- * mode) and cached until ab_resolution_forget (ab_db_close calls it). */
+ * mode) and cached until ab_resolution_forget (ab_db_close calls it, registered
+ * through ab_db_on_close). */
 void ab_resolution_for(sqlite3 *db, long long measurement_id, ab_resolution *r);
 
 /* Minimum resolvable shift (ms) of measurement measurement_id: its A/A

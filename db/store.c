@@ -4,7 +4,6 @@
  */
 #include "store.h"
 
-#include "resolution.h"
 
 #include "db_internal.h"
 #include "exp_canon.h"
@@ -616,12 +615,27 @@ fail:
     return -1;
 }
 
+static void (*close_hooks[8])(sqlite3 *db);
+static int nclose_hooks;
+
+int ab_db_on_close(void (*fn)(sqlite3 *db))
+{
+    for (int i = 0; i < nclose_hooks; i++)
+        if (close_hooks[i] == fn)
+            return 0;
+    if (nclose_hooks == 8)
+        return -1;
+    close_hooks[nclose_hooks++] = fn;
+    return 0;
+}
+
 void ab_db_close(sqlite3 *db)
 {
     if (db) {
         forget_file(db);
         forget_copy(db);
-        ab_resolution_forget(db);
+        for (int i = 0; i < nclose_hooks; i++)
+            close_hooks[i](db);
         sqlite3_close(db);
     }
 }

@@ -66,6 +66,12 @@ int ab_db_schema_version(void);
 int ab_db_open(const char *path, int readonly, sqlite3 **db, char *err);
 void ab_db_close(sqlite3 *db);
 
+/* Registers fn to be called with a handle just before ab_db_close closes
+ * it, so that a module caching per-handle data forgets it without store.c
+ * depending on that module (at most 8 functions; one registered twice is
+ * kept once). Returns 0, or -1 when the table is full. */
+int ab_db_on_close(void (*fn)(sqlite3 *db));
+
 /* Inserts the environment (fingerprint JSON text, its hash) unless a row
  * with that hash exists; returns its id either way. */
 int ab_db_put_environment(sqlite3 *db, const char *hash, const char *fingerprint,

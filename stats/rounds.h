@@ -90,13 +90,22 @@ int ab_signrank_hl(const double *d, size_t n, double level, double inflation,
 /* Rounds below which no serial correlation is estimated. */
 #define AB_SERIAL_MIN_ROUNDS 16
 
+/* The one-sided level of the test of no serial correlation (Young's C,
+ * serial.c) below which the rule widens. */
+#define AB_SERIAL_GATE 0.35
+
 /* Serial correlation of differences in round order (serial.c). */
 typedef struct ab_serial {
     double r1;        /* lag-1 sample autocorrelation; NAN for n < 3 or constant d */
+    double young_c;   /* Young's (1941) C = 1 - sum (d_{i+1} - d_i)^2 / (2 sum (d_i - mean)^2);
+                         NAN for n < 3 or constant d */
+    double p_serial;  /* one-sided p of C under no serial correlation: normal with mean 0,
+                         variance (n - 2)/(n^2 - 1); 1 when not computed */
     double rho;       /* bias-corrected (n r1 + 1)/(n - 4), clipped to [0, 0.95];
                          0 when not widened */
     double inflation; /* (1 + rho)/(1 - rho): the variance factor, 1 when not widened */
-    int widened;      /* n >= AB_SERIAL_MIN_ROUNDS and the corrected rho > 0 */
+    int widened;      /* n >= AB_SERIAL_MIN_ROUNDS, p_serial < AB_SERIAL_GATE and the
+                         corrected rho > 0 */
 } ab_serial;
 
 /* Lag-1 serial correlation of d[0..n) (in round order) and the rule of

@@ -67,6 +67,8 @@ const char *ab_pmethod_name(ab_pmethod m)
     case AB_P_PERMUTATION: return "exact permutation";
     case AB_P_MONTE_CARLO: return "Monte Carlo permutation";
     case AB_P_NORMAL: return "normal approximation";
+    case AB_P_WELCH_T: return "Welch t";
+    case AB_P_BETWEEN_RUNS: return "t between runs";
     default: return "unknown";
     }
 }

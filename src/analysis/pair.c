@@ -39,6 +39,52 @@ int ab_pair_analyse(const double *a, const int *ra, size_t na, int rounds_a, con
     return AB_STATS_OK;
 }
 
+/* The samples of k instances pooled, for the i.i.d. statistics. */
+static double *pool(const ab_instance_sample *x, size_t k, size_t *n)
+{
+    size_t tot = 0;
+    for (size_t j = 0; j < k; j++)
+        tot += x[j].n;
+    double *p = malloc((tot ? tot : 1) * sizeof *p);
+    if (!p)
+        return NULL;
+    size_t at = 0;
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < x[j].n; i++)
+            p[at++] = x[j].ms[i];
+    *n = tot;
+    return p;
+}
+
+int ab_pair_analyse_instances(const ab_instance_sample *a, size_t ka,
+                              const ab_instance_sample *b, size_t kb, const ab_compare_opts *co,
+                              ab_pair_analysis *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t na = 0, nb = 0;
+    double *pa = pool(a, ka, &na), *pb = pool(b, kb, &nb);
+    int st = AB_STATS_ENOMEM;
+    if (!pa || !pb)
+        goto cleanup;
+    st = ab_compare(pa, na, pb, nb, co, &out->c);
+    if (st != AB_STATS_OK)
+        goto cleanup;
+    st = ab_instances_compare(a, ka, b, kb, co->boot.level, &out->ir);
+    if (st != AB_STATS_OK)
+        goto cleanup;
+    out->ok = 1;
+    out->by_instance = 1;
+    out->speedup = out->ir.speedup;
+    out->lo = out->ir.lo;
+    out->hi = out->ir.hi;
+    out->p = out->ir.w.p;
+    out->p_method = AB_P_WELCH_T;
+cleanup:
+    free(pa);
+    free(pb);
+    return st;
+}
+
 void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co,
                     double min_shift_ms)
 {
@@ -66,7 +112,7 @@ void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha)
     for (size_t i = 0; i < n; i++)
         if (x[i]->ok) {
             m++;
-            pmin = fmin(pmin, x[i]->paired ? x[i]->rr.p_min : 0);
+            pmin = fmin(pmin, x[i]->paired && !x[i]->between_runs ? x[i]->rr.p_min : 0);
         }
     for (size_t i = 0; i < n; i++) {
         x[i]->family = m;
@@ -114,6 +160,9 @@ const char *ab_pair_verdict_text(const ab_pair_analysis *x)
 
 const char *ab_pair_method(const ab_pair_analysis *x)
 {
+    if (x->by_instance)
+        return "by instance: Welch t-test of the per-instance mean log round medians "
+               "(Satterthwaite df), its interval";
     return x->paired ? "paired over rounds: Hodges-Lehmann estimate of the per-round log ratios, "
                        "signed-rank interval, Wilcoxon signed-rank"
                      : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";

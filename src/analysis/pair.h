@@ -19,6 +19,8 @@
 #define ATTNBENCH_ANALYSIS_PAIR_H
 
 #include "abstats.h"
+#include "between_runs.h"
+#include "instances.h"
 #include "rounds.h"
 
 #include <stddef.h>
@@ -28,6 +30,11 @@ typedef struct ab_pair_analysis {
     int ok;              /* comparison computed */
     int paired;          /* 1: inference over shared rounds (rr); 0: i.i.d. (c) */
     ab_rounds_result rr;
+    int by_instance;     /* 1: several instances per variant, the instance the unit
+                            (ir, instances.h); paired is then 0 */
+    ab_instances_result ir;
+    int between_runs;    /* 1: the CI and p are the between-run test's (br; compare) */
+    ab_between_runs br;
     double speedup, lo, hi; /* the speedup (median(B)/median(A) sense) and CI the verdict uses */
     double p;            /* the p-value in the family (rr.p or c.mw.p) */
     ab_pmethod p_method; /* how p was obtained */
@@ -59,6 +66,25 @@ int ab_pair_analyse(const double *a, const int *ra, size_t na, int rounds_a, con
                     const int *rb, size_t nb, int rounds_b, const ab_compare_opts *co,
                     ab_pair_analysis *out);
 
+/* Compares variant A, measured as instances a[0..ka), with variant B's
+ * b[0..kb) (ka, kb >= 2; instances.h): the speedup, CI and p of the
+ * two-stage analysis (ab_instances_compare at co->boot.level), and the
+ * i.i.d. statistics (c) of the pooled samples of all instances. Sets every
+ * field but the verdict's; by_instance = 1. Returns AB_STATS_OK with
+ * out->ok = 1, or an error status (out->ok = 0). */
+int ab_pair_analyse_instances(const ab_instance_sample *a, size_t ka,
+                              const ab_instance_sample *b, size_t kb, const ab_compare_opts *co,
+                              ab_pair_analysis *out);
+
+/* Judges x, a comparison of two runs of the same (variant, configuration)
+ * in one environment, by the between-run variance b (between_runs.h): keeps
+ * x's speedup, replaces its CI with log(speedup) -/+ t_{k-1,(1+level)/2}
+ * sqrt(2) b->sd_log and its p with the two-sided t-test of log(speedup) on
+ * that se (k - 1 df), and sets between_runs = 1 and too_few = 0 (the test
+ * is continuous). Nothing happens when x is not ok or b has fewer than
+ * AB_BETWEEN_RUNS_MIN runs. Call before the family's verdicts. */
+void ab_pair_between_runs(ab_pair_analysis *x, const ab_between_runs *b, double level);
+
 /* The verdict of x given its family-adjusted p (or its raw p, for the
  * per-comparison error rate): ab_decide_why on x's speedup and CI with
  * min_shift_ms the minimum resolvable shift (0: none); no difference when
@@ -84,7 +110,7 @@ void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha);
  * samples too small). */
 const char *ab_pair_verdict_text(const ab_pair_analysis *x);
 
-/* The method name of a comparison: paired over rounds or i.i.d. */
+/* The method name of a comparison: by instance, paired over rounds or i.i.d. */
 const char *ab_pair_method(const ab_pair_analysis *x);
 
 #endif /* ATTNBENCH_ANALYSIS_PAIR_H */

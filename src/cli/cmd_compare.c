@@ -7,7 +7,11 @@
  * (Holm), Cliff's delta, and a verdict (improved / regressed / unchanged) by
  * the one verdict rule (stats/verdict.c, through ab_pair_decide_family over
  * the pairs compared, with each pair's minimum resolvable shift,
- * resolution.h).
+ * resolution.h). Where the database holds AB_BETWEEN_RUNS_MIN or more runs
+ * of the same (variant, configuration) in A's environment, A and B left out, the
+ * pair is judged by their between-run variance instead
+ * (src/analysis/between_runs.h; --within-run turns that off), and compare
+ * says for how many pairs it did, or that it did not.
  * Environment fields that differ are listed first, so that a driver or clock
  * change is not mistaken for a kernel change. Every (variant,
  * configuration) of A that could not be compared (missing or failed in B,
@@ -45,6 +49,67 @@ typedef struct dropped {
 
 #define AB_COMPARE_MIN_SAMPLES 3 /* ab_compare's minimum (the drift test's) */
 
+/* The between-run spread of x's (variant, configuration): the log medians
+ * of its ok measurements in every other run of the database in run ra's
+ * environment (same environment hash), runs ra and rb left out: the
+ * yardstick is then independent of the two runs compared, so that the
+ * statistic is Student's t under "no change", and neither run (a slowed
+ * baseline, a slowed candidate) widens its own yardstick. Returns 0 with out filled, 1 when
+ * there are fewer than AB_BETWEEN_RUNS_MIN such runs, -1 on a database
+ * error (printed). */
+static int between_runs_of(sqlite3 *db, const ab_rmeas *x, long long ra, long long rb,
+                           ab_between_runs *out)
+{
+    ab_config_pat pat;
+    memset(&pat, 0, sizeof pat);
+    pat.B = x->B;
+    pat.H = x->H;
+    pat.S = x->S;
+    pat.D = x->D;
+    pat.causal = x->causal;
+    pat.H_kv = x->H_kv;
+    pat.S_kv = x->S_kv;
+    snprintf(pat.dtype, sizeof pat.dtype, "%s", x->dtype);
+    snprintf(pat.pass, sizeof pat.pass, "%s", x->pass[0] ? x->pass : "fwd");
+    ab_history_point *hp = NULL;
+    size_t n = 0, k = 0;
+    char err[AB_ERR];
+    if (ab_history_load(db, x->variant, &pat, &hp, &n, err))
+        return error("compare: %s", err);
+    const char *env = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (hp[i].run == ra)
+            env = hp[i].env;
+    double *med = malloc((n ? n : 1) * sizeof *med);
+    int rc = -1;
+    if (!med) {
+        error("out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; env && i < n; i++) {
+        double *ms = NULL;
+        size_t m = 0;
+        ab_summary su;
+        if (hp[i].run == ra || hp[i].run == rb || strcmp(hp[i].env, env) != 0)
+            continue;
+        if (ab_db_samples(db, hp[i].mid, 0, &ms, &m, err)) {
+            free(ms);
+            error("compare: %s", err);
+            goto cleanup;
+        }
+        if (m >= 1 && ab_summarize(ms, m, &su) == AB_STATS_OK)
+            med[k++] = su.median;
+        free(ms);
+    }
+    rc = ab_between_runs_sd(med, k, out) == 0 ? 0 : 1;
+cleanup:
+    for (size_t i = 0; i < n; i++)
+        free(hp[i].fp);
+    free(hp);
+    free(med);
+    return rc;
+}
+
 static json_t *run_fingerprint(sqlite3 *db, long long run)
 {
     char *text = ab_run_fingerprint_text(db, run);
@@ -62,7 +127,7 @@ static json_t *run_fingerprint(sqlite3 *db, long long run)
 int cmd_compare(int argc, char **argv)
 {
     const char *db_flag = NULL, *runs[2] = {NULL, NULL}, *v;
-    int missing = 0, fail_on_regression = 0, nruns = 0;
+    int missing = 0, fail_on_regression = 0, nruns = 0, within_run = 0;
     ab_compare_opts co;
     ab_compare_opts_default(&co);
     co.boot.method = AB_CI_BCA;
@@ -80,6 +145,8 @@ int cmd_compare(int argc, char **argv)
                 return ab_usage("compare: --alpha wants a level in (0, 1), e.g. 0.05");
         } else if (!missing && strcmp(argv[i], "--fail-on-regression") == 0)
             fail_on_regression = 1;
+        else if (!missing && strcmp(argv[i], "--within-run") == 0)
+            within_run = 1;
         else if (missing || argv[i][0] == '-' || nruns == 2)
             return ab_usage("compare: %s '%s' (attnbench help compare)",
                          missing ? "missing value for" : "unexpected argument", argv[i]);
@@ -141,6 +208,14 @@ int cmd_compare(int argc, char **argv)
             int st = ab_pair_analyse(y->ms, y->round, y->n, y->rounds, x->ms, x->round, x->n,
                                      x->rounds, &co, &p[np].an);
             if (st == AB_STATS_OK) {
+                ab_between_runs br;
+                int got = within_run ? 1 : between_runs_of(db, x, ra, rb, &br);
+                if (got < 0) {
+                    free(dr);
+                    goto done;
+                }
+                if (got == 0)
+                    ab_pair_between_runs(&p[np].an, &br, co.boot.level);
                 p[np].a = x;
                 p[np].b = y;
                 np++;
@@ -200,7 +275,7 @@ int cmd_compare(int argc, char **argv)
         ab_rmeas_title(p[k].a, title, sizeof title);
         const ab_pair_analysis *an = &p[k].an;
         snprintf(sp, sizeof sp, "%.3fx [%.3f, %.3f]%s", an->speedup, an->lo, an->hi,
-                 an->paired ? " r" : "");
+                 an->between_runs ? " b" : an->paired ? " r" : "");
         const char *verdict = an->verdict == AB_FASTER   ? "improved"
                               : an->verdict == AB_SLOWER ? "REGRESSED"
                               : an->too_few ? "unchanged (too few rounds for the test)"
@@ -218,6 +293,29 @@ int cmd_compare(int argc, char **argv)
     printf("\n%zu improved, %zu regressed, %zu unchanged\n", improved, regressed,
            np - improved - regressed);
     if (np) {
+        size_t nb_runs = 0, kmin = 0, kmax = 0;
+        for (size_t k = 0; k < np; k++)
+            if (p[k].an.between_runs) {
+                size_t r = p[k].an.br.runs;
+                kmin = nb_runs == 0 || r < kmin ? r : kmin;
+                kmax = r > kmax ? r : kmax;
+                nb_runs++;
+            }
+        if (nb_runs)
+            printf("between-run variance: used for %zu of %zu pairs (marked b), from %zu to %zu "
+                   "runs of the same variant and configuration in A's environment (A and B left out): "
+                   "CI log(speedup) +/- t(k-1) sqrt(2) s, p the t-test, s the sd of those runs' "
+                   "log medians%s\n",
+                   nb_runs, np, kmin, kmax,
+                   nb_runs < np ? "; the others have fewer than 3 such runs and are judged by "
+                                  "their within-run variance only" : "");
+        else if (within_run)
+            printf("between-run variance: not used (--within-run)\n");
+        else
+            printf("between-run variance: not measured (no pair has %d runs of the same variant "
+                   "and configuration in A's environment, A and B left out): judged by within-run "
+                   "variance only, which a change from run to run can exceed\n",
+                   AB_BETWEEN_RUNS_MIN);
         size_t nm[4] = {0, 0, 0, 0};
         for (size_t k = 0; k < np; k++)
             if ((unsigned)p[k].an.p_method < 4)

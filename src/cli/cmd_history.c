@@ -10,6 +10,7 @@
  */
 #include "units.h"
 #include "abstats.h"
+#include "between_runs.h"
 #include "changepoint.h"
 #include "commands.h"
 #include "env_diff.h"
@@ -141,9 +142,21 @@ int cmd_history(int argc, char **argv)
         error("history: no measurement with 2+ samples");
         goto done;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         y[i] = p[i].median;
-        w[i] = p[i].hi > p[i].lo ? 1.0 / (p[i].hi - p[i].lo) : NAN; /* NaN: the median weight */
+    /* the between-run variance: each point's uncertainty is its CI's width
+     * and the spread runs of the same thing show between them (a 95% width
+     * 2 x 1.96 x sd x median, added in quadrature), so that a run whose
+     * within-run CI is narrow does not pin the fit where runs scatter */
+    ab_between_runs br;
+    int have_br = ab_between_runs_sd_steps(y, n, &br) == 0;
+    for (size_t i = 0; i < n; i++) {
+        double wd = p[i].hi - p[i].lo;
+        if (have_br) {
+            double b = 2 * 1.959964 * br.sd_log * p[i].median;
+            wd = sqrt(wd * wd + b * b);
+        }
+        w[i] = wd > 0 ? 1.0 / wd : NAN; /* NaN: the median weight */
     }
     ab_steps steps;
     int src = ab_detect_steps(y, w, n, &steps);
@@ -210,6 +223,15 @@ int cmd_history(int argc, char **argv)
                ab_fmt_ms(steps.seg[seg].value, 0, lvl, sizeof lvl),
                seg > 0 && steps.seg[seg].begin == i ? "  <- change point" : "");
     }
+    if (have_br)
+        printf("\nbetween-run variance: sd %.3g%% of the median from the %zu runs (median "
+               "absolute successive difference of the log medians x 1.4826 / sqrt 2, robust to "
+               "steps: Fryzlewicz 2014), added to each run's CI width for the weights\n",
+               100 * br.sd_log, n);
+    else
+        printf("\nbetween-run variance: not measured (%zu runs; %d needed): weights from the "
+               "within-run CIs only\n",
+               n, AB_BETWEEN_RUNS_MIN);
     printf("\nchange points (asv step detection: L1 Potts fit, Friedrich et al. 2008; gamma %.3g "
            "by asv's criterion, beta = 4 ln(n)/n; steps under %.3g%% merged):\n",
            steps.gamma, 100 * practical);

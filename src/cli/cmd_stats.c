@@ -428,10 +428,11 @@ int cmd_stats(int argc, char **argv)
         json_object_set_new(
             root, "rounds",
             !an.paired ? json_null()
-                       : json_pack("{s:I, s:o, s:o, s:o, s:b, s:o, s:o, s:I}", "shared",
+                       : json_pack("{s:I, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:I}", "shared",
                                    (json_int_t)an.rr.rounds, "wilcoxon_p", jreal(an.rr.p),
                                    "p_min", jreal(an.rr.p_min), "serial_correlation",
-                                   jreal(an.rr.serial.r1), "serial_correlation_widened",
+                                   jreal(an.rr.serial.r1), "serial_correlation_p",
+                                   jreal(an.rr.serial.p_serial), "serial_correlation_widened",
                                    an.rr.serial.widened, "variance_inflation",
                                    jreal(an.rr.serial.inflation), "mde", jreal(an.rr.mde),
                                    "first_samples_left_out", (json_int_t)an.rr.dropped));

@@ -84,7 +84,7 @@ static const command commands[] = {
      "  (10,000 resamples, seed 42; throttled samples left out), TFLOP/s and stop\n"
      "  reason; then the environment fingerprint.\n"},
     {"compare", cmd_compare, "compare two runs measurement by measurement",
-     "attnbench compare RUN_A RUN_B [--fail-on-regression] [--practical 0.01]\n"
+     "attnbench compare RUN_A RUN_B [--fail-on-regression] [--within-run] [--practical 0.01]\n"
      "                  [--alpha 0.05] [--db PATH]\n"
      "  For every (variant, configuration) measured ok in both runs: median of A\n"
      "  (before) and B (after), the change, the speedup of B over A = median(A) /\n"
@@ -93,6 +93,12 @@ static const command commands[] = {
      "  use: improved or regressed when p (Holm) < alpha, the speedup CI excludes\n"
      "  1 +/- practical and the shift is at least its noise (the minimum detectable\n"
      "  effect), else unchanged.\n"
+     "  Where the database holds 3 or more other runs of the same variant and\n"
+     "  configuration in A's environment (A and B left out), the pair is judged by\n"
+     "  the spread of those runs' medians (between-run variance: CI and t-test,\n"
+     "  marked b); compare says for how many pairs it did, or that it did not.\n"
+     "  --within-run judges every pair by its within-run variance only, as\n"
+     "  `stats` and `report` do.\n"
      "  The environment fields that differ are listed first; every pair of A that\n"
      "  could not be compared is listed with the reason.\n"
      "  Exit status: 0; with --fail-on-regression 3 when anything regressed, else 4\n"

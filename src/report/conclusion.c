@@ -8,6 +8,7 @@
 #include "conclusion.h"
 #include "spread.h"
 
+#include <jansson.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,10 +25,17 @@ static const char *baseline_of(const ab_experiment *e)
     return e->baseline ? e->baseline : e->nvariants ? e->variants[0].name : "";
 }
 
+/* 1 when measurement variant v is the one a claim names (with
+ * `instances`, one of its instances name#k). */
+static int names(const ab_experiment *e, const char *v, const char *name)
+{
+    return e->instances > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
+}
+
 static int is_variant(const ab_experiment *e, const char *name)
 {
     for (size_t i = 0; i < e->nvariants; i++)
-        if (strcmp(e->variants[i].name, name) == 0)
+        if (names(e, e->variants[i].name, name))
             return 1;
     return 0;
 }
@@ -145,7 +153,7 @@ static ab_verdict claim_for(const ab_experiment *e, const claim *c, size_t nc, c
                             const char *than, int *source)
 {
     for (size_t i = 0; i < nc; i++)
-        if (strcmp(c[i].variant, variant) == 0 && strcmp(c[i].than, than) == 0) {
+        if (names(e, variant, c[i].variant) && names(e, than, c[i].than)) {
             *source = STATED;
             return c[i].verdict;
         }
@@ -210,48 +218,150 @@ static const char *claim_text(ab_verdict v)
     return v == AB_FASTER ? "faster" : v == AB_SLOWER ? "slower" : "no difference";
 }
 
-void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o, size_t n,
-                         const ab_rmeas *const *meas, size_t nmeas)
+/* The parts of a conclusion and the spread of each measurement, built once
+ * for both writers. */
+typedef struct judged {
+    config_t cfg;      /* the claims point into it */
+    claim *claims;
+    part *parts;
+    size_t np;
+    ab_spread *sp;
+    int *has_sp;
+} judged;
+
+static void judged_free(judged *J)
 {
-    config_t cfg;
-    claim *claims = NULL;
+    free(J->parts);
+    free(J->sp);
+    free(J->has_sp);
+    free(J->claims);
+    config_destroy(&J->cfg);
+}
+
+/* Builds J from the outcomes o[0..n) and measurements meas[0..nmeas).
+ * Returns 0, or -1 when out of memory (J to be freed either way). */
+static int judge_all(judged *J, const ab_experiment *e, const ab_outcome *o, size_t n,
+                     const ab_rmeas *const *meas, size_t nmeas)
+{
     size_t nclaims = 0;
     char err[512];
-    config_init(&cfg);
-    if (load_claims(e, &cfg, &claims, &nclaims, err, sizeof err))
-        claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
-    part *parts = calloc(n ? n : 1, sizeof *parts);
-    ab_spread *sp = calloc(nmeas ? nmeas : 1, sizeof *sp);
-    int *has_sp = calloc(nmeas ? nmeas : 1, sizeof *has_sp);
-    size_t np = 0;
-    if (!parts || !sp || !has_sp) {
-        fprintf(out, "\n## Conclusion\n\n(out of memory)\n");
-        goto cleanup;
-    }
+    memset(J, 0, sizeof *J);
+    config_init(&J->cfg);
+    if (load_claims(e, &J->cfg, &J->claims, &nclaims, err, sizeof err))
+        J->claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
+    J->parts = calloc(n ? n : 1, sizeof *J->parts);
+    J->sp = calloc(nmeas ? nmeas : 1, sizeof *J->sp);
+    J->has_sp = calloc(nmeas ? nmeas : 1, sizeof *J->has_sp);
+    if (!J->parts || !J->sp || !J->has_sp)
+        return -1;
     for (size_t i = 0; i < nmeas; i++)
-        has_sp[i] = strcmp(meas[i]->status, "ok") == 0 && meas[i]->n >= 2 &&
-                    ab_spread_check(meas[i]->ms, meas[i]->n, &sp[i]) == 0;
-
+        J->has_sp[i] = strcmp(meas[i]->status, "ok") == 0 && meas[i]->n >= 2 &&
+                       ab_spread_check(meas[i]->ms, meas[i]->n, &J->sp[i]) == 0;
     for (size_t i = 0; i < n; i++) {
         part *p = NULL;
-        for (size_t k = 0; k < np && !p; k++)
-            if (strcmp(parts[k].variant, o[i].variant->variant) == 0 &&
-                strcmp(parts[k].reference, o[i].reference->variant) == 0)
-                p = &parts[k];
+        for (size_t k = 0; k < J->np && !p; k++)
+            if (strcmp(J->parts[k].variant, o[i].variant->variant) == 0 &&
+                strcmp(J->parts[k].reference, o[i].reference->variant) == 0)
+                p = &J->parts[k];
         if (!p) {
-            p = &parts[np++];
+            p = &J->parts[J->np++];
             p->variant = o[i].variant->variant;
             p->reference = o[i].reference->variant;
-            p->claim = claim_for(e, claims, nclaims, p->variant, p->reference, &p->source);
+            p->claim = claim_for(e, J->claims, nclaims, p->variant, p->reference, &p->source);
         }
         if (o[i].computed)
             p->count[o[i].verdict]++;
         else
             p->not_compared++;
         for (size_t k = 0; k < nmeas; k++)
-            if ((meas[k] == o[i].variant || meas[k] == o[i].reference) && has_sp[k] && sp[k].wide)
+            if ((meas[k] == o[i].variant || meas[k] == o[i].reference) && J->has_sp[k] &&
+                J->sp[k].wide)
                 p->wide++;
     }
+    return 0;
+}
+
+static const char *claim_name(const part *p)
+{
+    return p->source == NO_CLAIM  ? "none stated"
+           : p->source == AA_TEST ? "no difference (A/A)"
+                                  : claim_text(p->claim);
+}
+
+/* The overall outcome from the tally of judge() over the parts: "held",
+ * "inconclusive", "held in part", "did not hold", or "not judged" when no
+ * part has a claim; *judged_n: the parts judged. */
+static const char *overall_of(const int tally[4], int *judged_n)
+{
+    *judged_n = tally[HELD] + tally[NOT_HELD] + tally[INCONCLUSIVE];
+    if (*judged_n == 0)
+        return "not judged";
+    return tally[NOT_HELD] == 0 && tally[INCONCLUSIVE] == 0 ? "held"
+           : tally[NOT_HELD] == 0                           ? "inconclusive"
+           : tally[HELD] > 0                                ? "held in part"
+                                                            : "did not hold";
+}
+
+static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+json_t *ab_conclusion_json(const ab_experiment *e, const ab_outcome *o, size_t n,
+                           const ab_rmeas *const *meas, size_t nmeas)
+{
+    judged J;
+    json_t *root = NULL;
+    if (judge_all(&J, e, o, n, meas, nmeas))
+        goto cleanup;
+    root = json_object();
+    json_t *parts = json_array(), *wide = json_array();
+    int tally[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < J.np; k++) {
+        const part *p = &J.parts[k];
+        const int j = judge(p);
+        tally[j]++;
+        json_array_append_new(
+            parts, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:s?}", "variant",
+                             p->variant, "reference", p->reference, "claim", claim_name(p),
+                             "faster", p->count[AB_FASTER], "slower", p->count[AB_SLOWER],
+                             "no_difference", p->count[AB_NO_DIFFERENCE], "not_compared",
+                             p->not_compared, "wide", p->wide, "outcome", outcome_name[j],
+                             "finding", j == NOT_JUDGED ? finding(p) : NULL));
+    }
+    for (size_t i = 0; i < nmeas; i++)
+        if (J.has_sp[i] && J.sp[i].wide) {
+            char title[128];
+            ab_rmeas_title(meas[i], title, sizeof title);
+            json_array_append_new(wide, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b}", "variant",
+                                                  meas[i]->variant, "config", title, "p10",
+                                                  num(J.sp[i].p10), "p90", num(J.sp[i].p90),
+                                                  "ratio", num(J.sp[i].ratio), "bimodality",
+                                                  num(J.sp[i].bc), "bimodal", J.sp[i].bimodal));
+        }
+    int judged_n;
+    const char *overall = J.np == 0 ? "inconclusive (nothing compared)" : overall_of(tally, &judged_n);
+    json_object_set_new(root, "parts", parts);
+    json_object_set_new(root, "overall", json_string(overall));
+    json_object_set_new(root, "held", json_integer(tally[HELD]));
+    json_object_set_new(root, "did_not_hold", json_integer(tally[NOT_HELD]));
+    json_object_set_new(root, "inconclusive", json_integer(tally[INCONCLUSIVE]));
+    json_object_set_new(root, "not_judged", json_integer(tally[NOT_JUDGED]));
+    json_object_set_new(root, "wide_measurements", wide);
+cleanup:
+    judged_free(&J);
+    return root;
+}
+
+void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o, size_t n,
+                         const ab_rmeas *const *meas, size_t nmeas)
+{
+    judged J;
+    if (judge_all(&J, e, o, n, meas, nmeas)) {
+        fprintf(out, "\n## Conclusion\n\n(out of memory)\n");
+        goto cleanup;
+    }
+    const part *parts = J.parts;
+    const size_t np = J.np;
+    const ab_spread *sp = J.sp;
+    const int *has_sp = J.has_sp;
 
         fprintf(out, "\n## Conclusion\n\nAgainst the hypothesis above, from this report's own "
                  "verdicts. The hypothesis is free text; what is judged is one claim per part (a "
@@ -276,9 +386,7 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
             const int j = judge(p);
             tally[j]++;
             fprintf(out, "| %s vs %s | %s | %d | %d | %d | %d | %d | ", p->variant, p->reference,
-                    p->source == NO_CLAIM  ? "none stated"
-                    : p->source == AA_TEST ? "no difference (A/A)"
-                                           : claim_text(p->claim),
+                    claim_name(p),
                     p->count[AB_FASTER], p->count[AB_SLOWER], p->count[AB_NO_DIFFERENCE],
                     p->not_compared, p->wide);
             if (j == NOT_JUDGED)
@@ -286,17 +394,14 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
             else
                 fprintf(out, "**%s** |\n", outcome_name[j]);
         }
-        const int judged = tally[HELD] + tally[NOT_HELD] + tally[INCONCLUSIVE];
+        int judged;
+        const char *overall = overall_of(tally, &judged);
         if (judged == 0) {
             fprintf(out, "\nOverall: **not judged**. The experiment states no expected verdicts "
                          "(`expect = ( { variant = ...; than = ...; verdict = \"faster\"; } );`), "
                          "so its hypothesis is compared with the findings above by the reader, "
                          "not by attnbench.\n");
         } else {
-            const char *overall = tally[NOT_HELD] == 0 && tally[INCONCLUSIVE] == 0 ? "held"
-                                  : tally[NOT_HELD] == 0                           ? "inconclusive"
-                                  : tally[HELD] > 0                                ? "held in part"
-                                                                                   : "did not hold";
             fprintf(out, "\nOverall: of %d judged part%s, %d held, %d did not hold, %d "
                          "inconclusive%s. The hypothesis: **%s**.\n",
                     judged, judged == 1 ? "" : "s", tally[HELD], tally[NOT_HELD],
@@ -335,9 +440,5 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
                 sp[i].bimodal ? ": **bimodal**" : "");
     }
 cleanup:
-    free(parts);
-    free(sp);
-    free(has_sp);
-    free(claims);
-    config_destroy(&cfg);
+    judged_free(&J);
 }

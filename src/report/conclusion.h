@@ -22,6 +22,7 @@
 #ifndef ATTNBENCH_CONCLUSION_H
 #define ATTNBENCH_CONCLUSION_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -59,5 +60,13 @@ int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, con
  * outcomes o[0..n) are the report's comparisons, in the report's order. */
 void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o, size_t n,
                          const ab_rmeas *const *meas, size_t nmeas);
+
+/* The same conclusion as JSON: {"parts": [{variant, reference, claim,
+ * faster, slower, no_difference, not_compared, wide, outcome, finding (a
+ * part without a claim)}], "overall", "held", "did_not_hold",
+ * "inconclusive", "not_judged", "wide_measurements": [{variant, config,
+ * p10, p90, ratio, bimodality, bimodal}]}; NULL when out of memory. */
+json_t *ab_conclusion_json(const ab_experiment *e, const ab_outcome *o, size_t n,
+                           const ab_rmeas *const *meas, size_t nmeas);
 
 #endif

@@ -42,6 +42,17 @@ typedef ab_rep_cmp cmp;
  * values (units.h) at the start of ab_report_write. */
 static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
 
+/* Instances per variant of the report being written (the experiment's
+ * `instances`), set at the start of ab_report_write. */
+static int instances_k = 1;
+
+/* 1 when measurement variant v is the variant named (itself, or with
+ * instances one of its instances v#k). */
+static int is_variant(const char *v, const char *name)
+{
+    return instances_k > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
+}
+
 static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m->r, buf, n); }
 
 /* Loads the run's measurements with their (unthrottled) samples and
@@ -108,7 +119,7 @@ static meas *find(meas *m, size_t n, int config, const char *variant)
     return NULL;
 }
 
-static int usable(const meas *x) { return x && strcmp(x->r.status, "ok") == 0 && x->r.n >= 2; }
+static int usable(const meas *x) { return ab_rep_usable(x); }
 
 /* sorted[i..end) is one configuration (sorted by configuration). */
 static size_t config_end(meas *const *sorted, size_t n, size_t i)
@@ -173,39 +184,51 @@ static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
     return 0;
 }
 
-void ab_rep_compare(ab_rep_cmp *c, const ab_compare_opts *co)
+/* With instances (instances_k > 1): the comparison of x's variant, when x
+ * is its instance #1 and the variant is not the baseline, with the
+ * baseline over every usable instance of each in x's configuration
+ * (src/analysis/instances.h), into c (a = x, b = the baseline's first
+ * usable instance). Fewer than 2 usable instances on either side: paired
+ * over rounds between x and that first baseline instance. Returns 1 when c
+ * was filled, else 0. */
+static int instance_compare(meas *m, size_t n, meas *x, const char *baseline,
+                            const ab_compare_opts *co, cmp *c)
 {
-    meas *a = c->a, *b = c->b;
-    memset(&c->an, 0, sizeof c->an);
-    if (usable(a) && usable(b))
-        ab_pair_analyse(a->r.ms, a->r.round, a->r.n, a->r.rounds, b->r.ms, b->r.round, b->r.n,
-                        b->r.rounds, co, &c->an);
-    if (c->an.ok)
-        c->clocks_differ = ab_clocks_differ(&a->clk, &b->clk);
-}
-
-void ab_rep_decide(ab_rep_cmp *c, double p_adj, const ab_compare_opts *co, double min_shift_ms)
-{
-    ab_pair_decide(&c->an, p_adj, co, min_shift_ms);
-}
-
-void ab_rep_family_limit(ab_rep_cmp *c, size_t n, double alpha)
-{
-    ab_pair_analysis **x = malloc((n ? n : 1) * sizeof *x);
-    if (!x) { /* out of memory: no comparison can be called */
-        for (size_t i = 0; i < n; i++)
-            c[i].an.too_few_family = c[i].an.ok;
-        return;
+    size_t len = strlen(x->r.variant);
+    if (len < 3 || strcmp(x->r.variant + len - 2, "#1") != 0 ||
+        is_variant(x->r.variant, baseline))
+        return 0;
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)(len - 2), x->r.variant);
+    ab_instance_sample ia[64], ib[64];
+    size_t ka = 0, kb = 0;
+    meas *b0 = NULL;
+    for (size_t i = 0; i < n; i++) {
+        meas *y = &m[i];
+        if (y->r.config != x->r.config || !usable(y) || y->r.rounds < 1)
+            continue;
+        ab_instance_sample s = {y->r.ms, y->r.round, y->r.n};
+        if (ab_exp_instance_of(y->r.variant, base) && ka < 64)
+            ia[ka++] = s;
+        else if (ab_exp_instance_of(y->r.variant, baseline) && kb < 64) {
+            if (!b0 || strcmp(y->r.variant, b0->r.variant) < 0)
+                b0 = y;
+            ib[kb++] = s;
+        }
     }
-    for (size_t i = 0; i < n; i++)
-        x[i] = &c[i].an;
-    ab_pair_family_limit(x, n, alpha);
-    free(x);
+    if (!b0)
+        return 0;
+    c->a = x;
+    c->b = b0;
+    memset(&c->an, 0, sizeof c->an);
+    if (ka >= 2 && kb >= 2 && usable(x))
+        ab_pair_analyse_instances(ia, ka, ib, kb, co, &c->an);
+    else
+        ab_rep_compare(c, co);
+    if (c->an.ok)
+        c->clocks_differ = ab_clocks_differ(&x->clk, &b0->clk);
+    return 1;
 }
-
-const char *ab_rep_verdict(const ab_rep_cmp *c) { return ab_pair_verdict_text(&c->an); }
-
-const char *ab_rep_method(const ab_rep_cmp *c) { return ab_pair_method(&c->an); }
 
 /* One table row for variant x in its configuration, compared (when cp is
  * non-NULL) with the reference. ref_mhz > 0: also its latency at that SM
@@ -242,7 +265,8 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
     else
         fprintf(out, "— | — | — | ");
     if (!cp) {
-        fprintf(out, "%s | | | | | |", strcmp(x->r.variant, baseline) == 0 ? "baseline" : "—");
+        fprintf(out, "%s | | | | | |", is_variant(x->r.variant, baseline) ? "baseline"
+                                       : instances_k > 1 ? "(on #1)" : "—");
     } else if (!cp->an.ok) {
         fprintf(out, "— | | | | | |");
     } else {
@@ -259,7 +283,8 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
             fmt_p(cp->an.p_adj, p2, sizeof p2);
         }
         fprintf(out, "%.3f× [%.3f, %.3f]%s%s | %+.3f [%+.2f, %+.2f] %s | %s | %s | %s | **%s** |",
-                cp->an.speedup, cp->an.lo, cp->an.hi, cp->an.paired ? "" : " ‡", cp->clocks_differ ? " ⚠" : "",
+                cp->an.speedup, cp->an.lo, cp->an.hi, cp->an.paired || cp->an.by_instance ? "" : " ‡",
+                cp->clocks_differ ? " ⚠" : "",
                 c->cliff.delta, c->cliff.lo, c->cliff.hi, ab_cliffs_magnitude(c->cliff.delta),
                 ab_fmt_ms(c->hl.shift, 1, m1, sizeof m1), p1, p2, ab_rep_verdict(cp));
     }
@@ -399,10 +424,15 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
     fp = json_loads(fp_text, 0, NULL);
 
-    const char *baseline = o->baseline ? o->baseline : e.baseline ? e.baseline : e.variants[0].name;
+    instances_k = e.instances > 1 ? e.instances : 1;
+    char first[256];
+    snprintf(first, sizeof first, "%s", e.variants[0].name);
+    if (instances_k > 1 && strchr(first, '#'))
+        *strrchr(first, '#') = 0; /* the variant of instance #1 */
+    const char *baseline = o->baseline ? o->baseline : e.baseline ? e.baseline : first;
     int found = 0;
     for (size_t i = 0; i < e.nvariants; i++)
-        found |= strcmp(e.variants[i].name, baseline) == 0;
+        found |= is_variant(e.variants[i].name, baseline);
     if (!found) {
         error("baseline '%s' is not a variant of run %lld", baseline, run_id);
         goto cleanup;
@@ -439,10 +469,17 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     for (size_t i = 0; i < n; i++)
         any_kv |= m[i].r.H_kv != m[i].r.H || m[i].r.S_kv != m[i].r.S;
 
+    if (o->chain && instances_k > 1)
+        fprintf(stderr, "attnbench: report: --chain is not applied to a run with instances: "
+                        "each variant is compared with the baseline over its instances\n");
     /* the family: every variant against the baseline (and, with chain, the
      * previous variant) in every configuration */
     for (size_t i = 0; i < n; i++) {
         meas *x = sorted[i];
+        if (instances_k > 1) { /* by instance; no chain (said once, below) */
+            ncmp += (size_t)instance_compare(m, n, x, baseline, &co, &cmps[ncmp]);
+            continue;
+        }
         meas *refs[2] = {NULL, NULL};
         if (strcmp(x->r.variant, baseline) != 0)
             refs[0] = find(m, n, x->r.config, baseline);
@@ -522,16 +559,113 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     byte_unit = ab_byte_unit(max_byte_s);
 
     if (o->json) {
-        json_t *extra = ab_report_json_run_extra(db, run_id);
-        json_t *prov = ab_provenance_load(db, run_id, &e, err);
+        /* every section the markdown has, as data: the run, fingerprint,
+         * settings, calibration, wall time, check coverage, conclusion */
+        json_t *sec = json_object();
+        if (!sec) {
+            error("out of memory");
+            goto cleanup;
+        }
+        json_object_set_new(sec, "run_record",
+                            json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:i}",
+                                      "uuid", uuid, "status", status, "started", started,
+                                      "finished", finished, "command", command, "timing_mode",
+                                      mode, "environment_hash", env_hash, "experiment_hash",
+                                      exp_hash, "experiment_path", e.path, "clocks_monitored",
+                                      monitored, "instances", instances_k));
+        json_object_set(sec, "fingerprint", fp ? fp : json_null());
+        json_t *settings = ab_runenv_load(db, run_id);
+        json_object_set_new(sec, "settings", settings ? settings : json_null());
+        ab_calibration cal;
+        int cst = ab_calibration_for_environment(db, env_hash, &cal);
+        json_object_set_new(
+            sec, "calibration",
+            cst == 0 && cal.pairs > 0
+                ? json_pack("{s:I, s:i, s:f, s:i, s:i, s:i, s:i, s:f, s:b}", "run",
+                            (json_int_t)cal.run_id, "pairs", cal.pairs, "alpha", cal.alpha,
+                            "raw_positives", cal.raw_positives, "ci_covers_1", cal.all.covered,
+                            "uncorrected_positives", cal.uncorrected_positives,
+                            "rule_positives", cal.rule_positives, "binom_p", cal.binom_p,
+                            "flagged", cal.flagged)
+                : json_null());
+        ab_walltime w;
+        json_object_set_new(
+            sec, "wall_time",
+            ab_walltime_load(db, run_id, &w) == 0
+                ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "total_s",
+                            w.total_s, "timed_s", w.timed_s, "sampling_s", w.sampling_s,
+                            "warmup_s", w.warmup_s, "check_s", w.check_s, "setup_s", w.setup_s,
+                            "inputs_s", w.inputs_s, "ceilings_s", w.ceilings_s, "adapter_s",
+                            w.adapter_s, "store_s", w.store_s)
+                : json_null());
+        ab_check_coverage cc;
+        if (ab_check_coverage_load(db, run_id, &cc) == 0) {
+            json_object_set_new(
+                sec, "check_coverage",
+                json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:s}", "measurements", (json_int_t)cc.n,
+                          "rows_checked", (json_int_t)cc.rows_checked, "sampled",
+                          (json_int_t)cc.nsampled, "sampled_rows_checked",
+                          (json_int_t)cc.sampled_checked, "sampled_rows",
+                          (json_int_t)cc.sampled_total, "max_escape", cc.max_escape, "seeds",
+                          cc.seeds ? cc.seeds : ""));
+            free(cc.seeds);
+        } else {
+            json_object_set_new(sec, "check_coverage", json_null());
+        }
+        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
+        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
+        for (size_t i = 0; oc && i < ncmp; i++)
+            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].an.ok, cmps[i].an.verdict};
+        for (size_t i = 0; rm && i < n; i++)
+            rm[i] = &sorted[i]->r;
+        json_t *concl = oc && rm ? ab_conclusion_json(&e, oc, ncmp, rm, n) : NULL;
+        free(oc);
+        free(rm);
+        json_object_set_new(sec, "conclusion", concl ? concl : json_null());
         /* provenance.h: built in, the plugin library (path, SHA-256) or the
          * adapter (command, version line) of each variant; null when unread */
-        if (extra)
-            json_object_set_new(extra, "provenance", prov ? json_incref(prov) : json_null());
+        json_t *prov = ab_provenance_load(db, run_id, &e, err);
+        json_object_set_new(sec, "provenance", prov ? prov : json_null());
+        ab_timer_floor_row fl[16];
+        int nf = ab_timer_floors_load(db, run_id, fl, 16);
+        json_t *floors = json_array();
+        for (int i = 0; i < nf; i++)
+            json_array_append_new(floors, json_pack("{s:s, s:f, s:I}", "timing_mode", fl[i].mode,
+                                                    "median_ms", fl[i].median_ms, "n",
+                                                    (json_int_t)fl[i].n));
+        json_object_set_new(sec, "timer_floor", floors);
+        ab_clock_totals t;
+        json_object_set_new(
+            sec, "clocks",
+            monitored && ab_clock_totals_load(db, run_id, &t) == 0
+                ? json_pack("{s:I, s:i, s:i, s:i, s:i, s:i, s:f, s:I, s:I}", "blocks",
+                            (json_int_t)t.blocks, "sm_mhz_min", t.sm_mhz_min, "sm_mhz_max",
+                            t.sm_mhz_max, "mem_mhz_min", t.mem_mhz_min, "mem_mhz_max",
+                            t.mem_mhz_max, "temp_c_max", t.temp_c_max, "power_w_max",
+                            t.power_w_max, "throttled_blocks", (json_int_t)t.throttled,
+                            "power_capped_blocks", (json_int_t)t.power_capped)
+                : json_null());
+        size_t ln = strlen(e.name);
+        ab_calibration aa;
+        json_object_set_new(
+            sec, "aa_calibration_table",
+            ln > 12 && strcmp(e.name + ln - 12, "-calibration") == 0 &&
+                    ab_calibration_summary(db, run_id, &aa) == 0 && aa.pairs > 0
+                ? json_pack("{s:i, s:i, s:i, s:i, s:i, s:f, s:b}", "pairs", aa.pairs,
+                            "raw_positives", aa.raw_positives, "ci_covers_1", aa.all.covered,
+                            "uncorrected_positives", aa.uncorrected_positives, "rule_positives",
+                            aa.rule_positives, "binom_p", aa.binom_p, "flagged", aa.flagged)
+                : json_null());
+        /* the per-variant wall time and the GPU-time budget (walltime.h,
+         * runenv.h) */
+        json_t *extra = ab_report_json_run_extra(db, run_id);
+        if (extra) {
+            json_object_update(sec, extra);
+            json_decref(extra);
+        }
         rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
-                            co.practical, extra);
-        json_decref(prov);
-        json_decref(extra);
+                            co.practical, sec);
+        json_decref(sec);
         goto cleanup;
     }
 
@@ -618,7 +752,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "(the Walsh averages' order statistics, Hollander & Wolfe 1999 sec. 3.2); p is the "
                  "two-sided Wilcoxon signed-rank test of those log ratios (exact, or exact given "
                  "ties, up to 50 rounds; normal approximation beyond). Where the log ratios are "
-                 "serially correlated from round to round (with at least 16 rounds, lag-1 "
+                 "serially correlated from round to round (with at least 16 rounds, Young's "
+                 "(1941) test of no serial correlation rejecting at one-sided 0.35 and the lag-1 "
                  "autocorrelation r1 with (n r1 + 1)/(n − 4) > 0: Kendall's bias correction), the "
                  "test and the interval are widened by the AR(1) variance factor (1 + ρ)/(1 − ρ) "
                  "with Student's t on the effective rounds (Zwiers & von Storch 1995), and the "
@@ -672,6 +807,24 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                       "dV once (and the forward's for fwd+bwd)."
                     : "");
 
+    if (instances_k > 1)
+        fprintf(out, "Instances: each variant ran as %d instances (V#1..V#%d, each its own setup: "
+                     "fresh allocations, graphs and adapter processes), interleaved in the same "
+                     "rounds, and the instance is the unit of its comparison (on its #1 row): each "
+                     "instance's mean over its rounds of the log settled per-round median, centred "
+                     "on the round's mean over all instances, then Welch's t-test of those means "
+                     "with Satterthwaite's degrees of freedom and its interval (a two-stage "
+                     "analysis of rounds nested in instances: Donner & Klar 2000 sec. 6.2), so the "
+                     "test's variance includes what identical instances differ by. Each "
+                     "configuration gives the between-instance and within-instance standard "
+                     "deviations.\n\n",
+                instances_k, instances_k);
+    else
+        fprintf(out, "Instance variance: not measured. Each variant ran as one instance, and "
+                     "identical instances can differ for a whole run (fresh allocations, graphs, "
+                     "processes): such an offset counts here as a difference of the variants. "
+                     "`instances = k;` in the experiment measures it.\n\n");
+
     /* ---- a calibration run: its A/A table ---- */
     {
         size_t ln = strlen(e.name);
@@ -693,7 +846,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     {
         int base_ok = 0;
         for (size_t i = 0; i < n; i++)
-            base_ok |= strcmp(sorted[i]->r.variant, baseline) == 0 && usable(sorted[i]);
+            base_ok |= is_variant(sorted[i]->r.variant, baseline) && usable(sorted[i]);
         if (!base_ok) {
             fprintf(out, "**The baseline `%s` has no successful measurement in this run: nothing is "
                          "compared with it** (choose another with `--baseline`).\n\n",
@@ -705,12 +858,15 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
 
     { /* which method gave the p values (stats/) */
-        size_t nm[4] = {0, 0, 0, 0};
+        size_t nm[5] = {0, 0, 0, 0, 0};
         for (size_t i = 0; i < ncmp; i++) {
-            ab_pmethod pm = cmps[i].an.paired ? cmps[i].an.rr.test.method : cmps[i].an.c.mw.method;
-            if (cmps[i].an.ok && (unsigned)pm < 4)
+            ab_pmethod pm = cmps[i].an.paired || cmps[i].an.by_instance ? cmps[i].an.p_method
+                                                                        : cmps[i].an.c.mw.method;
+            if (cmps[i].an.ok && (unsigned)pm < 5)
                 nm[pm]++;
         }
+        if (nm[AB_P_WELCH_T])
+            fprintf(out, "p values by instance: %zu Welch t. ", nm[AB_P_WELCH_T]);
         fprintf(out, "p values: %zu exact, %zu exact permutation (given the ties), %zu Monte Carlo "
                      "permutation, %zu normal approximation (Mann-Whitney: exact when one sample "
                      "has at most 8 or both at most 50, or ties are heavy). Median CIs of fewer "
@@ -748,14 +904,14 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         for (size_t k = i; k < j; k++) {
             const cmp *cp = NULL;
             for (size_t c = 0; c < ncmp; c++)
-                if (cmps[c].a == sorted[k] && strcmp(cmps[c].b->r.variant, baseline) == 0)
+                if (cmps[c].a == sorted[k] && is_variant(cmps[c].b->r.variant, baseline))
                     cp = &cmps[c];
             row(out, sorted[k], cp, baseline, ref_mhz);
         }
         { /* the chain (--chain) and the claims against other variants (`than`) */
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
-                if (cmps[c].a->r.config != sorted[i]->r.config || strcmp(cmps[c].b->r.variant, baseline) == 0)
+                if (cmps[c].a->r.config != sorted[i]->r.config || is_variant(cmps[c].b->r.variant, baseline))
                     continue;
                 if (!any && o->chain)
                     fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
@@ -793,19 +949,34 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             if (cmps[c].an.ok && cmps[c].an.paired && cmps[c].an.rr.serial.widened &&
                 cmps[c].a->r.config == sorted[i]->r.config)
                 fprintf(out, "\n%s against %s: serial correlation of the per-round log ratios "
-                             "(lag-1 r1 = %.2f, bias-corrected ρ = %.2f > 0): the test and the "
+                             "(Young's test p = %.3f, lag-1 r1 = %.2f, bias-corrected ρ = %.2f > 0): "
+                             "the test and the "
                              "interval are widened, variance × %.2f (%.1f effective rounds of "
                              "%zu).\n",
-                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.rr.serial.r1,
+                        cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.rr.serial.p_serial,
+                        cmps[c].an.rr.serial.r1,
                         cmps[c].an.rr.serial.rho, cmps[c].an.rr.serial.inflation,
                         (double)cmps[c].an.rr.rounds / cmps[c].an.rr.serial.inflation,
                         cmps[c].an.rr.rounds);
+        for (size_t c = 0; c < ncmp; c++) {
+            const cmp *x = &cmps[c];
+            if (!x->an.ok || !x->an.by_instance || x->a->r.config != sorted[i]->r.config)
+                continue;
+            fprintf(out, "\n%.*s against %.*s by instance (%zu and %zu instances, %.1f rounds "
+                         "each): between-instance sd %.2f%%, within-instance round sd %.2f%% (log "
+                         "scale), Welch df %.1f; minimum detectable effect %.2f%% (α = 0.05, 80%% "
+                         "power).\n",
+                    (int)strcspn(x->a->r.variant, "#"), x->a->r.variant,
+                    (int)strcspn(x->b->r.variant, "#"), x->b->r.variant, x->an.ir.instances_a,
+                    x->an.ir.instances_b, x->an.ir.rounds, 100 * x->an.ir.sd_instance,
+                    100 * x->an.ir.sd_round, x->an.ir.w.df, 100 * x->an.ir.mde);
+        }
         { /* the minimum detectable effect of each paired comparison with the baseline */
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
                 const cmp *x = &cmps[c];
                 if (!x->an.ok || !x->an.paired || !isfinite(x->an.rr.mde) ||
-                    x->a->r.config != sorted[i]->r.config || strcmp(x->b->r.variant, baseline) != 0)
+                    x->a->r.config != sorted[i]->r.config || !is_variant(x->b->r.variant, baseline))
                     continue;
                 fprintf(out, "%s %s %.2f%% (%zu rounds)", any ? "," : "\nMinimum detectable effect "
                              "(α = 0.05, 80% power, from the spread of the per-round log ratios):",

@@ -40,6 +40,9 @@ typedef struct ab_rep_cmp {
     int clocks_differ;   /* median SM clocks more than 2% apart */
 } ab_rep_cmp;
 
+/* 1 when x was measured ok with at least 2 samples (rep_compare.c). */
+int ab_rep_usable(const ab_rep_meas *x);
+
 /* Computes comparison c of c->a against c->b (both with r and clk
  * filled): the i.i.d. statistics (ab_compare), and the paired inference
  * over the rounds both were sampled in when there are at least 2 shared
@@ -73,12 +76,13 @@ const char *ab_rep_method(const ab_rep_cmp *c);
 const char *ab_rep_verdict(const ab_rep_cmp *c);
 
 /* Writes the JSON report (report.h, --json) of the comparisons and the
- * per-variant summaries, with the members of `extra` (an object, may be
- * NULL; ab_report_json_run_extra) added at the top level. Returns 0 or -1
+ * per-variant summaries, with the members of sections (the run record,
+ * fingerprint, settings, calibration, wall time, check coverage,
+ * conclusion; may be NULL) copied into its top level. Returns 0 or -1
  * (printed). */
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
                    ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
-                   double alpha, double practical, json_t *extra);
+                   double alpha, double practical, json_t *sections);
 
 /* What `report --json` gives of run_id beside its measurements: "walltime"
  * (walltime.h, ab_walltime_json; null for runs before it was recorded) and

@@ -13,16 +13,32 @@
  *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
  *       family can reach alpha after Holm: p_adjusted null), "clocks_differ",
  *       "serial_correlation" (lag-1 autocorrelation of the per-round log
- *       ratios; null unpaired), "serial_correlation_widened" (the test and
+ *       ratios; null unpaired), "serial_correlation_p" (Young's test of no
+ *       serial correlation, one-sided), "serial_correlation_widened" (the test and
  *       interval widened for it), "variance_inflation" (its factor, 1 when
  *       not widened), "first_samples_left_out" (rounds' first samples left
  *       out of the per-round medians, both variants), "mde" (minimum
  *       detectable effect of the paired test at alpha 0.05 and 80% power,
- *       relative; null unpaired)},
+ *       relative; null unpaired; by instance the Welch test's),
+ *       "instances": [k_variant, k_baseline], "instance_variance" ("measured"
+ *       or "not measured (one instance per variant)"), and by instance
+ *       "instance_sd", "round_sd_within_instance" (log scale), "df"},
  *       ...],
  *    "variants": [{"config", "variant", "status", "message", "n", "rounds",
  *       "median_ms", "median_ci": [lo, hi], "median_ci_method", "tflops",
  *       "sm_mhz", "power_w", "power_capped_share"}, ...],
+ *    "run_record": {uuid, status, started, finished, command, timing_mode,
+ *       environment_hash, experiment_hash, experiment_path,
+ *       clocks_monitored, instances}, "fingerprint", "settings" (the run's
+ *       stored settings), "calibration" (the A/A calibration of the
+ *       environment: run, pairs, alpha, raw_positives, ci_covers_1,
+ *       uncorrected_positives, rule_positives, binom_p, flagged; null
+ *       without one), "wall_time" (db/walltime.h's parts, s; null when not
+ *       recorded), "check_coverage" (null without row counts), "conclusion"
+ *       (src/report/conclusion.h, ab_conclusion_json), "timer_floor"
+ *       [{timing_mode, median_ms, n}], "clocks" (NVML totals; null when not
+ *       monitored), "aa_calibration_table" (a calibration run's own A/A
+ *       summary; null for other runs),
  *    "walltime": {"total_s", "timed_share", "phases": {...}, "variants":
  *       [{"variant", "measurements", "phases", "fixed_s_per_measurement",
  *       "worst_fixed_s", "worst_config", "over_fixed_cost_goal"}, ...],
@@ -71,7 +87,7 @@ static json_t *config(const ab_rmeas *r)
 
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,
                    ab_rep_meas *const *sorted, size_t n, const ab_rep_cmp *cmps, size_t ncmp,
-                   double alpha, double practical, json_t *extra)
+                   double alpha, double practical, json_t *sections)
 {
     json_t *root = json_object(), *jc = json_array(), *jv = json_array();
     int rc = -1;
@@ -82,14 +98,21 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
     json_object_set_new(root, "baseline", json_string(baseline));
     json_object_set_new(root, "alpha", json_real(alpha));
     json_object_set_new(root, "practical", json_real(practical));
-    if (extra)
-        json_object_update(root, extra);
+    if (sections)
+        json_object_update(root, sections);
     for (size_t i = 0; i < ncmp; i++) {
         const ab_rep_cmp *c = &cmps[i];
         json_t *o = json_object();
         json_object_set_new(o, "config", config(&c->a->r));
-        json_object_set_new(o, "variant", json_string(c->a->r.variant));
-        json_object_set_new(o, "baseline", json_string(c->b->r.variant));
+        if (c->an.by_instance) { /* the variants, not their first instances */
+            json_object_set_new(o, "variant", json_stringn(c->a->r.variant,
+                                                           strcspn(c->a->r.variant, "#")));
+            json_object_set_new(o, "baseline", json_stringn(c->b->r.variant,
+                                                            strcspn(c->b->r.variant, "#")));
+        } else {
+            json_object_set_new(o, "variant", json_string(c->a->r.variant));
+            json_object_set_new(o, "baseline", json_string(c->b->r.variant));
+        }
         if (!c->an.ok) {
             json_object_set_new(o, "speedup", json_null());
             json_object_set_new(o, "speedup_ci", json_null());
@@ -108,10 +131,14 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
             /* how the p was obtained: exact, exact permutation, Monte Carlo
              * permutation or normal approximation (stats/) */
             json_object_set_new(o, "p_method",
-                                json_string(ab_pmethod_name(c->an.paired ? c->an.rr.test.method
-                                                                      : c->an.c.mw.method)));
+                                json_string(ab_pmethod_name(c->an.paired || c->an.by_instance
+                                                                ? c->an.p_method
+                                                                : c->an.c.mw.method)));
             json_object_set_new(o, "paired", json_boolean(c->an.paired));
-            json_object_set_new(o, "rounds", json_integer(c->an.paired ? (json_int_t)c->an.rr.rounds : 0));
+            json_object_set_new(o, "rounds", json_integer(c->an.paired ? (json_int_t)c->an.rr.rounds
+                                                          : c->an.by_instance
+                                                              ? (json_int_t)lround(c->an.ir.rounds)
+                                                              : 0));
             json_object_set_new(o, "too_few_rounds", json_boolean(c->an.too_few));
             json_object_set_new(o, "too_few_rounds_for_family", json_boolean(c->an.too_few_family));
             json_object_set_new(o, "clocks_differ", json_boolean(c->clocks_differ));
@@ -119,6 +146,8 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
              * ratios and whether it widened the test and interval */
             json_object_set_new(o, "serial_correlation",
                                 c->an.paired ? num(c->an.rr.serial.r1) : json_null());
+            json_object_set_new(o, "serial_correlation_p",
+                                c->an.paired ? num(c->an.rr.serial.p_serial) : json_null());
             json_object_set_new(o, "serial_correlation_widened",
                                 json_boolean(c->an.paired && c->an.rr.serial.widened));
             json_object_set_new(o, "variance_inflation",
@@ -128,6 +157,22 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
             json_object_set_new(o, "mde", c->an.paired ? num(c->an.rr.mde) : json_null());
             json_object_set_new(o, "first_samples_left_out",
                                 json_integer(c->an.paired ? (json_int_t)c->an.rr.dropped : 0));
+            /* instances: the two-stage analysis's variance components, or
+             * that one instance per variant cannot measure them */
+            if (c->an.by_instance) {
+                const ab_instances_result *ir = &c->an.ir;
+                json_object_set_new(o, "instances", json_pack("[I, I]", (json_int_t)ir->instances_a,
+                                                              (json_int_t)ir->instances_b));
+                json_object_set_new(o, "instance_sd", num(ir->sd_instance));
+                json_object_set_new(o, "round_sd_within_instance", num(ir->sd_round));
+                json_object_set_new(o, "df", num(ir->w.df));
+                json_object_set_new(o, "mde", num(ir->mde));
+                json_object_set_new(o, "instance_variance", json_string("measured"));
+            } else {
+                json_object_set_new(o, "instances", json_pack("[i, i]", 1, 1));
+                json_object_set_new(o, "instance_variance",
+                                    json_string("not measured (one instance per variant)"));
+            }
         }
         json_array_append_new(jc, o);
     }

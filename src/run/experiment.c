@@ -441,6 +441,60 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
     return 0;
 }
 
+/* `instances = k;`: every variant V becomes V#1..V#k, each its own setup
+ * (the runner treats them as separate variants, so each gets fresh
+ * allocations, its own cuDNN graph and its own adapter process), interleaved
+ * in the rounds. A plugin's loaded library cannot be shared by copies, so
+ * instances of plugins are refused. */
+static int expand_instances(const config_setting_t *root, ab_experiment *e, const char *path,
+                            char *err, size_t n)
+{
+    if (get_int(root, "instances", 1, 1, 64, &e->instances, path, err, n))
+        return -1;
+    if (e->instances == 1)
+        return 0;
+    const config_setting_t *s = config_setting_get_member(root, "instances");
+    size_t k = (size_t)e->instances, nv = e->nvariants;
+    if (nv * k > AB_EXP_MAX_VARIANTS) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "instances = %d makes %zu variants; at most %d are allowed",
+                 e->instances, nv * k, AB_EXP_MAX_VARIANTS);
+        return where(err, n, path, s, "%s", msg);
+    }
+    ab_exp_variant *v = calloc(nv * k, sizeof *v);
+    if (!v)
+        return where(err, n, path, s, "out of memory reading %s", "instances");
+    for (size_t i = 0; i < nv; i++) {
+        const ab_exp_variant *o = &e->variants[i];
+        if (o->library) {
+            free(v);
+            return where(err, n, path, s, "instances > 1 cannot copy plugin variant '%s' "
+                         "(its library is loaded once)", o->name);
+        }
+    }
+    int oom = 0;
+    for (size_t i = 0; i < nv; i++)
+        for (size_t j = 0; j < k; j++) {
+            const ab_exp_variant *o = &e->variants[i];
+            ab_exp_variant *c = &v[i * k + j];
+            *c = *o;
+            size_t len = strlen(o->name) + 16;
+            c->name = malloc(len);
+            if (c->name)
+                snprintf(c->name, len, "%s#%zu", o->name, j + 1);
+            c->command = o->command ? strdup(o->command) : NULL;
+            oom |= !c->name || (o->command && !c->command);
+        }
+    for (size_t i = 0; i < nv; i++) {
+        free(e->variants[i].name);
+        free(e->variants[i].command);
+    }
+    free(e->variants);
+    e->variants = v;
+    e->nvariants = nv * k;
+    return oom ? where(err, n, path, s, "out of memory reading %s", "instances") : 0;
+}
+
 static int load_configs(const config_setting_t *root, ab_experiment *e, const char *path,
                         char *err, size_t n)
 {
@@ -689,7 +743,7 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
     if (get_string(root, "hypothesis", 0, &s, path, err, n))
         goto cleanup;
     e->hypothesis = strdup(s ? s : "");
-    if (load_variants(root, e, path, err, n))
+    if (load_variants(root, e, path, err, n) || expand_instances(root, e, path, err, n))
         goto cleanup;
     if (get_string(root, "baseline", 0, &s, path, err, n))
         goto cleanup;
@@ -697,7 +751,8 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
     if (e->baseline) {
         int found = 0;
         for (size_t i = 0; i < e->nvariants; i++)
-            found |= strcmp(e->variants[i].name, e->baseline) == 0;
+            found |= e->instances > 1 ? ab_exp_instance_of(e->variants[i].name, e->baseline)
+                                      : strcmp(e->variants[i].name, e->baseline) == 0;
         if (!found) {
             where(err, n, path, config_setting_get_member(root, "baseline"),
                   "baseline '%s' is not one of the experiment's variants", e->baseline);
@@ -846,4 +901,15 @@ void ab_experiment_free(ab_experiment *e)
     free(e->hypothesis);
     free(e->baseline);
     memset(e, 0, sizeof *e);
+}
+
+int ab_exp_instance_of(const char *name, const char *variant)
+{
+    size_t len = strlen(variant);
+    if (strncmp(name, variant, len) != 0 || name[len] != '#' || !name[len + 1])
+        return 0;
+    for (const char *p = name + len + 1; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
 }

@@ -51,6 +51,12 @@ typedef struct ab_experiment {
     ab_timing_mode timing;
     int graph_k;       /* launches per graph replay */
     int round_size;    /* samples per variant per interleaving round */
+    int instances;     /* instances per variant (`instances`, default 1): with k > 1 every
+                          listed variant V became k variants V#1..V#k (separate setups:
+                          fresh allocations, graphs, adapter processes), interleaved in
+                          the rounds like any variants; baseline names the variant (V),
+                          and the report compares variants over their instances
+                          (src/analysis/instances.h) */
     int threads;       /* OpenMP threads of the CPU variants (`threads`, default 1;
                           0: OpenMP's default, every CPU the process may use) */
     int threads_set;   /* the file sets `threads` */
@@ -117,5 +123,9 @@ void ab_experiment_free(ab_experiment *e);
  * with "--min-time: ..." naming the option in err. */
 int ab_experiment_set_budget(ab_experiment *e, const char *min_time, const char *max_time,
                              char *err, size_t n);
+
+/* 1 when name is an instance "variant#k" (k decimal digits) of variant,
+ * else 0 (`instances`, experiment.h). */
+int ab_exp_instance_of(const char *name, const char *variant);
 
 #endif

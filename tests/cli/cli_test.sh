@@ -352,6 +352,33 @@ rounds-warning)
   grep -q "use at least 10 rounds (samples >= 40)" log3.txt || { cat log3.txt >&2; fail "alpha 0.01: no warning naming 10 rounds"; }
   echo "ok: rounds too few for the family warned (8 at alpha 0.05, 10 at 0.01)"
   ;;
+instances)
+  # instances = 3: each variant runs as 3 instances (V#1..V#3), interleaved
+  # in the same rounds, and the report compares the variants over their
+  # instances (Welch's t on per-instance means); one instance: the report
+  # says the instance variance is not measured. Plugins cannot be copied.
+  small_cfg inst.cfg "instances = 3;"
+  "$AB" run inst.cfg --db i.db >/dev/null 2>log.txt || { cat log.txt >&2; fail "run failed"; }
+  [ "$(count i.db "SELECT group_concat(DISTINCT variant) FROM (SELECT variant FROM measurements ORDER BY variant)")" = "cpu_flash#1,cpu_flash#2,cpu_flash#3,cpu_reference#1,cpu_reference#2,cpu_reference#3" ] ||
+    fail "instances stored as $(count i.db "SELECT group_concat(DISTINCT variant) FROM measurements")"
+  # every instance sampled in every round
+  [ "$(count i.db "SELECT count(DISTINCT m.variant) FROM samples s JOIN measurements m ON m.id = s.measurement_id WHERE s.round = 1 AND m.S = 16 AND m.causal = 0")" = 6 ] ||
+    fail "not every instance in round 1"
+  "$AB" report 1 --db i.db --json -o r.json >/dev/null || fail "report --json failed"
+  [ "$(grep -c '"method": "by instance' r.json)" = 4 ] || fail "not 4 comparisons by instance"
+  grep -q '"variant": "cpu_flash",' r.json || fail "the comparison does not name the variant"
+  [ "$(tr -d ' \n' <r.json | grep -o '"instances":\[3,3\]' | wc -l)" = 4 ] || fail "instances not [3, 3] in 4 comparisons"
+  "$AB" report 1 --db i.db --no-plots -o r.md >/dev/null || fail "report failed"
+  grep -q "^Instances: each variant ran as 3 instances" r.md || fail "markdown: no instance method"
+  grep -q "^cpu_flash against cpu_reference by instance (3 and 3 instances" r.md || fail "markdown: no variance components"
+  small_cfg one.cfg ""
+  "$AB" run one.cfg --db i.db >/dev/null 2>&1 || fail "one-instance run failed"
+  "$AB" report 2 --db i.db --no-plots -o o.md >/dev/null || fail "report 2 failed"
+  grep -q "^Instance variance: not measured" o.md || fail "one instance: variance not said to be unmeasured"
+  "$AB" report 2 --db i.db --json -o o.json >/dev/null || fail "report 2 --json failed"
+  grep -q '"instance_variance": "not measured (one instance per variant)"' o.json || fail "JSON: not said unmeasured"
+  echo "ok: 3 instances compared by instance; one instance: variance not measured"
+  ;;
 threads)
   # issue 16: OMP_NUM_THREADS changed the numbers 2-15x, yet compare said
   # "identical environments". threads is a run setting, recorded and diffed.

@@ -21,7 +21,7 @@ case $target in
               libs="$(pkg-config --cflags --libs libconfig jansson) -ldl" ;;
   import)     srcs="$SRC/db/transfer.c $SRC/db/import_check.c $SRC/src/core/util.c $SRC/src/core/exp_canon.c $SRC/db/store.c $SRC/db/schema.c $SRC/db/liveness.c $SRC/db/resolution.c $SRC/db/read.c $SRC/src/core/shape.c $(ls "$SRC"/stats/*.c | grep -v bench_stats)"
               libs="$(pkg-config --cflags --libs jansson sqlite3 gsl)" ;;
-  stats)      srcs="$SRC/src/cli/args.c $SRC/src/core/util.c $(ls "$SRC"/stats/*.c | grep -v bench_stats) $SRC/src/analysis/pair.c"
+  stats)      srcs="$SRC/src/cli/args.c $SRC/src/core/util.c $(ls "$SRC"/stats/*.c | grep -v bench_stats) $(ls "$SRC"/src/analysis/*.c)"
               libs="$(pkg-config --cflags --libs jansson gsl)" ;;
   *) echo "unknown fuzz target $target"; exit 1 ;;
 esac

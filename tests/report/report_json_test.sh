@@ -20,5 +20,16 @@ for args in "3" "9 --chain" "6"; do
   # shellcheck disable=SC2086
   "$AB" report $args --db "$tmp/copy.db" --json -o "$tmp/r$run.json" >/dev/null || { echo "FAIL: report $args --json"; exit 1; }
   "$CHECK" "$tmp/r$run.md" "$tmp/r$run.json" || { echo "FAIL: run $run: JSON and markdown differ"; exit 1; }
+  # every section of the markdown is in the JSON: the conclusion (the same
+  # overall outcome), the run record, fingerprint, settings, calibration,
+  # wall time, check coverage, timer floor and clocks
+  for key in conclusion run_record fingerprint settings calibration wall_time check_coverage \
+             timer_floor clocks aa_calibration_table; do
+    grep -q "^ \"$key\": " "$tmp/r$run.json" || { echo "FAIL: run $run: JSON has no $key"; exit 1; }
+  done
+  md_overall=$(sed -n 's/.*The hypothesis: \*\*\(.*\)\*\*\..*/\1/p' "$tmp/r$run.md")
+  [ -n "$md_overall" ] || md_overall=$(grep -q "^Overall: \*\*not judged\*\*" "$tmp/r$run.md" && echo "not judged")
+  grep -q "^  \"overall\": \"$md_overall\"" "$tmp/r$run.json" ||
+    { echo "FAIL: run $run: the JSON conclusion is not the markdown's ($md_overall)"; exit 1; }
 done
 echo "ok"

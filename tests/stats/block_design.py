@@ -23,8 +23,14 @@ order). The latency of sample j of variant v in round r is
   eps      within-round noise, N(0, s_within)
   first    the first sample of each block (a variant's samples in a
            round) slow by this fraction
-  i_v      an instance effect: one draw per measurement, N(0, s_inst),
-           fixed for the whole run
+  i_v      an instance effect: one draw per instance, N(0, s_inst), fixed
+           for the whole run
+
+With `instances` k > 1 (the experiment setting of that name) each variant
+runs as k instances v#1..v#k, every round visits all 2k in a random order,
+and each instance has its own i_v and its own AR(1) series a (noise that
+persists across rounds belongs to an instance: its placement, its
+allocation); u_r is shared by all.
 
 mu_B = 0.1 ms, mu_A = mu_B (1 + slowdown): the true speedup
 median(B)/median(A) of the analysis is 1 / (1 + slowdown) (u, a, e, eps
@@ -78,6 +84,10 @@ SCENARIOS = [
      dict(s_round=0.03, s_var=0.02, s_within=0.01, first=0.10, count_a=2, count_b=3)),
     ("instance", "an instance effect per measurement (sd 0.005)",
      dict(s_round=0.03, s_var=0.02, s_within=0.01, s_inst=0.005)),
+    ("instance-x4", "the same instance effect, 4 instances per variant",
+     dict(s_round=0.03, s_var=0.02, s_within=0.01, s_inst=0.005, instances=4)),
+    ("ar-0.85-x4", "A's AR(1) phi 0.85 noise per instance, 4 instances per variant",
+     dict(s_round=0.03, s_var=0.01, s_within=0.01, s_ar=0.03, phi=0.85, instances=4)),
 ]
 EFFECTS = [0.0, 0.02, 0.05]  # true slowdowns of A
 
@@ -93,39 +103,52 @@ def ar1(rng, n, phi, sd):
 
 
 def simulate(rng, p, rounds, slowdown):
-    """The samples of A and B of one replicate: lists of (ms, round)."""
+    """The samples of each instance of A and B of one replicate: a dict
+    (variant, instance) -> list of (ms, round, t)."""
+    k = p.get("instances", 1)
+    keys = [(v, j) for v in "AB" for j in range(k)]
     mu = {"A": MU_B * (1 + slowdown), "B": MU_B}
     u = rng.normal(0, p.get("s_round", 0), rounds)
-    a = {"A": ar1(rng, rounds, p.get("phi", 0), p.get("s_ar", 0)) if p.get("s_ar") else
-         np.zeros(rounds), "B": np.zeros(rounds)}
-    inst = {v: rng.normal(0, p.get("s_inst", 0)) for v in "AB"}
+    a = {key: ar1(rng, rounds, p.get("phi", 0), p.get("s_ar", 0))
+         if p.get("s_ar") and key[0] == "A" else np.zeros(rounds) for key in keys}
+    inst = {key: rng.normal(0, p.get("s_inst", 0)) for key in keys}
     count = {"A": p.get("count_a", 2), "B": p.get("count_b", 2)}
-    out = {"A": [], "B": []}
+    out = {key: [] for key in keys}
     t = 0.0
     for r in range(rounds):
-        order = ["A", "B"] if rng.random() < 0.5 else ["B", "A"]
-        for v in order:
+        if k == 1:  # the draws of the suite's first version, kept for its seeds
+            order = [("A", 0), ("B", 0)] if rng.random() < 0.5 else [("B", 0), ("A", 0)]
+        else:
+            order = [keys[i] for i in rng.permutation(len(keys))]
+        for key in order:
+            v = key[0]
             e = rng.normal(0, p.get("s_var", 0))
             for j in range(count[v]):
-                lx = (math.log(mu[v]) + u[r] + a[v][r] + e + rng.normal(0, p.get("s_within", 0))
-                      + inst[v] + (math.log1p(p.get("first", 0)) if j == 0 else 0))
+                lx = (math.log(mu[v]) + u[r] + a[key][r] + e + rng.normal(0, p.get("s_within", 0))
+                      + inst[key] + (math.log1p(p.get("first", 0)) if j == 0 else 0))
                 t += 0.001
-                out[v].append((math.exp(lx), r, t))
+                out[key].append((math.exp(lx), r, t))
     return out
 
 
 def make_export(tmpl, rng, p, reps, rounds, slowdown, uuid):
     run = copy.deepcopy(tmpl)
     run["uuid"] = uuid
+    ninst = p.get("instances", 1)
+    if ninst > 1:  # the experiment as stored says how many instances
+        run["experiment"]["definition"] += "instances = %d;\n" % ninst
     proto = {m["variant"]: m for m in run["measurements"]}
     ms = []
     for k in range(reps):
         s = simulate(rng, p, rounds, slowdown)
-        for v, name in (("A", "cuda_mma_pipeline"), ("B", "cuda_mma_swizzle")):
+        for (v, j), smp in s.items():
+            name = {"A": "cuda_mma_pipeline", "B": "cuda_mma_swizzle"}[v]
             m = copy.deepcopy(proto[name])
+            if ninst > 1:
+                m["variant"] = "%s#%d" % (name, j + 1)
             m["B"] = k + 1
             m["samples"] = [{"idx": i, "ms": x, "round": r, "t_s": t, "throttled": 0}
-                            for i, (x, r, t) in enumerate(s[v])]
+                            for i, (x, r, t) in enumerate(smp)]
             ms.append(m)
     run["measurements"] = ms
     return {"attnbench_export": 1, "runs": [run]}

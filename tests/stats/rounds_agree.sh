@@ -1,8 +1,10 @@
 #!/bin/sh
 # rounds_agree.sh: on the same samples with the same rounds, `attnbench
 # stats` (files with a round column), `report --json`, the markdown report
-# and `compare` (the samples as two runs) give the same speedup, interval,
-# p and verdict: one comparison (src/analysis/pair.h), paired over rounds.
+# and `compare --within-run` (the samples as two runs) give the same
+# speedup, interval, p and verdict: one comparison (src/analysis/pair.h),
+# paired over rounds; plain `compare` judges by the between-run variance
+# of the database's other runs of the same thing and says so.
 # The cases (rounds_make.c) include 80 samples as 20 rounds with A 2.5%
 # slower under 15% round effects, where all must say slower (an i.i.d.
 # analysis of the same samples says no difference), and a case whose
@@ -58,7 +60,13 @@ while read -r k expect; do
   want=$(awk -v a="$rr" -v b="$rlo" -v c="$rhi" 'BEGIN { printf "%.3f× [%.3f, %.3f]", a, b, c }')
   case "$row" in *"$want"*) ;; *) fail "case $k: markdown row lacks '$want': $row" ;; esac
   # compare: run B (before) against run A (after): the same pair
-  cl=$("$AB" compare "$up" "$uq" --db "$T/r.db" | grep '^B=4 ')
+  cl=$("$AB" compare "$up" "$uq" --db "$T/r.db" --within-run | grep '^B=4 ')
+  # without --within-run the database's other runs of the same variant and
+  # configuration (the other cases' runs, same environment) give the
+  # between-run variance, and compare says so
+  "$AB" compare "$up" "$uq" --db "$T/r.db" >"$T/c.txt" || fail "case $k: compare failed"
+  grep -q "^between-run variance: used for" "$T/c.txt" || fail "case $k: compare did not use the between-run variance"
+  grep '^B=4 ' "$T/c.txt" | grep -q '] b ' || fail "case $k: the pair is not marked b"
   cwant=$(awk -v a="$sr" -v b="$slo" -v c="$shi" 'BEGIN { printf "%.3fx [%.3f, %.3f] r", a, b, c }')
   case "$cl" in *"$cwant"*) ;; *) fail "case $k: compare lacks '$cwant': $cl" ;; esac
   cpw=$(awk -v p="$sp" 'BEGIN { printf "%.2g", p }')

@@ -16,9 +16,10 @@
  *    (sorted here by qsort). Known value: n = 10, 95% -> c = 9 (Hollander
  *    & Wolfe 1999, Table A.4: P(T+ >= 47) = 0.024 at n = 10, so c = 55 +
  *    1 - 47 = 9), attained 1 - 2 x 0.02441 = 0.9512.
- * 2. The lag-1 autocorrelation by hand on short series; the rule's
- *    inflation (1 + rho)/(1 - rho) from the bias-corrected rho, and no
- *    widening below 16 rounds.
+ * 2. The lag-1 autocorrelation and Young's C by hand on short series; the
+ *    rule's inflation (1 + rho)/(1 - rho) from the bias-corrected rho, no
+ *    widening below 16 rounds, and none where Young's test does not reject
+ *    at the gate though the corrected rho is positive.
  * 3. The minimum detectable effect: sd 0.03, 20 rounds, alpha 0.05, 80%
  *    power: z = 1.959964 + 0.841621 (normal table), n_eff = 60/pi =
  *    19.098593, delta = 2.8015852 x 0.03 / 4.3701937 = 0.01923199,
@@ -164,6 +165,29 @@ int main(void)
         CHECK_CLOSE("r1 of 1..20", s.r1, 0.85, 1e-12, 0);
         CHECK(s.widened && fabs(s.rho - 0.95) < 1e-12, "rho %g", s.rho);
         CHECK_CLOSE("inflation", s.inflation, 39.0, 1e-12, 0);
+        /* Young's C of 1..20: 1 - 19 / (2 x 665) = 0.98571429; its z
+         * 0.98571429 / sqrt(18/399) = 4.641 -> p 1.7e-6 < the gate */
+        CHECK_CLOSE("Young's C of 1..20", s.young_c, 1 - 19.0 / 1330.0, 1e-12, 0);
+        CHECK(s.p_serial < 1e-5, "p_serial %g", s.p_serial);
+        /* the gate: 0, then 1, 1, -1, -1 four times, then 1, 1, -1: sum 1,
+         * mean 0.05, sum of squares 19 - 20 x 0.0025 = 18.95; lag-1
+         * products sum to 0, centred 0 - 0.05 (2 + 1) + 19 x 0.0025 =
+         * -0.1025 -> r1 = -0.0054090, the corrected rho (20 r1 + 1)/16 =
+         * 0.0557388 > 0 (the rule before the gate would widen); squared
+         * successive differences 37 -> C = 1 - 37/37.9 = 0.0237467, z =
+         * C / sqrt(18/399) = 0.111803, one-sided p = 0.45549 (normal
+         * table) > AB_SERIAL_GATE: not widened */
+        double q[20];
+        q[0] = 0;
+        for (int i = 1; i < 20; i++)
+            q[i] = ((i - 1) % 4) < 2 ? 1 : -1;
+        CHECK_RC(ab_serial_correlation(q, 20, &s), AB_STATS_OK);
+        CHECK_CLOSE("r1 of the gate series", s.r1, -0.1025 / 18.95, 1e-12, 0);
+        CHECK(((20 * s.r1 + 1) / 16) > 0, "corrected rho > 0");
+        CHECK_CLOSE("Young's C of the gate series", s.young_c, 1 - 37 / 37.9, 1e-12, 0);
+        CHECK_CLOSE("p_serial of the gate series", s.p_serial, 0.45549, 0, 5e-5);
+        CHECK(AB_SERIAL_GATE < 0.45549 && !s.widened && s.inflation == 1,
+              "the gate series: not widened");
         /* alternating: r1 < 0, not widened */
         double alt[20];
         for (int i = 0; i < 20; i++)

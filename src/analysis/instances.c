@@ -1,0 +1,138 @@
+/*
+ * instances.c: the two-stage analysis of variants measured as several
+ * instances (instances.h).
+ */
+#include "instances.h"
+#include "abstats.h"
+#include "rounds.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+
+/* The log settled per-round medians of every instance, A's then B's, with
+ * their rounds: inst[j] owns lr[off[j]..off[j+1]) and rr[...]. */
+typedef struct levels {
+    double *lr;
+    int *rr;
+    size_t *off;
+} levels;
+
+static int load_levels(const ab_instance_sample *s, size_t k, const ab_instance_sample *t,
+                       size_t kt, levels *L)
+{
+    size_t tot = 0;
+    for (size_t j = 0; j < k + kt; j++) {
+        const ab_instance_sample *x = j < k ? &s[j] : &t[j - k];
+        if (!x->ms || !x->round || x->n < 1)
+            return AB_STATS_EINVAL;
+        tot += x->n;
+    }
+    L->lr = malloc(tot * sizeof *L->lr);
+    L->rr = malloc(tot * sizeof *L->rr);
+    L->off = malloc((k + kt + 1) * sizeof *L->off);
+    if (!L->lr || !L->rr || !L->off)
+        return AB_STATS_ENOMEM;
+    L->off[0] = 0;
+    for (size_t j = 0; j < k + kt; j++) {
+        const ab_instance_sample *x = j < k ? &s[j] : &t[j - k];
+        size_t nr = 0, at = L->off[j];
+        int st = ab_round_settled_medians(x->ms, x->round, x->n, L->rr + at, L->lr + at, &nr,
+                                          NULL);
+        if (st != AB_STATS_OK)
+            return st;
+        for (size_t r = 0; r < nr; r++) {
+            if (!(L->lr[at + r] > 0))
+                return AB_STATS_EINVAL;
+            L->lr[at + r] = log(L->lr[at + r]);
+        }
+        L->off[j + 1] = at + nr;
+    }
+    return AB_STATS_OK;
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+int ab_instances_compare(const ab_instance_sample *a, size_t ka, const ab_instance_sample *b,
+                         size_t kb, double level, ab_instances_result *out)
+{
+    if (!a || !b || !out || ka < 2 || kb < 2 || !(level > 0 && level < 1))
+        return AB_STATS_EINVAL;
+    size_t k = ka + kb;
+    levels L = {NULL, NULL, NULL};
+    int *ids = NULL;
+    double *rsum = NULL, *rcnt = NULL, *m = NULL;
+    int rc = load_levels(a, ka, b, kb, &L);
+    if (rc != AB_STATS_OK)
+        goto cleanup;
+    /* each round's mean over every instance present in it */
+    size_t tot = L.off[k], nid = 0;
+    ids = malloc(tot * sizeof *ids);
+    rsum = calloc(tot, sizeof *rsum);
+    rcnt = calloc(tot, sizeof *rcnt);
+    m = malloc(k * sizeof *m);
+    rc = AB_STATS_ENOMEM;
+    if (!ids || !rsum || !rcnt || !m)
+        goto cleanup;
+    for (size_t i = 0; i < tot; i++)
+        ids[i] = L.rr[i];
+    qsort(ids, tot, sizeof *ids, cmp_int);
+    for (size_t i = 0; i < tot; i++)
+        if (nid == 0 || ids[nid - 1] != ids[i])
+            ids[nid++] = ids[i];
+    for (size_t i = 0; i < tot; i++) {
+        int *at = bsearch(&L.rr[i], ids, nid, sizeof *ids, cmp_int);
+        rsum[at - ids] += L.lr[i];
+        rcnt[at - ids] += 1;
+    }
+    /* stage one: each instance's mean centred log level; the pooled
+     * within-instance round variance */
+    double ss_round = 0, df_round = 0, inv_r = 0;
+    for (size_t j = 0; j < k; j++) {
+        size_t n = L.off[j + 1] - L.off[j];
+        double s = 0;
+        for (size_t i = L.off[j]; i < L.off[j + 1]; i++) {
+            size_t q = (size_t)((int *)bsearch(&L.rr[i], ids, nid, sizeof *ids, cmp_int) - ids);
+            L.lr[i] -= rsum[q] / rcnt[q];
+            s += L.lr[i];
+        }
+        m[j] = s / (double)n;
+        for (size_t i = L.off[j]; i < L.off[j + 1]; i++)
+            ss_round += (L.lr[i] - m[j]) * (L.lr[i] - m[j]);
+        df_round += (double)n - 1;
+        inv_r += 1.0 / (double)n;
+    }
+    /* stage two: Welch's test of the instance levels, A against B */
+    rc = ab_welch_t(m, ka, m + ka, kb, level, &out->w);
+    if (rc != AB_STATS_OK)
+        goto cleanup;
+    out->instances_a = ka;
+    out->instances_b = kb;
+    out->rounds = (double)tot / (double)k;
+    out->speedup = exp(out->w.diff);
+    out->lo = exp(out->w.lo);
+    out->hi = exp(out->w.hi);
+    out->sd_round = df_round > 0 ? sqrt(ss_round / df_round) : 0;
+    double pooled = ((double)(ka - 1) * out->w.var_x + (double)(kb - 1) * out->w.var_y) /
+                    (double)(k - 2);
+    double rbar = (double)k / inv_r; /* harmonic mean of the rounds per instance */
+    double vb = pooled - out->sd_round * out->sd_round / rbar;
+    out->sd_instance = vb > 0 ? sqrt(vb) : 0;
+    double t = gsl_cdf_tdist_Pinv(0.975, out->w.df) + gsl_cdf_tdist_Pinv(0.8, out->w.df);
+    out->mde = expm1(t * out->w.se);
+    rc = AB_STATS_OK;
+cleanup:
+    free(L.lr);
+    free(L.rr);
+    free(L.off);
+    free(ids);
+    free(rsum);
+    free(rcnt);
+    free(m);
+    return rc;
+}
