@@ -12,6 +12,7 @@
 #include "schema.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1052,7 +1053,22 @@ int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttl
             buf = nb;
             cap *= 2;
         }
-        buf[len++] = sqlite3_column_double(st, 0);
+        /* what run stores and import accepts: a positive, finite number of
+         * ms; anything else is a damaged or edited database, never a
+         * latency to compute with */
+        const int type = sqlite3_column_type(st, 0);
+        const double v = sqlite3_column_double(st, 0);
+        if ((type != SQLITE_FLOAT && type != SQLITE_INTEGER) || !(v > 0) || !isfinite(v)) {
+            snprintf(err, AB_ERR,
+                     "%s: measurement %lld: sample %zu is '%s', not a latency in ms (> 0): a "
+                     "damaged or edited database",
+                     ab_db_name(db), (long long)measurement_id, len,
+                     type == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, 0));
+            free(buf);
+            sqlite3_finalize(st);
+            return -1;
+        }
+        buf[len++] = v;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
