@@ -298,6 +298,11 @@ static int check_measurement(const json_t *m, const char *where, char *err, size
         snprintf(w, sizeof w, "%s.variant", where);
         return bad(err, n, w, "must not be empty");
     }
+    if (json_string_length(json_object_get(m, "variant")) > AB_VARIANT_NAME_MAX) {
+        snprintf(w, sizeof w, "%s.variant", where);
+        return bad(err, n, w, "is %zu bytes long; at most %d, as a run allows",
+                   json_string_length(json_object_get(m, "variant")), AB_VARIANT_NAME_MAX);
+    }
     const json_t *samples = json_object_get(m, "samples");
     snprintf(w, sizeof w, "%s.samples", where);
     if (!samples)

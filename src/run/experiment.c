@@ -615,7 +615,13 @@ static int names_refuse_controls(const config_setting_t *root, const ab_experime
                      ab_printable(e->name, shown, sizeof shown));
     const config_setting_t *vl = config_setting_get_member(root, "variants");
     for (size_t i = 0; i < e->nvariants; i++)
-        if (ab_has_control(e->variants[i].name))
+        if (strlen(e->variants[i].name) > AB_VARIANT_NAME_MAX) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "%%s is %zu bytes long; at most %d",
+                     strlen(e->variants[i].name), AB_VARIANT_NAME_MAX);
+            return where(err, n, path, vl ? config_setting_get_elem(vl, (unsigned)i) : NULL, msg,
+                         "variant name");
+        } else if (ab_has_control(e->variants[i].name))
             return where(err, n, path, vl ? config_setting_get_elem(vl, (unsigned)i) : NULL,
                          "variant name '%s' holds a control character (names are printed on "
                          "terminals)", ab_printable(e->variants[i].name, shown, sizeof shown));
