@@ -226,7 +226,7 @@ static int check_field(const json_t *x, const field *f, const char *where, char 
             return bad(err, n, where, "must be %s, not %s", f->k == K_POS ? "> 0" : ">= 0",
                        shown(x, b, sizeof b));
         /* 1e308 ms is finite but not a latency: at most a day */
-        if (f->k == K_POS && v > 86400e3)
+        if (f->k == K_POS && v > AB_SAMPLE_MAX_MS)
             return bad(err, n, where, "%s is not a plausible time in ms (more than a day)",
                        shown(x, b, sizeof b));
         return 0;

@@ -421,7 +421,10 @@ static void open_error(sqlite3 *db, const char *path, int readonly, char *err)
     int code = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
     const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
     dir_of(path, dir, sizeof dir);
-    if (code == SQLITE_NOTADB)
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        snprintf(err, AB_ERR, "%.900s: is a directory, not a database", path);
+    else if (code == SQLITE_NOTADB)
         snprintf(err, AB_ERR, "%.900s: not an attnbench database: %s", path, msg);
     else if (code == SQLITE_CORRUPT)
         snprintf(err, AB_ERR, "%.900s: the database is damaged: %s", path, msg);
@@ -1058,10 +1061,11 @@ int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttl
          * latency to compute with */
         const int type = sqlite3_column_type(st, 0);
         const double v = sqlite3_column_double(st, 0);
-        if ((type != SQLITE_FLOAT && type != SQLITE_INTEGER) || !(v > 0) || !isfinite(v)) {
+        if ((type != SQLITE_FLOAT && type != SQLITE_INTEGER) || !(v > 0) ||
+            !(v <= AB_SAMPLE_MAX_MS)) {
             snprintf(err, AB_ERR,
-                     "%s: measurement %lld: sample %zu is '%s', not a latency in ms (> 0): a "
-                     "damaged or edited database",
+                     "%s: measurement %lld: sample %zu is '%s', not a latency in ms (> 0, at most "
+                     "a day): a damaged or edited database",
                      ab_db_name(db), (long long)measurement_id, len,
                      type == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, 0));
             free(buf);

@@ -53,10 +53,15 @@ static int print_run(void *arg, const ab_run_row *r)
 
 static int valid_date(const char *s)
 {
-    return strlen(s) == 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1]) &&
-           isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) && s[4] == '-' &&
-           isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]) && s[7] == '-' &&
-           isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9]);
+    if (!(strlen(s) == 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1]) &&
+          isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) && s[4] == '-' &&
+          isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]) && s[7] == '-' &&
+          isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9])))
+        return 0;
+    /* a month and a day that exist (2026-13-45 matched nothing, silently) */
+    static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const int mo = (s[5] - '0') * 10 + s[6] - '0', d = (s[8] - '0') * 10 + s[9] - '0';
+    return mo >= 1 && mo <= 12 && d >= 1 && d <= days[mo - 1];
 }
 
 int cmd_runs(int argc, char **argv)

@@ -98,6 +98,10 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
             ERR("%s:%zu: not a number: '%s'", path, lineno, s);
             goto cleanup;
         }
+        if (strpbrk(s, "xXpP")) { /* strtod reads C's hexadecimal floats: 0x10 is 16 */
+            ERR("%s:%zu: not a decimal number of ms: '%s'", path, lineno, s);
+            goto cleanup;
+        }
         if (with_rounds < 0)
             with_rounds = r >= 0;
         else if (with_rounds != (r >= 0)) {
@@ -107,7 +111,8 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
             goto cleanup;
         }
         if (!isfinite(d) || (errno == ERANGE && fabs(d) > 1)) {
-            ERR("%s:%zu: not a finite number (overflows a double): '%s'", path, lineno, s);
+            ERR("%s:%zu: not a finite number (%s): '%s'", path, lineno,
+                isnan(d) ? "NaN" : errno == ERANGE ? "overflows a double" : "infinite", s);
             goto cleanup;
         }
         if (errno == ERANGE || (d != 0 && fabs(d) < AB_STATS_MIN_VALUE)) {
@@ -335,8 +340,8 @@ int cmd_stats(int argc, char **argv)
                 goto cleanup;
             }
         } else if (!missing && (v = ab_opt(argc, argv, &i, "--resamples", &missing)) != NULL) {
-            if (parse_ulong(v, &u) != 0 || u < 2) {
-                ERR("--resamples: expected an integer >= 2, got '%s'", v);
+            if (parse_ulong(v, &u) != 0 || u < 2 || u > 10000000) {
+                ERR("--resamples: expected an integer in [2, 10000000], got '%s'", v);
                 goto cleanup;
             }
             o.boot.resamples = u;
