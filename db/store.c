@@ -586,6 +586,27 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
                  path, v, ab_schema_count());
         goto fail;
     }
+    if (v > 0 && v <= ab_schema_count()) {
+        /* a file that claims a schema version but lacks its tables (another
+         * program's database, one whose tables were dropped): said once,
+         * not "no such table: runs" from whichever query comes first */
+        sqlite3_stmt *tq = NULL;
+        int have = -1;
+        if (sqlite3_prepare_v2(db,
+                               "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                               "('runs', 'measurements', 'samples', 'experiments', 'environments')",
+                               -1, &tq, NULL) == SQLITE_OK &&
+            sqlite3_step(tq) == SQLITE_ROW)
+            have = sqlite3_column_int(tq, 0);
+        sqlite3_finalize(tq);
+        if (have >= 0 && have < 5) {
+            snprintf(err, AB_ERR,
+                     "%.800s: not an attnbench database: schema version %d, but its tables "
+                     "(runs, measurements, samples, experiments, environments) are not all there",
+                     path, v);
+            goto fail;
+        }
+    }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
     if (readonly) {
