@@ -18,6 +18,10 @@
  *   - the sampled check holds the last row of every slice (check.h): an
  *     output wrong only in row S - 1 fails under every seed, with S = 100
  *     (row 99 is no tile boundary) and 8 rows per slice.
+ *   - a sampled check draws at least AB_CHECK_MIN_ROWS rows at random on top
+ *     of the rows it always checks (check.h): the forced rows counted here
+ *     by brute force (0, S - 1, and 64 j - 1, 64 j, 64 j + 1 below S), on a
+ *     shape far over the host budget (B = H = 64, S = 4096, D = 128).
  *   - S = S_kv = 1: softmax over one key is 1, so dQ = dK = 0 exactly and
  *     dV = dO. FlashAttention's gradient atol with its floor 0.3 in fp16 is
  *     2 |fl(fl(0 + 0.3) - 0.3)| = 2 x 819 x 2^-24 = 9.763e-5 (fp16(0.3) =
@@ -136,6 +140,34 @@ static void last_row(gsl_rng *r)
     free(q);
 }
 
+static void random_rows_on_top(void)
+{
+    ab_shape s = {64, 64, 4096, 128, 0, AB_FP16, 0, 0, AB_FWD};
+    const int S = s.S;
+    size_t per = ab_check_rows_for(&s);
+    unsigned char *forced = calloc((size_t)S, 1);
+    int *rows = malloc(sizeof(int) * (size_t)S), nf = 0;
+    forced[0] = forced[S - 1] = 1;
+    for (int b = 64; b - 1 < S; b += 64)
+        for (int d = -1; d <= 1; d++)
+            if (b + d < S)
+                forced[b + d] = 1;
+    for (int i = 0; i < S; i++)
+        nf += forced[i];
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 3);
+    size_t n = ab_check_rows_select(S, per, g, rows), random = 0;
+    for (size_t i = 0; i < n; i++)
+        random += !forced[rows[i]];
+    CHECK(per > 0 && per < (size_t)S, "rows per slice %zu: not a sampled check", per);
+    CHECK(random >= AB_CHECK_MIN_ROWS,
+          "%zu rows drawn at random beside the %d forced ones (rows per slice %zu), want >= %d",
+          random, nf, per, AB_CHECK_MIN_ROWS);
+    gsl_rng_free(g);
+    free(rows);
+    free(forced);
+}
+
 static void grad_floor(gsl_rng *r)
 {
     ab_shape s = {1, 1, 1, 64, 0, AB_FP16, 0, 0, AB_BWD};
@@ -171,6 +203,7 @@ int main(void)
     absolute_rule(r);
     signed_max(r);
     last_row(r);
+    random_rows_on_top();
     grad_floor(r);
     gsl_rng_free(r);
     if (failures) {

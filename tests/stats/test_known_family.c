@@ -17,6 +17,11 @@
  *     x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h])), computed here
  *     by hand over the same B draws (the same mt19937 stream and seed,
  *     drawn through stats_internal.h's ab__boot_median).
+ *   - the distribution-free median CI (Conover 1999 sec. 3.2) of n values
+ *     at 95%: [x_(k), x_(n+1-k)] with k the largest such that 2 P(Bin(n,
+ *     1/2) <= k - 1) <= 0.05, the binomial sums counted here in integers
+ *     (n = 10: k = 2; n = 20: k = 6; n = 29: k = 9), and its attained
+ *     confidence 1 - 2 P(Bin(n, 1/2) <= k - 1).
  *   - a paired comparison over 6 rounds in which A is faster in every round
  *     has the exact two-sided signed-rank p = 2 x 2^-6 = 0.03125 (Wilcoxon
  *     1945: the one sign pattern and its mirror out of 2^6); alone in its
@@ -131,6 +136,38 @@ static void percentile_ends(void)
     }
 }
 
+/* 2 P(Bin(n, 1/2) <= j), from binomial coefficients in integers (n <= 60) */
+static double two_tail(int n, int j)
+{
+    unsigned long long c = 1, sum = 0; /* C(n, i) */
+    for (int i = 0; i <= j; i++) {
+        sum += c;
+        c = c * (unsigned long long)(n - i) / (unsigned long long)(i + 1);
+    }
+    return 2.0 * (double)sum / ldexp(1.0, n);
+}
+
+static void order_statistic_ci(void)
+{
+    const int ns[3] = {10, 20, 29}, want_k[3] = {2, 6, 9};
+    for (int t = 0; t < 3; t++) {
+        const int n = ns[t];
+        double x[29];
+        for (int i = 0; i < n; i++)
+            x[i] = 1.0 + (double)((i * 7) % n); /* 1..n, shuffled */
+        int k = 1;
+        while (k + 1 <= (n + 1) / 2 && two_tail(n, k) <= 0.05)
+            k++;
+        CHECK(k == want_k[t], "n = %d: k = %d by the binomial sums, want %d", n, k, want_k[t]);
+        double lo, hi, att;
+        CHECK(ab_median_ci_exact(x, (size_t)n, 0.95, &lo, &hi, &att) == AB_STATS_OK, "exact ci");
+        CHECK(lo == k && hi == n + 1 - k, "n = %d: median CI [%g, %g], want [x_(%d), x_(%d)] = [%d, %d]",
+              n, lo, hi, k, n + 1 - k, k, n + 1 - k);
+        CHECK(fabs(att - (1 - two_tail(n, k - 1))) < 1e-12, "n = %d: attained %.15g, want %.15g", n,
+              att, 1 - two_tail(n, k - 1));
+    }
+}
+
 /* A: 6 rounds x 3 samples at base_r, B the same x ratio_r > 1 (A faster) */
 static void six_rounds(double *a, int *ra, double *b, int *rb, double shift)
 {
@@ -185,12 +222,13 @@ int main(void)
     practical();
     holm();
     percentile_ends();
+    order_statistic_ci();
     family();
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);
         return 1;
     }
     printf("ok: practical threshold closed, Holm capped at 1, percentile ends over all B "
-           "resamples, the family's p is the paired one and its limit counts the family\n");
+           "resamples, order-statistic median CIs, the family's p is the paired one and its limit counts the family\n");
     return 0;
 }
