@@ -22,6 +22,11 @@
  *     of the rows it always checks (check.h): the forced rows counted here
  *     by brute force (0, S - 1, and 64 j - 1, 64 j, 64 j + 1 below S), on a
  *     shape far over the host budget (B = H = 64, S = 4096, D = 128).
+ *   - the gradient check's cross-check of its two float64 references: sums
+ *     whose shadow computation (the plain backward without its dtype
+ *     rounding) is 1e-3 away from the reference in one element report a
+ *     disagreement of 1e-3 and fail as a broken checker, whatever the
+ *     gradient itself (here exactly the reference).
  *   - S = S_kv = 1: softmax over one key is 1, so dQ = dK = 0 exactly and
  *     dV = dO. FlashAttention's gradient atol with its floor 0.3 in fp16 is
  *     2 |fl(fl(0 + 0.3) - 0.3)| = 2 x 819 x 2^-24 = 9.763e-5 (fp16(0.3) =
@@ -168,6 +173,27 @@ static void random_rows_on_top(void)
     free(forced);
 }
 
+static void grad_cross_check(void)
+{
+    enum { N = 32 };
+    float g[N];
+    double ref[N], plain[N], shadow[N];
+    for (int i = 0; i < N; i++) {
+        ref[i] = 0.25 + 0.01 * i;
+        g[i] = (float)ref[i];
+        plain[i] = shadow[i] = ref[i];
+    }
+    shadow[7] += 1e-3;
+    ab_check_sums x[3];
+    for (int k = 0; k < 3; k++)
+        ab_grad_sums(g, ref, plain, shadow, N, AB_FP32, &x[k]);
+    CHECK(fabs(x[0].disagree - 1e-3) < 1e-12, "disagreement %.6g, want 1e-3", x[0].disagree);
+    ab_grad_check out;
+    ab_grad_check_decide(x, AB_FP32, &out);
+    CHECK(!out.pass && strstr(out.why, "references disagree"),
+          "references 1e-3 apart: %s (want the broken-checker verdict)", out.pass ? "pass" : out.why);
+}
+
 static void grad_floor(gsl_rng *r)
 {
     ab_shape s = {1, 1, 1, 64, 0, AB_FP16, 0, 0, AB_BWD};
@@ -204,6 +230,7 @@ int main(void)
     signed_max(r);
     last_row(r);
     random_rows_on_top();
+    grad_cross_check();
     grad_floor(r);
     gsl_rng_free(r);
     if (failures) {
