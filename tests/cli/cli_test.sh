@@ -247,7 +247,7 @@ ci-deps-git)
   # unknown". Here every other tool is present (stubs) and git is not: the
   # apt-get it runs (a stub that records its arguments) must be asked for git.
   mkdir bin
-  for t in meson ninja cc sqlite3 gnuplot clang; do printf '#!/bin/sh\nexit 0\n' >bin/$t; done
+  for t in meson ninja cc sqlite3 gnuplot clang pgrep; do printf '#!/bin/sh\nexit 0\n' >bin/$t; done
   printf '#!/bin/sh\nexit 0\n' >bin/pkg-config
   printf '#!/bin/sh\necho "$*" >>%s/apt.txt\n' "$PWD" >bin/apt-get
   printf '#!/bin/sh\nexec "$@"\n' >bin/sudo
