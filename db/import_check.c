@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum kind {
@@ -25,6 +26,7 @@ typedef enum kind {
     K_POS,     /* finite number > 0 */
     K_DTYPE,   /* fp16, bf16, fp32 */
     K_ONEOF,   /* one of the words in `words` */
+    K_TIME,    /* UTC time as runs store it: YYYY-MM-DDTHH:MM:SSZ */
 } kind;
 
 typedef struct field {
@@ -40,8 +42,8 @@ typedef struct field {
 
 static const field run_fields[] = {
     {"uuid", K_UUID, 1, 0, 0, NULL},
-    {"started_at", K_TEXT, 1, 0, 0, NULL},
-    {"finished_at", K_TEXT, 0, 0, 0, NULL},
+    {"started_at", K_TIME, 1, 0, 0, NULL},
+    {"finished_at", K_TIME, 0, 0, 0, NULL},
     {"status", K_ONEOF, 1, 0, 0, "running complete failed interrupted"},
     {"command", K_TEXT, 1, 0, 0, NULL},
     {"timing_mode", K_TEXT, 1, 0, 0, NULL},
@@ -145,6 +147,22 @@ static int is_uuid(const char *s)
     return 1;
 }
 
+/* 1 when s is a UTC time as runs store it, 2026-11-26T03:01:36Z (the
+ * order `runs --since` and every listing sort by) */
+static int is_time(const char *s)
+{
+    static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(s) != sizeof pat - 1)
+        return 0;
+    for (size_t i = 0; pat[i]; i++)
+        if (pat[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != pat[i])
+            return 0;
+    const int mo = (s[5] - '0') * 10 + s[6] - '0', d = (s[8] - '0') * 10 + s[9] - '0',
+              h = (s[11] - '0') * 10 + s[12] - '0', mi = (s[14] - '0') * 10 + s[15] - '0',
+              se = (s[17] - '0') * 10 + s[18] - '0';
+    return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h < 24 && mi < 60 && se <= 60;
+}
+
 static int one_of(const char *s, const char *words)
 {
     size_t len = strlen(s);
@@ -170,6 +188,11 @@ static int check_field(const json_t *x, const field *f, const char *where, char 
         return json_is_string(x) && is_uuid(json_string_value(x))
                    ? 0
                    : bad(err, n, where, "must be a uuid (8-4-4-4-12 hex digits), not %s",
+                         shown(x, b, sizeof b));
+    case K_TIME:
+        return json_is_string(x) && is_time(json_string_value(x))
+                   ? 0
+                   : bad(err, n, where, "must be a UTC time YYYY-MM-DDTHH:MM:SSZ, not %s",
                          shown(x, b, sizeof b));
     case K_ONEOF:
         return json_is_string(x) && one_of(json_string_value(x), f->words)
@@ -203,7 +226,7 @@ static int check_field(const json_t *x, const field *f, const char *where, char 
             return bad(err, n, where, "must be %s, not %s", f->k == K_POS ? "> 0" : ">= 0",
                        shown(x, b, sizeof b));
         /* 1e308 ms is finite but not a latency: at most a day */
-        if (f->k == K_POS && v > 86400e3)
+        if (f->k == K_POS && v > AB_SAMPLE_MAX_MS)
             return bad(err, n, where, "%s is not a plausible time in ms (more than a day)",
                        shown(x, b, sizeof b));
         return 0;
@@ -275,6 +298,11 @@ static int check_measurement(const json_t *m, const char *where, char *err, size
         snprintf(w, sizeof w, "%s.variant", where);
         return bad(err, n, w, "must not be empty");
     }
+    if (json_string_length(json_object_get(m, "variant")) > AB_VARIANT_NAME_MAX) {
+        snprintf(w, sizeof w, "%s.variant", where);
+        return bad(err, n, w, "is %zu bytes long; at most %d, as a run allows",
+                   json_string_length(json_object_get(m, "variant")), AB_VARIANT_NAME_MAX);
+    }
     const json_t *samples = json_object_get(m, "samples");
     snprintf(w, sizeof w, "%s.samples", where);
     if (!samples)
@@ -324,12 +352,51 @@ static int check_run(const json_t *r, size_t i, char *err, size_t n)
     }
     size_t k;
     json_t *m;
+    /* a configuration's identity -> the first measurement with it: a run
+     * measures each (variant, shape, dtype, pass) once (the store's UNIQUE
+     * constraint), so a second one is refused here, by name */
+    json_t *seen = json_object();
+    if (!seen)
+        return bad(err, n, w, "out of memory");
+    int rc = 0;
     json_array_foreach((json_t *)ms, k, m) {
         snprintf(w, sizeof w, "runs[%zu].measurements[%zu]", i, k);
-        if (check_measurement(m, w, err, n))
-            return -1;
+        if (check_measurement(m, w, err, n)) {
+            rc = -1;
+            break;
+        }
+        const json_t *hk = json_object_get(m, "H_kv"), *sk = json_object_get(m, "S_kv"),
+                     *ps = json_object_get(m, "pass"), *c = json_object_get(m, "causal");
+        char *key = NULL;
+        if (asprintf(&key, "%s|%lld|%lld|%lld|%lld|%d|%s|%lld|%lld|%s",
+                     json_string_value(json_object_get(m, "variant")),
+                     (long long)json_integer_value(json_object_get(m, "B")),
+                     (long long)json_integer_value(json_object_get(m, "H")),
+                     (long long)json_integer_value(json_object_get(m, "S")),
+                     (long long)json_integer_value(json_object_get(m, "D")),
+                     json_is_true(c) || json_integer_value(c) == 1,
+                     json_string_value(json_object_get(m, "dtype")),
+                     (long long)json_integer_value(hk ? hk : json_object_get(m, "H")),
+                     (long long)json_integer_value(sk ? sk : json_object_get(m, "S")),
+                     json_is_string(ps) ? json_string_value(ps) : "fwd") < 0) {
+            rc = bad(err, n, w, "out of memory");
+            break;
+        }
+        const json_t *first = json_object_get(seen, key);
+        if (first) {
+            rc = bad(err, n, w,
+                     "the same variant and configuration as runs[%zu].measurements[%lld] (a run "
+                     "measures each once)",
+                     i, (long long)json_integer_value(first));
+        } else if (json_object_set_new(seen, key, json_integer((json_int_t)k))) {
+            rc = bad(err, n, w, "out of memory");
+        }
+        free(key);
+        if (rc)
+            break;
     }
-    return 0;
+    json_decref(seen);
+    return rc;
 }
 
 int ab_import_check(const json_t *doc, char *err, size_t n)

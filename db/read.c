@@ -57,7 +57,9 @@ int ab_meas_details_load(sqlite3 *db, long long run_id, ab_meas_detail *out, siz
         ab_meas_detail *x = &out[k];
         int i = 0;
         snprintf(x->backend, sizeof x->backend, "%s", ab_db_text(st, i++));
-        x->message = strdup(ab_db_text(st, i++));
+        /* an adapter's or plugin's words, or an imported run's: control
+         * bytes escaped for the terminals and reports that print them */
+        x->message = ab_printable_dup(ab_db_text(st, i++));
         x->checked = sqlite3_column_int(st, i++);
         x->external = sqlite3_column_int(st, i++);
         x->warmup = sqlite3_column_int(st, i++);

@@ -11,6 +11,7 @@
 #include "schema.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,7 +420,10 @@ static void open_error(sqlite3 *db, const char *path, int readonly, char *err)
     int code = db ? sqlite3_extended_errcode(db) & 0xff : SQLITE_NOMEM;
     const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
     dir_of(path, dir, sizeof dir);
-    if (code == SQLITE_NOTADB)
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        snprintf(err, AB_ERR, "%.900s: is a directory, not a database", path);
+    else if (code == SQLITE_NOTADB)
         snprintf(err, AB_ERR, "%.900s: not an attnbench database: %s", path, msg);
     else if (code == SQLITE_CORRUPT)
         snprintf(err, AB_ERR, "%.900s: the database is damaged: %s", path, msg);
@@ -580,6 +584,27 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
                  "(0 to %d): not an attnbench database, or a damaged one",
                  path, v, ab_schema_count());
         goto fail;
+    }
+    if (v > 0 && v <= ab_schema_count()) {
+        /* a file that claims a schema version but lacks its tables (another
+         * program's database, one whose tables were dropped): said once,
+         * not "no such table: runs" from whichever query comes first */
+        sqlite3_stmt *tq = NULL;
+        int have = -1;
+        if (sqlite3_prepare_v2(db,
+                               "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                               "('runs', 'measurements', 'samples', 'experiments', 'environments')",
+                               -1, &tq, NULL) == SQLITE_OK &&
+            sqlite3_step(tq) == SQLITE_ROW)
+            have = sqlite3_column_int(tq, 0);
+        sqlite3_finalize(tq);
+        if (have >= 0 && have < 5) {
+            snprintf(err, AB_ERR,
+                     "%.800s: not an attnbench database: schema version %d, but its tables "
+                     "(runs, measurements, samples, experiments, environments) are not all there",
+                     path, v);
+            goto fail;
+        }
     }
     if (exec(db, "PRAGMA foreign_keys = ON", err))
         goto fail;
@@ -1066,7 +1091,23 @@ int ab_db_samples(sqlite3 *db, sqlite3_int64 measurement_id, int include_throttl
             buf = nb;
             cap *= 2;
         }
-        buf[len++] = sqlite3_column_double(st, 0);
+        /* what run stores and import accepts: a positive, finite number of
+         * ms; anything else is a damaged or edited database, never a
+         * latency to compute with */
+        const int type = sqlite3_column_type(st, 0);
+        const double v = sqlite3_column_double(st, 0);
+        if ((type != SQLITE_FLOAT && type != SQLITE_INTEGER) || !(v > 0) ||
+            !(v <= AB_SAMPLE_MAX_MS)) {
+            snprintf(err, AB_ERR,
+                     "%s: measurement %lld: sample %zu is '%s', not a latency in ms (> 0, at most "
+                     "a day): a damaged or edited database",
+                     ab_db_name(db), (long long)measurement_id, len,
+                     type == SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(st, 0));
+            free(buf);
+            sqlite3_finalize(st);
+            return -1;
+        }
+        buf[len++] = v;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {

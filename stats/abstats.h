@@ -93,6 +93,11 @@ int ab_median_ci_exact(const double *x, size_t n, double level, double *lo, doub
  * ab_bootstrap_median_ci with o. n >= 2. */
 int ab_median_ci(const double *x, size_t n, const ab_boot_opts *o, double *lo, double *hi);
 
+/* What ab_median_ci(x, n, o, ...) computes, for labels: "order statistics
+ * (distribution-free)" for n < 30, else "BCa bootstrap" or "percentile
+ * bootstrap" (o->method). A static string. */
+const char *ab_median_ci_name(size_t n, const ab_boot_opts *o);
+
 /* ---- rank tests: how a p-value was obtained, and their options ----------- */
 
 /* The method that gave a rank test's p-value. */

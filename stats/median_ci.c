@@ -52,3 +52,10 @@ int ab_median_ci(const double *x, size_t n, const ab_boot_opts *o, double *lo, d
         return ab_median_ci_exact(x, n, o->level, lo, hi, NULL);
     return ab_bootstrap_median_ci(x, n, o, lo, hi);
 }
+
+const char *ab_median_ci_name(size_t n, const ab_boot_opts *o)
+{
+    if (n < AB_MEDIAN_EXACT_BELOW)
+        return "order statistics (distribution-free)";
+    return o && o->method == AB_CI_BCA ? "BCa bootstrap" : "percentile bootstrap";
+}

@@ -16,6 +16,7 @@
  * S, D, causal, dtype, status, idx, ms, round, t_s, throttled.
  */
 #include "commands.h"
+#include "import_check.h"
 #include "outfile.h"
 #include "rundata.h"
 #include "store.h"
@@ -80,6 +81,15 @@ int cmd_export(int argc, char **argv)
             if (!r)
                 goto done;
             json_array_append_new(arr, r);
+        }
+        /* what export writes, import accepts: a database edited or damaged
+         * into values no run stores (a sample of -1 ms) is refused here with
+         * import's own message, not written into a file import refuses */
+        char why[AB_ERR];
+        if (ab_import_check(doc, why, sizeof why)) {
+            error("export: %s: %s (a damaged or edited database); nothing exported",
+                  ab_db_path(db_flag), why);
+            goto done;
         }
     }
     /* a temporary file beside the target, renamed on success; never the

@@ -4,6 +4,7 @@
  * summary line around the transfer library (db/transfer.h).
  */
 #include "commands.h"
+#include "experiment.h"
 #include "import_check.h"
 #include "outfile.h"
 #include "store.h"
@@ -57,7 +58,9 @@ int cmd_import(int argc, char **argv)
     capped_input in = {strcmp(file, "-") == 0 ? stdin : NULL, 0};
     if (!in.f && !(in.f = ab_open_regular(file, AB_IMPORT_MAX_BYTES, why, sizeof why)))
         return error("import: %s", why) ? 1 : 1;
-    json_t *doc = json_load_callback(read_capped, &in, 0, &jerr);
+    /* a key given twice (two "runs" arrays) is refused, not resolved by
+     * keeping the last one */
+    json_t *doc = json_load_callback(read_capped, &in, JSON_REJECT_DUPLICATES, &jerr);
     if (in.f != stdin)
         fclose(in.f);
     if (!doc && in.got > AB_IMPORT_MAX_BYTES)
@@ -78,6 +81,24 @@ int cmd_import(int argc, char **argv)
     if (ab_import_check(doc, err, sizeof err)) {
         json_decref(doc);
         return error("import: %s: %s; nothing imported", file, err) ? 1 : 1;
+    }
+    /* each run's experiment is read again by report and resume: it must
+     * parse as a stored experiment does (variants this build lacks allowed) */
+    size_t ri;
+    json_t *r;
+    json_array_foreach(runs, ri, r) {
+        const json_t *x = json_object_get(r, "experiment");
+        ab_experiment e;
+        char why[AB_ERR];
+        if (ab_experiment_parse(json_string_value(json_object_get(x, "path")),
+                                json_string_value(json_object_get(x, "definition")), 0, &e, why,
+                                sizeof why)) {
+            json_decref(doc);
+            return error("import: %s: runs[%zu].experiment.definition does not parse (%s); "
+                         "nothing imported",
+                         file, ri, why) ? 1 : 1;
+        }
+        ab_experiment_free(&e);
     }
     sqlite3 *db = NULL;
     if (ab_db_open(ab_db_path(db_flag), 0, &db, err)) {

@@ -16,7 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* reports/<experiment name>-run<RUN>.<ext> */
+/* reports/<experiment name>-run<RUN>.<ext>. A stored name (an imported
+ * run, a database older than the name rules of experiment.c) may hold what
+ * a file name must not: '/' (a path out of reports/) and control bytes
+ * become '_', an empty name "experiment", and it is cut at 200 bytes. */
 static int default_path(sqlite3 *db, long long run, const char *ext, char *buf, size_t n)
 {
     char err[AB_ERR], name[1024];
@@ -25,7 +28,10 @@ static int default_path(sqlite3 *db, long long run, const char *ext, char *buf, 
         return error("%s", err);
     if (found > 0)
         return error("report: no run %lld in the database (attnbench runs lists them)", run);
-    snprintf(buf, n, "reports/%s-run%lld.%s", name, run, ext);
+    for (char *c = name; *c; c++)
+        if (*c == '/' || (unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '_';
+    snprintf(buf, n, "reports/%.200s-run%lld.%s", name[0] ? name : "experiment", run, ext);
     return 0;
 }
 

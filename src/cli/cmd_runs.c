@@ -1,11 +1,13 @@
 /*
  * cmd_runs.c: finding runs and looking at one: `attnbench runs` (with
  * filters by experiment, variant, GPU, date and build commit; text or JSON)
- * and `attnbench show RUN` (configurations, medians with 95% BCa CIs,
+ * and `attnbench show RUN` (configurations, medians with the 95% CIs report gives,
  * statuses, stop reasons, fingerprint).
  */
 #include "abstats.h"
 #include "commands.h"
+#include "median_ci.h"
+#include "pair.h"
 #include "read.h"
 #include "rundata.h"
 #include "runlist.h"
@@ -51,10 +53,15 @@ static int print_run(void *arg, const ab_run_row *r)
 
 static int valid_date(const char *s)
 {
-    return strlen(s) == 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1]) &&
-           isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) && s[4] == '-' &&
-           isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]) && s[7] == '-' &&
-           isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9]);
+    if (!(strlen(s) == 10 && isdigit((unsigned char)s[0]) && isdigit((unsigned char)s[1]) &&
+          isdigit((unsigned char)s[2]) && isdigit((unsigned char)s[3]) && s[4] == '-' &&
+          isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]) && s[7] == '-' &&
+          isdigit((unsigned char)s[8]) && isdigit((unsigned char)s[9])))
+        return 0;
+    /* a month and a day that exist (2026-13-45 matched nothing, silently) */
+    static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const int mo = (s[5] - '0') * 10 + s[6] - '0', d = (s[8] - '0') * 10 + s[9] - '0';
+    return mo >= 1 && mo <= 12 && d >= 1 && d <= days[mo - 1];
 }
 
 int cmd_runs(int argc, char **argv)
@@ -169,8 +176,11 @@ int cmd_show(int argc, char **argv)
     ab_boot_opts bo;
     ab_boot_opts_default(&bo);
     bo.method = AB_CI_BCA;
-    printf("medians with 95%% %s bootstrap CIs (%zu resamples, seed %lu); throttled samples left out\n\n",
-           ab_ci_method_name(bo.method), bo.resamples, bo.seed);
+    printf("medians with 95%% CIs as report gives them: a cluster bootstrap over rounds (%d "
+           "resamples, seed %lu) where a measurement has two or more rounds, else ‡: order "
+           "statistics below 30 samples, a %s bootstrap (%zu resamples) from 30; throttled "
+           "samples left out\n\n",
+           AB_ROUND_RESAMPLES, bo.seed, ab_ci_method_name(bo.method), bo.resamples);
     int nconf = 0;
     double max_rate = 0; /* FLOP/s, for the rate column's unit (units.h) */
     for (size_t i = 0; i < n; i++) {
@@ -197,11 +207,13 @@ int cmd_show(int argc, char **argv)
             printf("  %-22s %-7s %5zu ", x->variant, x->status, x->n);
             ab_summary s;
             double lo, hi;
+            int by_rounds = 0;
             if (strcmp(x->status, "ok") == 0 && x->n >= 2 && ab_summarize(x->ms, x->n, &s) == 0 &&
-                ab_bootstrap_median_ci(x->ms, x->n, &bo, &lo, &hi) == 0) {
+                ab_measurement_median_ci(x->ms, x->round, x->n, x->rounds, &bo, &lo, &hi,
+                                         &by_rounds, NULL) == 0) {
                 char ci[96], m1[40], m2[40], med[40];
-                snprintf(ci, sizeof ci, "[%s, %s]", ab_fmt_ms(lo, 0, m1, sizeof m1),
-                         ab_fmt_ms(hi, 0, m2, sizeof m2));
+                snprintf(ci, sizeof ci, "[%s, %s]%s", ab_fmt_ms(lo, 0, m1, sizeof m1),
+                         ab_fmt_ms(hi, 0, m2, sizeof m2), by_rounds ? "" : " ‡");
                 printf("%11s  %-25s %9.2f  %s", ab_fmt_ms(s.median, 0, med, sizeof med), ci,
                        x->flops / (s.median * fu.per_ms),
                        x->stop);

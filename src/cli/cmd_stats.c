@@ -98,6 +98,10 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
             ERR("%s:%zu: not a number: '%s'", path, lineno, s);
             goto cleanup;
         }
+        if (strpbrk(s, "xXpP")) { /* strtod reads C's hexadecimal floats: 0x10 is 16 */
+            ERR("%s:%zu: not a decimal number of ms: '%s'", path, lineno, s);
+            goto cleanup;
+        }
         if (with_rounds < 0)
             with_rounds = r >= 0;
         else if (with_rounds != (r >= 0)) {
@@ -107,7 +111,8 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
             goto cleanup;
         }
         if (!isfinite(d) || (errno == ERANGE && fabs(d) > 1)) {
-            ERR("%s:%zu: not a finite number (overflows a double): '%s'", path, lineno, s);
+            ERR("%s:%zu: not a finite number (%s): '%s'", path, lineno,
+                isnan(d) ? "NaN" : errno == ERANGE ? "overflows a double" : "infinite", s);
             goto cleanup;
         }
         if (errno == ERANGE || (d != 0 && fabs(d) < AB_STATS_MIN_VALUE)) {
@@ -199,14 +204,15 @@ static json_t *jreal(double x)
 }
 
 static json_t *sample_json(const char *file, const ab_summary *s, double lo, double hi,
-                           const ab_outliers *o, const ab_drift *d)
+                           const ab_boot_opts *bo, const ab_outliers *o, const ab_drift *d)
 {
-    return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[o,o],"
+    return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:[o,o], s:s,"
                      " s:{s:I, s:I}, s:{s:o, s:o, s:b}}",
                      "file", file, "n", (json_int_t)s->n, "median", jreal(s->median),
                      "mean", jreal(s->mean), "stddev", jreal(s->stddev), "cv", jreal(s->cv),
                      "min", jreal(s->min), "max", jreal(s->max), "q1", jreal(s->q1),
                      "q3", jreal(s->q3), "median_ci", jreal(lo), jreal(hi),
+                     "median_ci_method", ab_median_ci_name(s->n, bo),
                      "outliers", "mild", (json_int_t)o->mild, "severe", (json_int_t)o->severe,
                      "drift", "rho", jreal(d->rho), "p", jreal(d->p), "drifting", d->drifting);
 }
@@ -241,9 +247,18 @@ static void print_text(const char *fa, const char *fb, const ab_pair_analysis *a
                k ? "B" : "A", s[k]->n, s[k]->median, s[k]->mean, s[k]->stddev, s[k]->cv, ci,
                out, dr[k]->p, dr[k]->drifting ? " (drifting)" : "");
     }
-    printf("A = %s, B = %s; median CIs: %.4g%% %s bootstrap, %zu resamples, seed %lu; %s\n",
-           names[0], names[1], pct, ab_ci_method_name(o->boot.method), o->boot.resamples,
-           o->boot.seed, c->cis_overlap ? "CIs overlap" : "CIs do not overlap");
+    /* each sample's interval under its own name (ab_median_ci: order
+     * statistics below 30 samples, the bootstrap from 30) */
+    const char *ma = ab_median_ci_name(c->a.n, &o->boot), *mb = ab_median_ci_name(c->b.n, &o->boot);
+    char how[160];
+    if (strcmp(ma, mb) == 0)
+        snprintf(how, sizeof how, "%s", ma);
+    else
+        snprintf(how, sizeof how, "A %s, B %s", ma, mb);
+    printf("A = %s, B = %s; %.4g%% median CIs: %s", names[0], names[1], pct, how);
+    if (strstr(ma, "bootstrap") || strstr(mb, "bootstrap"))
+        printf(" (%zu resamples, seed %lu)", o->boot.resamples, o->boot.seed);
+    printf("; %s\n", c->cis_overlap ? "CIs overlap" : "CIs do not overlap");
     if (an->paired) {
         printf("paired over %zu shared rounds (each round's first sample left out of its median "
                "where it has two or more: %zu left out)\n",
@@ -325,8 +340,8 @@ int cmd_stats(int argc, char **argv)
                 goto cleanup;
             }
         } else if (!missing && (v = ab_opt(argc, argv, &i, "--resamples", &missing)) != NULL) {
-            if (parse_ulong(v, &u) != 0 || u < 2) {
-                ERR("--resamples: expected an integer >= 2, got '%s'", v);
+            if (parse_ulong(v, &u) != 0 || u < 2 || u > 10000000) {
+                ERR("--resamples: expected an integer in [2, 10000000], got '%s'", v);
                 goto cleanup;
             }
             o.boot.resamples = u;
@@ -402,8 +417,8 @@ int cmd_stats(int argc, char **argv)
         "{s:o, s:o, s:b, s:{s:o, s:o, s:o, s:o, s:b, s:s, s:o}, s:{s:o, s:o, s:o, s:s},"
         " s:{s:o, s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:s,"
         " s:s, s:{s:o, s:o, s:o, s:I, s:I, s:s, s:o, s:s, s:I, s:I}}",
-        "a", sample_json(files[0], &c.a, c.a_ci_lo, c.a_ci_hi, &c.a_out, &c.a_drift),
-        "b", sample_json(files[1], &c.b, c.b_ci_lo, c.b_ci_hi, &c.b_out, &c.b_drift),
+        "a", sample_json(files[0], &c.a, c.a_ci_lo, c.a_ci_hi, &o.boot, &c.a_out, &c.a_drift),
+        "b", sample_json(files[1], &c.b, c.b_ci_lo, c.b_ci_hi, &o.boot, &c.b_out, &c.b_drift),
         "cis_overlap", c.cis_overlap,
         "mann_whitney", "u", jreal(c.mw.u), "z", jreal(c.mw.z), "p", jreal(c.mw.p),
         "p_adjusted", jreal(padj), "exact", c.mw.exact, "method", ab_pmethod_name(c.mw.method),

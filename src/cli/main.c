@@ -40,6 +40,8 @@ static const command commands[] = {
      "  --devices starts one worker per listed CUDA device (all: every visible GPU;\n"
      "  a repeated index shares a GPU, for testing only), each running one part as its\n"
      "  own run into the same database; prints the runs' ids, one per line.\n"
+     "  (--worker LABEL is what --devices passes each worker: the label stored as the\n"
+     "  run's worker, e.g. 'cuda:1'; not for use by hand.)\n"
      "  attnbench status EXPERIMENT shows which parts a database holds.\n"
      "  Exit status 0 when every measurement passed its check, 3 when the run completed\n"
      "  but some measurement failed its check or could not run (stored, with the reason),\n"

@@ -39,6 +39,14 @@ extern "C" {
 /* Element types of Q, K, V and O. Accumulation is always at least fp32. */
 typedef enum ab_dtype { AB_FP16 = 0, AB_BF16 = 1, AB_FP32 = 2 } ab_dtype;
 #define AB_NDTYPES 3
+/* Longest variant name, in bytes: what the readers of a run keep of it
+ * (db/rundata.h, db/read.h: char variant[64]); a longer name would be cut
+ * there and two names sharing their first 63 bytes would merge. */
+#define AB_VARIANT_NAME_MAX 63
+/* Longest latency a sample may hold, in ms (a day): what run accepts from
+ * an adapter, import from a file and every reader from a database; 1e300 ms
+ * is finite but no latency. */
+#define AB_SAMPLE_MAX_MS 86400e3
 #define AB_DT(t) (1u << (t))
 #define AB_DT_HALF (AB_DT(AB_FP16) | AB_DT(AB_BF16))
 #define AB_DT_ALL (AB_DT(AB_FP16) | AB_DT(AB_BF16) | AB_DT(AB_FP32))

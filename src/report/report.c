@@ -24,6 +24,7 @@
 #include "read.h"
 #include "store.h"
 #include "conclusion.h"
+#include "median_ci.h"
 #include "runenv.h"
 #include "provenance.h"
 #include "units.h"
@@ -174,13 +175,9 @@ static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
         return -1;
     if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &x->s) != AB_STATS_OK)
         return 0;
-    ab_boot_opts rb = *bo;
-    rb.resamples = ROUND_RESAMPLES;
     x->have_summary = 1;
-    x->ci_rounds = x->r.rounds >= 2 &&
-                   ab_rounds_median_ci(x->r.ms, x->r.round, x->r.n, &rb, &x->lo, &x->hi) == AB_STATS_OK;
-    if (!x->ci_rounds && ab_median_ci(x->r.ms, x->r.n, bo, &x->lo, &x->hi) != AB_STATS_OK)
-        x->lo = x->hi = NAN;
+    ab_measurement_median_ci(x->r.ms, x->r.round, x->r.n, x->r.rounds, bo, &x->lo, &x->hi,
+                             &x->ci_rounds, &x->ci_name);
     return 0;
 }
 

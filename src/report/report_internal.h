@@ -30,7 +30,8 @@ typedef struct ab_rep_meas {
     int have_summary;
     ab_summary s;
     double lo, hi;    /* 95% CI of the median */
-    int ci_rounds;    /* 1: cluster bootstrap over rounds; 0: i.i.d. bootstrap (one round) */
+    int ci_rounds;    /* 1: cluster bootstrap over rounds; 0: i.i.d. (one round) */
+    const char *ci_name; /* the interval's method (src/analysis/median_ci.h) */
     ab_clock_summary clk;
 } ab_rep_meas;
 

@@ -190,9 +190,7 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
         if (x->have_summary) {
             json_object_set_new(o, "median_ms", num(x->s.median));
             json_object_set_new(o, "median_ci", json_pack("[o, o]", num(x->lo), num(x->hi)));
-            json_object_set_new(o, "median_ci_method",
-                                json_string(x->ci_rounds ? "cluster bootstrap over rounds"
-                                                         : "i.i.d. bootstrap"));
+            json_object_set_new(o, "median_ci_method", json_string(x->ci_name));
             json_object_set_new(o, "tflops", num(x->r.flops / (x->s.median * 1e9)));
         } else {
             json_object_set_new(o, "median_ms", json_null());

@@ -642,19 +642,40 @@ int ab_experiment_set_budget(ab_experiment *e, const char *min_time, const char 
 }
 
 /* A new experiment's name and variant names hold no control characters:
- * they are printed on terminals and in reports (util.h, ab_printable).
- * 0, or -1 with "file:line: ..." in err. */
+ * they are printed on terminals and in reports (util.h, ab_printable). The
+ * name also names the report file (reports/<name>-run<N>.md): not empty,
+ * no '/', at most AB_EXP_NAME_MAX bytes. 0, or -1 with "file:line: ..." in
+ * err. */
 static int names_refuse_controls(const config_setting_t *root, const ab_experiment *e,
                                  const char *path, char *err, size_t n)
 {
     char shown[200];
+    const config_setting_t *ns = config_setting_get_member(root, "name");
+    if (!e->name[0])
+        return where(err, n, path, ns, "%s must not be empty (it names the report file)", "name");
+    if (strlen(e->name) > AB_EXP_NAME_MAX) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%%s is %zu bytes long; at most %d (it names the report file)",
+                 strlen(e->name), AB_EXP_NAME_MAX);
+        return where(err, n, path, ns, msg, "name");
+    }
+    if (strchr(e->name, '/'))
+        return where(err, n, path, ns,
+                     "name '%s' holds a '/' (it names the report file reports/<name>-run<N>.md)",
+                     ab_printable(e->name, shown, sizeof shown));
     if (ab_has_control(e->name))
         return where(err, n, path, config_setting_get_member(root, "name"),
                      "name '%s' holds a control character (names are printed on terminals)",
                      ab_printable(e->name, shown, sizeof shown));
     const config_setting_t *vl = config_setting_get_member(root, "variants");
     for (size_t i = 0; i < e->nvariants; i++)
-        if (ab_has_control(e->variants[i].name))
+        if (strlen(e->variants[i].name) > AB_VARIANT_NAME_MAX) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "%%s is %zu bytes long; at most %d",
+                     strlen(e->variants[i].name), AB_VARIANT_NAME_MAX);
+            return where(err, n, path, vl ? config_setting_get_elem(vl, (unsigned)i) : NULL, msg,
+                         "variant name");
+        } else if (ab_has_control(e->variants[i].name))
             return where(err, n, path, vl ? config_setting_get_elem(vl, (unsigned)i) : NULL,
                          "variant name '%s' holds a control character (names are printed on "
                          "terminals)", ab_printable(e->variants[i].name, shown, sizeof shown));
@@ -704,6 +725,10 @@ int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
         free(text);
         return -1;
     }
+    /* a UTF-8 byte-order mark (editors on Windows write one) is no setting:
+     * left out of what is parsed, hashed and stored */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        memmove(text, text + 3, len - 2);
     /* the experiment as it runs: its @include files expanded into the text
      * that is parsed, hashed and stored with the run */
     char *expanded = ab_exp_expand_includes(path, text, AB_EXP_MAX_BYTES, err, n);

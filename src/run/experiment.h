@@ -13,6 +13,11 @@
 #include "timing_mode.h"
 #include "variant.h"
 
+/* Longest experiment name a new experiment may have, in bytes: the name
+ * names its report file (reports/<name>-run<N>.json) and a file name holds
+ * at most 255 bytes. */
+#define AB_EXP_NAME_MAX 200
+
 typedef struct ab_exp_variant {
     char *name;
     const ab_variant *native; /* NULL for an external variant */

@@ -14,6 +14,7 @@
  * line must be a protocol line, a comment (#...) or blank.
  */
 #include "external.h"
+#include "variant.h"
 
 #include "proc.h"
 
@@ -462,7 +463,7 @@ static int parse_stdout(const ab_ext_request *rq, char *text, ab_ext_result *out
         if (strcmp(line, "sample") == 0) {
             double v;
             if (ab_ext_parse_sample(rest, &v)) {
-                set_error(out, rq, "sample line %d: '%.60s' is not a finite positive number",
+                set_error(out, rq, "sample line %d: '%.60s' is not a latency in ms (> 0, at most a day)",
                           lineno, rest);
                 return -1;
             }
@@ -542,7 +543,9 @@ int ab_ext_parse_env(const char *rest, char **json_out, char *why, size_t wn)
 
 int ab_ext_parse_sample(const char *rest, double *ms)
 {
-    return parse_double(rest, ms) == 0 && isfinite(*ms) && *ms > 0 ? 0 : -1;
+    return parse_double(rest, ms) == 0 && isfinite(*ms) && *ms > 0 && *ms <= AB_SAMPLE_MAX_MS
+               ? 0
+               : -1;
 }
 
 void ab_ext_result_free(ab_ext_result *r)

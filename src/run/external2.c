@@ -496,7 +496,7 @@ int ab_ext2_take(ab_ext2 *p, size_t k, double *ms, char *err, size_t n)
         if (strncmp(line, "sample ", 7) == 0 && got < k) {
             double v;
             if (ab_ext_parse_sample(line + 7, &v)) {
-                snprintf(why, sizeof why, "sample '%.60s' is not a finite positive number",
+                snprintf(why, sizeof why, "sample '%.60s' is not a latency in ms (> 0, at most a day)",
                          line + 7);
                 return fail(p, err, n, why);
             }

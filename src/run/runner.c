@@ -511,6 +511,14 @@ static int store(sqlite3 *db, vstate *st, const char *status, const char *msg)
     st->m.status = status;
     st->m.message = msg && *msg ? msg : NULL;
     st->stored = 1;
+    /* an adapter's or plugin's words ("error \033]0;..."): stored and
+     * printed with control bytes escaped (util.h) */
+    if (st->m.message && ab_has_control(st->m.message)) {
+        char shown[sizeof st->message];
+        ab_printable(st->m.message, shown, sizeof shown);
+        snprintf(st->message, sizeof st->message, "%s", shown);
+        st->m.message = st->message;
+    }
     if (st->ext) {
         free(st->ext_stderr);
         st->ext_stderr = ab_ext2_stderr(st->ext);

@@ -247,7 +247,7 @@ ci-deps-git)
   # unknown". Here every other tool is present (stubs) and git is not: the
   # apt-get it runs (a stub that records its arguments) must be asked for git.
   mkdir bin
-  for t in meson ninja cc sqlite3 gnuplot clang; do printf '#!/bin/sh\nexit 0\n' >bin/$t; done
+  for t in meson ninja cc sqlite3 gnuplot clang pgrep; do printf '#!/bin/sh\nexit 0\n' >bin/$t; done
   printf '#!/bin/sh\nexit 0\n' >bin/pkg-config
   printf '#!/bin/sh\necho "$*" >>%s/apt.txt\n' "$PWD" >bin/apt-get
   printf '#!/bin/sh\nexec "$@"\n' >bin/sudo
@@ -442,6 +442,14 @@ cpu-report)
     { sed -n '/^## Conclusion/,$p' r3.md >&2; fail "one tie: not inconclusive"; }
   grep -q '^- cpu_reference, B=1 H=2 S=33 D=8 causal fp32: .*\*\*bimodal\*\*' r3.md ||
     { sed -n '/^## Conclusion/,$p' r3.md >&2; fail "bimodal samples not flagged"; }
+  # one configuration contradicting the claim (cpu_flash at 3 ms there, the
+  # baseline at 2 ms): the claim did not hold, however many others agree
+  sqlite3 c.db "UPDATE samples SET ms = (CASE (SELECT variant FROM measurements m WHERE m.id = samples.measurement_id)
+                  WHEN 'cpu_flash' THEN 3.0 ELSE 2.0 END) + (idx % 5) * 0.001 WHERE measurement_id IN
+                  (SELECT id FROM measurements WHERE run_id = 1 AND S = 16 AND causal = 0)"
+  "$AB" report 1 --db c.db -o r4.md --no-plots >/dev/null || fail "report failed"
+  grep -q '^| cpu_flash vs cpu_reference | faster | 3 | 1 | 0 | 0 | 1 | \*\*did not hold\*\* |' r4.md ||
+    { sed -n '/^## Conclusion/,$p' r4.md >&2; fail "one contradicting configuration: not 'did not hold'"; }
   # a bad claim is refused before anything runs, naming file, line and field
   small_cfg badx.cfg 'expect = ( { variant = "cpu_flash"; verdict = "quicker"; } );'
   expect_error 'badx.cfg:10: expect: verdict must be' run badx.cfg --db c.db

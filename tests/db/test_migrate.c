@@ -9,7 +9,9 @@
  * read API: the run list, the run header, the measurements with their
  * samples (and H_kv = H, S_kv = S from the migration that rebuilds the
  * measurements table). Expected values are the values written; the expected version is
- * ab_schema_count() (every migration applied).
+ * ab_schema_count() (every migration applied). Also: check_seed and
+ * rows_total written at the version that added them survive the later
+ * migrations that rebuild the measurements table.
  * Usage: test_migrate SCHEMA_V1_SQL
  */
 #include "read.h"
@@ -184,6 +186,73 @@ static void read_back(sqlite3 *db, const char *label)
     CHECK(ab_run_shard_load(db, 1, &k, &sn, err) == 0, "%s: a version-1 run has a shard", label);
 }
 
+/* The check figures of migrations after the one that added them: a
+ * database taken from version 1 up to the migration that adds check_seed
+ * and rows_total, given values in them (as a run of that version wrote),
+ * then opened (read-write, and a copy read-only: the rest migrated, the
+ * measurements table rebuilt twice). Every later migration must carry the
+ * values over. Expected: the values written. */
+static void check_figures_survive(const char *dir, const char *schema_path)
+{
+    for (int ro = 0; ro <= 1; ro++) {
+        char path[128], err[AB_ERR];
+        snprintf(path, sizeof path, "%s/figures%d.db", dir, ro);
+        sqlite3 *x = NULL;
+        char *msg = NULL, *sch = slurp(schema_path);
+        int ok = sch && sqlite3_open(path, &x) == SQLITE_OK &&
+                 sqlite3_exec(x, sch, NULL, NULL, &msg) == SQLITE_OK &&
+                 sqlite3_exec(x, rows_v1, NULL, NULL, &msg) == SQLITE_OK;
+        int at = 0;
+        for (int m = 1; ok && m < ab_schema_count() && !at; m++) {
+            ok = sqlite3_exec(x, ab_schema_migration(m), NULL, NULL, &msg) == SQLITE_OK;
+            if (strstr(ab_schema_migration(m), "ADD COLUMN rows_total"))
+                at = m + 1;
+        }
+        CHECK(at > 0 && at < ab_schema_count(), "no migration adds rows_total before the last");
+        char pv[160];
+        snprintf(pv, sizeof pv,
+                 "UPDATE measurements SET rows_total = 256 + id, check_seed = 4242 + id; "
+                 "PRAGMA user_version = %d;", at);
+        ok = ok && sqlite3_exec(x, pv, NULL, NULL, &msg) == SQLITE_OK;
+        CHECK(ok, "making the database at version %d: %s", at, msg ? msg : "?");
+        sqlite3_free(msg);
+        sqlite3_close(x);
+        free(sch);
+        sqlite3 *db = NULL;
+        if (!ok || ab_db_open(path, ro, &db, err) != 0) {
+            CHECK(0, "opening the version-%d database: %s", at, err);
+            continue;
+        }
+        sqlite3_stmt *st = NULL;
+        int rows = 0;
+        if (sqlite3_prepare_v2(db, "SELECT id, rows_total, check_seed FROM measurements ORDER BY id",
+                               -1, &st, NULL) == SQLITE_OK)
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                long long id = sqlite3_column_int64(st, 0);
+                rows++;
+                CHECK(sqlite3_column_type(st, 1) == SQLITE_INTEGER &&
+                          sqlite3_column_int64(st, 1) == 256 + id,
+                      "%s: measurement %lld: rows_total %s after migrating from version %d, want %lld",
+                      ro ? "read-only" : "read-write", id,
+                      (const char *)sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1)
+                                                               : "NULL",
+                      at, 256 + id);
+                CHECK(sqlite3_column_int64(st, 2) == 4242 + id,
+                      "measurement %lld: check_seed %lld, want %lld", id,
+                      (long long)sqlite3_column_int64(st, 2), 4242 + id);
+            }
+        sqlite3_finalize(st);
+        CHECK(rows == 2, "%d measurements after the migration, want 2", rows);
+        ab_db_close(db);
+        const char *sfx[] = {"", "-wal", "-shm"};
+        for (int i = 0; i < 3; i++) {
+            char q[140];
+            snprintf(q, sizeof q, "%s%s", path, sfx[i]);
+            unlink(q);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -282,6 +351,8 @@ int main(int argc, char **argv)
             unlink(q);
         }
     }
+
+    check_figures_survive(dir, argv[1]);
 
     const char *suffix[] = {"", "-wal", "-shm"};
     char p[128];

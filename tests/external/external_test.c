@@ -110,8 +110,8 @@ typedef struct fail_case {
 
 static const fail_case fails[] = {
     {"malformed", "stdout line 22: unrecognised line 'Using backend flash' (protocol 1", NULL, 0},
-    {"nonfinite", "sample line 17: 'nan' is not a finite positive number", NULL, 0},
-    {"negative", "sample line 1: '-1' is not a finite positive number", NULL, 0},
+    {"nonfinite", "sample line 17: 'nan' is not a latency in ms (> 0, at most a day)", NULL, 0},
+    {"negative", "sample line 1: '-1' is not a latency in ms (> 0, at most a day)", NULL, 0},
     {"fewer", "19 sample lines, expected 20", NULL, 0},
     {"nocheck", "no check line", NULL, 0},
     {"badjson", "env line 22: invalid JSON: ", NULL, 0},

@@ -71,9 +71,18 @@ merge-idempotent)
   tiny_run a.db 1   # the same experiment file everywhere: one experiment row
   tiny_run b.db 1
   tiny_run b.db 1
+  # some samples and clock blocks flagged throttled (a CPU run has none):
+  # the flags are part of what merge must copy
+  q b.db "UPDATE samples SET throttled = (idx % 3 = 1); UPDATE clock_blocks SET throttled = (round % 2)"
+  nthr=$(q b.db "SELECT count(*) FROM samples WHERE throttled")
+  [ "$nthr" -gt 0 ] || fail "no sample flagged throttled in b.db"
   ca=$(counts a.db); cb=$(counts b.db)
   out=$("$AB" merge b.db --db a.db) || fail "merge failed"
   echo "$out" | grep -q "merged 2 runs, 0 already present" || fail "first merge said: $out"
+  [ "$(q a.db "SELECT count(*) FROM samples WHERE throttled")" = "$nthr" ] ||
+    fail "throttled samples: $nthr in b.db, $(q a.db "SELECT count(*) FROM samples WHERE throttled") merged into a.db"
+  [ "$(q a.db "SELECT count(*) FROM clock_blocks WHERE throttled")" = "$(q b.db "SELECT count(*) FROM clock_blocks WHERE throttled")" ] ||
+    fail "throttled clock blocks not carried over by merge"
   after1=$(counts a.db)
   for t in runs measurements samples clock_blocks timer_floor; do
     na=$(echo "$ca" | tr ' ' '\n' | sed -n "s/^$t=//p"); nb=$(echo "$cb" | tr ' ' '\n' | sed -n "s/^$t=//p")
