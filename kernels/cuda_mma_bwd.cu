@@ -28,8 +28,8 @@
  * Every load is synchronous (loads, barrier, compute, barrier): correctness
  * first; the Q/dO tile of step i+1 is not prefetched.
  *
- * Measured (NVIDIA H200, 2026-11-24, reports/issue18/issue18-bwd-run1.md:
- * attnbench run of experiments/issue18-bwd.cfg, hot mode, 40 samples in 20
+ * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/issue18-bwd-run1.md:
+ * attnbench run of experiments/bwd-ladder.cfg, hot mode, 40 samples in 20
  * rounds, backward FLOPs = 2.5 forwards; SM clocks 1875-1980 MHz, 571 of
  * 4000 blocks at the software power cap): 56-79 TFLOP/s at S = 512
  * (B = 32), 89-105 at S = 8192 (B = 2), H = 16, D = 64/128, fp16/bf16,
@@ -50,7 +50,7 @@
  * Checked: tests/gpu/gpu_check_bwd (104 cases: fp16/bf16, D 64/128,
  * causal or not, S = 1..1025, GQA, S != S_kv; bwd and fwd+bwd, gradients
  * poisoned between two launches) and compute-sanitizer memcheck, racecheck
- * and synccheck clean (the logs in reports/issue18/).
+ * and synccheck clean (the logs in reports/bwd-ladder/).
  *
  * Source: Tri Dao, "FlashAttention-2: Faster Attention with Better
  * Parallelism and Work Partitioning" (2023), Algorithm 2; the fragment

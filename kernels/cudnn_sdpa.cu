@@ -59,17 +59,17 @@
  * build_graph_bwd; grouped-query heads summed by a reduction, S_kv != S by
  * the shifted mask); cuDNN 9.14's engine 2 takes it at every
  * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025,
- * H_kv = 2 and 1, S_kv = 300 > S; 104 cases, reports/issue18/
+ * H_kv = 2 and 1, S_kv = 300 > S; 104 cases, reports/bwd-ladder/
  * gpu-bwd-suite-cudnn.log). Measured (NVIDIA H200, 2026-11-24, H_kv = H,
- * reports/issue18/issue18-bwd-run1.md, 40 configurations): 157-598
+ * reports/bwd-ladder/issue18-bwd-run1.md, 40 configurations): 157-598
  * TFLOP/s, 1.82x PyTorch's flash backward and 1.11x PyTorch's own cuDNN
  * backend (geometric means; the same engine, reached without autograd's
  * dispatch: 1.03-1.06x at S = 8192, 1.01-1.45x at S = 512).
- * S != S_kv (NVIDIA H100, 2026-11-25, reports/issue18/issue18-kv-bwd-run1.md,
+ * S != S_kv (NVIDIA H100, 2026-11-25, reports/bwd-ladder/issue18-kv-bwd-run1.md,
  * H = 32, H_kv = 8, D = 128, bf16): causal with S < S_kv 1.65-1.70x
  * PyTorch's default backward; causal with S > S_kv (rows that see no key,
  * handled by a logsumexp copy with -inf as +inf: 120 gpu_check_bwd cases,
- * reports/issue18/gpu-bwd-suite-kv.log) the fused engine does not skip the
+ * reports/bwd-ladder/gpu-bwd-suite-kv.log) the fused engine does not skip the
  * empty rows' tiles: 0.42 ms against 0.40 ms unmasked, 0.79x PyTorch's.
  *
  * Set AB_CUDNN_SDPA_VERBOSE=1 to have setup print the chosen engine, the

@@ -9,7 +9,7 @@ Two uses: a researcher whose kernel already is a shared library can time it
 from Python beside PyTorch code; and, with tests/plugin/rung_plugin.c's
 library (the built-in rung cuda_fa2_warps compiled as a plugin), the same
 kernel code reaches attnbench three ways (registry, plugin, kit), so one
-run isolates the per-call cost of each route (experiments/issue22-overhead.cfg).
+run isolates the per-call cost of each route (experiments/plugin-overhead.cfg).
 The variant's setup runs once per shape outside the timed call; a CUDA
 variant's run enqueues on PyTorch's current stream (graph capture
 included), a CPU variant's runs on the numpy kit's arrays; the ABI's

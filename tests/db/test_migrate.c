@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 
     /* a database at the version before the measurements rebuild that lacks
      * check_seed and rows_total (another branch numbered its migrations
-     * differently: issue11-calibration.db): the rebuild adds them first */
+     * differently: aa-calibration/calibration.db): the rebuild adds them first */
     char odd[112];
     snprintf(odd, sizeof odd, "%s/odd.db", dir);
     {

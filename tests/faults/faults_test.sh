@@ -811,9 +811,9 @@ experiment-identity) # the hash ignores comments and whitespace; @include is sto
   ok "a commented, re-indented copy has the run's hash ($h1); a changed one does not"
   # runs stored under the older hash (FNV-1a of the file's bytes): the
   # committed two-GPU split, found from its file with a comment added
-  if [ -f "$SRC/reports/issue21-two-gpus.db" ] && [ -f "$SRC/experiments/issue21-two-gpus.cfg" ]; then
-    cp "$SRC/reports/issue21-two-gpus.db" two.db
-    { cat "$SRC/experiments/issue21-two-gpus.cfg"; echo "# rerun on 2 GPUs"; } >two.cfg
+  if [ -f "$SRC/reports/two-gpus/two-gpus.db" ] && [ -f "$SRC/experiments/two-gpus.cfg" ]; then
+    cp "$SRC/reports/two-gpus/two-gpus.db" two.db
+    { cat "$SRC/experiments/two-gpus.cfg"; echo "# rerun on 2 GPUs"; } >two.cfg
     "$AB" status two.cfg --db two.db >st.txt 2>&1 || { cat st.txt >&2; fail "status of the committed split with a comment added"; }
     grep -q "2 of 2 parts complete" st.txt || { cat st.txt >&2; fail "the committed split's parts not found"; }
     ok "the committed two-GPU split (stored under the older hash) found from its file with a comment"

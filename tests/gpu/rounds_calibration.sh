@@ -6,10 +6,10 @@
 #            release, no cuDNN: none of these experiments uses it)
 #   aa       attnbench calibrate --pairs 20 (40 identical instances of
 #            cuda_mma_pipeline) at the launch-bound and the compute-bound
-#            shape (experiments/issue11-aa-*.cfg)
-#   power    experiments/issue11-power.cfg (cuda_mma_pipeline_slowed against
+#            shape (experiments/aa-*.cfg)
+#   power    experiments/power-slowed.cfg (cuda_mma_pipeline_slowed against
 #            cuda_mma_pipeline, the A/A budget) run POWER_RUNS times (10)
-#   interleave  experiments/issue11-interleave.cfg (PyTorch flash through
+#   interleave  experiments/interleave-rounds.cfg (PyTorch flash through
 #            adapter protocol 2 in the rounds, and protocol 1 beside it), if
 #            the elapsed time is under INTERLEAVE_UNTIL_S (220)
 #   extra    while the elapsed time is under EXTRA_UNTIL_S (150): more power
@@ -40,7 +40,7 @@ fi
 stamp "build ok"
 
 for shape in launch compute; do
-  $AB calibrate experiments/issue11-aa-$shape.cfg --pairs 20 --db "$db" >"$out/aa-$shape.id" 2>"$out/aa-$shape.log"
+  $AB calibrate experiments/aa-$shape.cfg --pairs 20 --db "$db" >"$out/aa-$shape.id" 2>"$out/aa-$shape.log"
   stamp "aa $shape: rc $? run $(cat "$out/aa-$shape.id") $(grep -m1 'A/A calibration' "$out/aa-$shape.log" | cut -c1-200)"
 done
 
@@ -48,7 +48,7 @@ power_run() { # LABEL ROUND_SIZE: a copy of the power experiment with that round
   local label=$1 rs=$2 cfg=$out/power-$1.cfg
   sed -e "s/^round_size = 2;/round_size = $rs;/" \
       -e "s/^name = \"issue11-power\";/name = \"issue11-power-$label\";/" \
-      experiments/issue11-power.cfg >"$cfg"
+      experiments/power-slowed.cfg >"$cfg"
   $AB run "$cfg" --db "$db" >>"$out/power-$label.ids" 2>>"$out/power-$label.log"
 }
 for i in $(seq 1 "${POWER_RUNS:-10}"); do
@@ -56,7 +56,7 @@ for i in $(seq 1 "${POWER_RUNS:-10}"); do
   stamp "power r2 $i: run $(tail -1 "$out/power-r2.ids"): $(grep 'cuda_mma_pipeline_slowed' "$out/power-r2.log" | tail -1 | cut -c1-110)"
 done
 if [ "$(el)" -lt "${INTERLEAVE_UNTIL_S:-220}" ]; then
-  $AB run experiments/issue11-interleave.cfg --db "$db" >"$out/interleave.id" 2>"$out/interleave.log"
+  $AB run experiments/interleave-rounds.cfg --db "$db" >"$out/interleave.id" 2>"$out/interleave.log"
   stamp "interleave: rc $? run $(cat "$out/interleave.id"); $(grep -c 'torch_sdpa' "$out/interleave.log") torch lines"
 fi
 for rs in 1 5; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/gpu/two_gpus.sh [ATTNBENCH] [OUTDIR]: issue 21 on a host with two or
 # more GPUs; a manual script, not a meson test (it needs 2 GPUs and about
-# three minutes). With experiments/issue21-two-gpus.cfg it
+# three minutes). With experiments/two-gpus.cfg it
 #   one     runs `attnbench run --devices 0` (one worker, GPU 0) into one.db
 #   all     runs `--devices all` (one worker per GPU) into all.db
 #   kill    runs `--devices all` into kill.db, SIGKILLs the last worker's
@@ -17,7 +17,7 @@
 set -u
 AB=${1:-./b/src/attnbench}
 O=${2:-${OUT:-$(mktemp -d)}}
-EXP=${EXP:-experiments/issue21-two-gpus.cfg}
+EXP=${EXP:-experiments/two-gpus.cfg}
 DEVS=${DEVS:-all}   # testing on a CPU: DEVS=0,1 EXP=<cpu experiment>
 mkdir -p "$O"
 [ -x "$AB" ] || { echo "two_gpus: no attnbench at $AB" >&2; exit 1; }

@@ -4,7 +4,7 @@
  * shared module compiles kernels/cuda_fa2_warps.cu itself, so the plugin
  * variant "plugin_fa2_warps" runs the very kernel code of the built-in
  * "cuda_fa2_warps", reached through dlopen/dlsym and these wrappers instead
- * of the registry. An experiment with both (experiments/issue22-overhead.cfg)
+ * of the registry. An experiment with both (experiments/plugin-overhead.cfg)
  * measures the difference; adapters/examples/plugin_via_kit.py calls the
  * same library from the Python kit, which isolates the kit's cost the same
  * way. Built only with CUDA (tests/plugin/meson.build), linked -Bsymbolic so

@@ -1,13 +1,13 @@
 #!/bin/bash
-# tests/gpu/issue22_routes.sh OUTDIR: issue 22's routes in one run on the GPU
+# tests/gpu/adapter_routes.sh OUTDIR: issue 22's routes in one run on the GPU
 # machine (a manual script, not a meson test): builds attnbench (build-gpu,
 # sm_90a), installs it into a scratch prefix, builds examples/plugin out of
 # tree against the installed header and attnbench-plugin.pc (ex/, with its
-# CUDA plugin), then runs experiments/issue22-routes.cfg into
+# CUDA plugin), then runs experiments/adapter-routes.cfg into
 # OUTDIR/issue22-routes.db. Run from the repository root after
 # `source .deps/env.sh`.
 set -u
-out=${1:?usage: issue22_routes.sh OUTDIR}
+out=${1:?usage: adapter_routes.sh OUTDIR}
 mkdir -p "$out"
 dest=$(mktemp -d)
 (meson setup build-gpu -Dgpu_targets=90a -Dbuildtype=release && ninja -C build-gpu) >"$out/build.log" 2>&1 ||
@@ -20,7 +20,7 @@ PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$dest meson setup ex examples/plugin 
     { tail -20 "$out/ex.log"; echo "examples/plugin build failed"; exit 1; }
 ls -l ex/libexample_cuda.so >>"$out/ex.log"
 ab=$(find "$dest" -path '*/bin/attnbench' | head -n 1)
-"$ab" run experiments/issue22-routes.cfg --db "$out/issue22-routes.db" >"$out/run.ids" 2>"$out/run.log"
+"$ab" run experiments/adapter-routes.cfg --db "$out/issue22-routes.db" >"$out/run.ids" 2>"$out/run.log"
 rc=$?
 echo "issue22-routes rc=$rc run $(cat "$out/run.ids") (installed attnbench: $ab)"
 exit $rc
