@@ -67,7 +67,7 @@ ROWS_PER_SLICE = 64            # as kernels/check.h's AB_CHECK_ROWS_PER_SLICE
 ALL_ROWS_MAX_SCORES = 1 << 26  # B*H*S*S at most this: every row is checked
 DTYPES = ("fp16", "bf16", "fp32")
 LAYOUTS = ("bhsd", "bshd")     # [B, H, S, D] (attnbench's) or [B, S, H, D] (FlashAttention's)
-PASSES = ("fwd", "bwd", "fwd+bwd")  # issue 18: what a sample times
+PASSES = ("fwd", "bwd", "fwd+bwd")  # what a sample times
 TIMINGS = ("cold", "hot", "graph")
 
 
@@ -97,7 +97,7 @@ def _validate(raw, names, where):
     out["timing"] = raw.get("timing", "")
     if out["timing"] not in TIMINGS:
         raise AdapterError("%stiming=%r is not cold, hot or graph" % (where, out["timing"]))
-    # K/V heads and length (issue 19), optional: H and S when absent
+    # K/V heads and length, optional: H and S when absent
     for key, dflt in (("h_kv", "h"), ("s_kv", "s")):
         val = raw.get(key.upper(), raw.get(key[0].upper() + key[1:]))
         try:
@@ -108,7 +108,7 @@ def _validate(raw, names, where):
             raise AdapterError("%s%s must be >= 1" % (where, key))
     if out["h"] % out["h_kv"]:
         raise AdapterError("%sH_kv=%d does not divide H=%d" % (where, out["h_kv"], out["h"]))
-    out["pass"] = raw.get("pass") or "fwd"  # issue 18, optional: fwd when absent
+    out["pass"] = raw.get("pass") or "fwd"  # optional: fwd when absent
     if out["pass"] not in PASSES:
         raise AdapterError("%spass=%r is not fwd, bwd or fwd+bwd" % (where, out["pass"]))
     out["ipc"] = raw.get("ipc") or None  # protocol 2: attnbench's device buffers (a file)
@@ -882,7 +882,7 @@ class TorchRunner:
         return call, check
 
     def _prepare_bwd(self, cfg, describe, q, k, v, tdt, shared=None):
-        """A backward pass (issue 18) through autograd: "bwd" times
+        """A backward pass through autograd: "bwd" times
         torch.autograd.grad of the output (the forward made once, outside the
         timed region, its graph retained), "fwd+bwd" the forward and that
         backward together. dQ, dK, dV go to ATTNBENCH_OUTPUT for attnbench's

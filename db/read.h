@@ -141,7 +141,7 @@ typedef struct ab_check_coverage {
  * the columns (nothing allocated). */
 int ab_check_coverage_load(sqlite3 *db, long long run_id, ab_check_coverage *c);
 
-/* One gradient's check of a backward measurement (grad_checks, issue 18). */
+/* One gradient's check of a backward measurement (grad_checks). */
 typedef struct ab_grad_entry {
     long long measurement_id;
     char variant[64];

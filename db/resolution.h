@@ -3,7 +3,7 @@
  * (stats/verdict.c, ab_decide_why): the A/A resolution of a measurement,
  * the largest difference attnbench's own paired analysis found between
  * identical instances of one kernel in an A/A calibration (`attnbench
- * calibrate`) of the same environment and timing mode (issue 11: the
+ * calibrate`) of the same environment and timing mode (the
  * empty-kernel "timer floor" it replaces is launch overhead both sides
  * pay, not the resolution of a difference). report and compare take it
  * from here, so that the same samples get the same verdict in each.

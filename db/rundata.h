@@ -24,7 +24,7 @@ typedef struct ab_rmeas {
     int config;       /* configuration index, in order of first appearance */
     int H_kv, S_kv;   /* K/V heads and length (= H, S for multi-head, S_kv = S) */
     double bytes;     /* ideal traffic of one pass (measurements.bytes) */
-    char pass[8];     /* "fwd", "bwd", "fwd+bwd" (issue 18) */
+    char pass[8];     /* "fwd", "bwd", "fwd+bwd" */
 } ab_rmeas;
 
 /* Resolves RUN, a run id or a prefix (>= 4 characters) of a run uuid, to an

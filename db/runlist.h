@@ -2,7 +2,7 @@
  * runlist.h: lists of runs read from the store: the runs matching the
  * filters of `attnbench runs`, and the runs of one experiment (by the hash
  * of its file) grouped by the split they ran, for `attnbench status`
- * (issue 20). Each list goes row by row to a callback; strings a row points
+ *. Each list goes row by row to a callback; strings a row points
  * to live until the callback returns.
  */
 #ifndef ATTNBENCH_RUNLIST_H

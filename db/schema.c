@@ -126,7 +126,7 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN peak_gemm_tflops REAL;  -- cuBLAS bf16 GEMM 8192^3, measured at the run's start\n"
     "ALTER TABLE runs ADD COLUMN peak_copy_gbs REAL;     -- device-to-device copy, bytes read + written\n",
 
-    /* liveness (issue 14): who runs a 'running' run, so that one whose
+    /* liveness: who runs a 'running' run, so that one whose
      * process is gone shows as abandoned and can be resumed (db/liveness.h) */
     "ALTER TABLE runs ADD COLUMN host TEXT;        -- gethostname of the process running it\n"
     "ALTER TABLE runs ADD COLUMN pid INTEGER;      -- its process id\n"
@@ -137,11 +137,11 @@ static const char *const migrations[] = {
      * share): timing mode, CPU threads, affinity, load average (JSON) */
     "ALTER TABLE runs ADD COLUMN run_settings TEXT;  -- JSON (src/runenv.h); NULL for older runs\n",
 
-    /* check coverage (issue 12): the correctness check's row sample */
+    /* check coverage: the correctness check's row sample */
     "ALTER TABLE measurements ADD COLUMN check_seed INTEGER; -- seed of the checked-row sample; NULL: every row\n"
     "ALTER TABLE measurements ADD COLUMN rows_total INTEGER; -- B*H*S: the rows a check could compare\n",
 
-    /* issue 11: where each run's wall time went (src/walltime.h), seconds */
+    /* where each run's wall time went (src/walltime.h), seconds */
     "CREATE TABLE IF NOT EXISTS run_walltime (\n"
     "  run_id     INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,\n"
     "  total_s    REAL NOT NULL,              -- the run, start to end\n"
@@ -156,7 +156,7 @@ static const char *const migrations[] = {
     "  store_s    REAL NOT NULL               -- database writes\n"
     ");\n",
 
-    /* issue 20: a run that measured one part of an experiment split into
+    /* a run that measured one part of an experiment split into
      * shard_n parts (--shard K/N, a Slurm array task, --devices); NULL for a
      * run of the whole experiment (src/shard.h) */
     "ALTER TABLE runs ADD COLUMN shard_k INTEGER;   -- part K (1-based) of shard_n\n"
@@ -164,7 +164,7 @@ static const char *const migrations[] = {
     "ALTER TABLE runs ADD COLUMN shard_hash TEXT;   -- experiments.hash of the experiment split\n"
     "ALTER TABLE runs ADD COLUMN worker TEXT;       -- --devices worker: 'cuda:1', 'cuda:0 (shared, testing)', 'cpu'\n",
 
-    /* issue 19: K/V heads H_kv and key/value length S_kv per measurement
+    /* K/V heads H_kv and key/value length S_kv per measurement
      * (older rows: H_kv = H, S_kv = S). They join the configuration's
      * identity, so the UNIQUE constraint changes and the table is rebuilt
      * (SQLite's "making other kinds of table schema changes" procedure:
@@ -232,9 +232,9 @@ static const char *const migrations[] = {
     "FROM measurements m JOIN runs r ON r.id = m.run_id\n"
     "LEFT JOIN agg ON agg.measurement_id = m.id LEFT JOIN med ON med.measurement_id = m.id;\n",
 
-    /* issue 18: the pass a measurement timed ('fwd', 'bwd' or 'fwd+bwd';
+    /* the pass a measurement timed ('fwd', 'bwd' or 'fwd+bwd';
      * older rows 'fwd'), part of the configuration's identity (the table is
-     * rebuilt as in issue 19's migration), and the correctness of each
+     * rebuilt as in the H_kv/S_kv migration), and the correctness of each
      * gradient of a checked backward pass, one row per gradient. */
     "DROP VIEW IF EXISTS measurement_summary;\n"
     "CREATE TABLE measurements_new (\n"

@@ -320,9 +320,9 @@ static int migrate(sqlite3 *db, const char *path, char *err)
     return rc;
 }
 
-/* Columns the table rebuild of issue 19 copies. A database written by a
+/* Columns the H_kv/S_kv table rebuild copies. A database written by a
  * branch whose migrations were numbered differently can be at that version
- * without one of them (issue 11's calibration database: check_seed and
+ * without one of them (the A/A calibration study's database: check_seed and
  * rows_total missing at version 7), so the rebuild adds what is missing
  * first, as the migration that normally adds it would have. 0 or -1. */
 static int ensure_rebuild_columns(sqlite3 *db, char *err)

@@ -110,7 +110,7 @@ int ab_db_check_file(sqlite3 *db, char *err);
  * finished_at = now. */
 int ab_db_end_run(sqlite3 *db, ab_id run_id, const char *status, char *err);
 
-/* The check of one gradient of a backward pass (issue 18; kernels/check.h
+/* The check of one gradient of a backward pass (kernels/check.h
  * ab_grad_check holds how each figure is computed). */
 typedef struct ab_grad_row {
     const char *grad;        /* "dQ", "dK", "dV" */

@@ -524,7 +524,7 @@ static int import_body(sqlite3 *db, json_t *run)
         goto done;
     }
     json_array_foreach(ms, i, m) {
-        /* an export from before H_kv and S_kv (issue 19): multi-head, S_kv = S */
+        /* an export from before H_kv and S_kv: multi-head, S_kv = S */
         if (json_is_object(m) && !json_object_get(m, "H_kv") && json_object_get(m, "H"))
             json_object_set(m, "H_kv", json_object_get(m, "H"));
         if (json_is_object(m) && !json_object_get(m, "S_kv") && json_object_get(m, "S"))
@@ -658,7 +658,7 @@ static int merge_run(sqlite3 *db, const merge_sql *q, sqlite3_int64 orun)
               orun, 0, NULL) ||
         exec3(db, q->run, orun, 0, &rid) || exec3(db, q->tf, rid, orun, NULL))
         return -1;
-    /* the wall-time account (issue 11), when the other database has one */
+    /* the wall-time account, when the other database has one */
     if (has_column(db, "other", "run_walltime", "total_s") == 1 &&
         exec3(db,
               "INSERT INTO main.run_walltime(run_id, total_s, timed_s, sampling_s, warmup_s, "

@@ -134,7 +134,7 @@ unsigned long ab_check_fresh_seed(void);
  * whose outputs are not at hand (external variants). */
 double ab_check_atol_bound(ab_dtype t, double xmax);
 
-/* ---- gradients (issue 18) ------------------------------------------------
+/* ---- gradients ------------------------------------------------
  * A backward pass is checked gradient by gradient with the rule above
  * (FlashAttention's tests check dQ, dK and dV each against a float64-like
  * reference with 2x the error of a same-precision implementation): for g in

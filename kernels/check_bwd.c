@@ -1,5 +1,5 @@
 /*
- * check_bwd.c: the gradient check of check.h (issue 18): a backward pass's
+ * check_bwd.c: the gradient check of check.h: a backward pass's
  * dQ, dK and dV each against the float64 reference under FlashAttention's
  * rule, with the tolerance set by the plain same-precision backward's own
  * rounding error (measured against its shadow, as for the forward output).

@@ -122,7 +122,7 @@ int cpu_flash_run(void *ctx, const ab_shape *s, const void *q, const void *k, co
 
 void cpu_flash_teardown(void *ctx) { (void)ctx; }
 
-/* ---- backward pass (issue 18) ---------------------------------------------
+/* ---- backward pass ---------------------------------------------
  * FlashAttention-2's backward (Dao 2023, Algorithm 2) in float, split the
  * way its paper suggests for no atomics: dK and dV per tile of BC keys (a
  * task owns a K/V tile and loops over its group's query heads and rows,

@@ -1,7 +1,7 @@
 /*
  * cuda_decode_split_kv.cu: the `cuda_decode_split_kv` variant, attention
  * for decode (one query row, or a few, against a long K/V cache) with
- * grouped-query heads: the flash-decoding rung of the ladder (issue 19).
+ * grouped-query heads: the flash-decoding rung of the ladder.
  *
  * Idea. A decode step has S = 1: the query tile of a prefill kernel
  * (cuda_split_kv: 64 rows) is 1/64 full, and with grouped-query attention

@@ -1,7 +1,7 @@
 /*
  * cuda_mma_bwd.cu: the backward pass of attention on the tensor cores
  * (mma.sync.m16n8k16, fp16/bf16 in, fp32 accumulation), rung
- * "cuda_mma_bwd" of the ladder (issue 18). Its forward is
+ * "cuda_mma_bwd" of the ladder. Its forward is
  * cuda_mma_pipeline's (the pass = "fwd+bwd" timing runs that, then this).
  *
  * Idea: FlashAttention-2's backward (Dao 2023, Algorithm 2, and its

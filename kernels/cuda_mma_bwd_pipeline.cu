@@ -1,7 +1,7 @@
 /*
  * cuda_mma_bwd_pipeline.cu: the backward pass of attention on the tensor
  * cores with swizzled shared memory and a double-buffered, asynchronous
- * Q/dO pipeline, rung "cuda_mma_bwd_pipeline" of the ladder (issue 18),
+ * Q/dO pipeline, rung "cuda_mma_bwd_pipeline" of the ladder,
  * built on cuda_mma_bwd (the same algorithm with synchronous loads and
  * padded shared memory). Its forward is cuda_mma_pipeline's.
  *

@@ -85,7 +85,7 @@
  * (Q fragments of 32 rows fit in registers) the 4 warps x 32 rows layout
  * wins outright.
  *
- * Candidate 11 (issue 12: racecheck flagged 9's warp-level stage release,
+ * Candidate 11 (racecheck flagged 9's warp-level stage release,
  * see the MBAR comment in pipe_fwd) timed against 9 and 2 in one device run,
  * `AB_TUNE=c gpu_check --time` (median of 50 hot-mode samples), fp16, D=128,
  * NVIDIA H200, 2026-11-23, TFLOP/s for cand 9 / 11 / 2:

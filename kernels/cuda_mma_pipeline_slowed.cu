@@ -2,7 +2,7 @@
  * cuda_mma_pipeline_slowed.cu: a test instrument, not a rung of the ladder.
  * cuda_mma_pipeline, plus a second launch of the same kernel on one (b, h)
  * slice of S' queries and keys (the first S' rows of Q, K, V; output to a
- * scratch buffer, so O stays correct). It exists for issue 11's power
+ * scratch buffer, so O stays correct). It exists for the power
  * study: a variant that is slower than cuda_mma_pipeline by a known small
  * amount (about 2.5%), so that the verdict rule's power to call a real
  * 2-3% slowdown "slower" can be measured in the same run as its A/A false
@@ -18,7 +18,7 @@
  * holds; at launch-bound shapes the extra launch is mostly overhead and the
  * slowdown is whatever it is. The power study measures the actual slowdown
  * (the speedup estimate of the run) rather than trusting this arithmetic:
- * reports/calibration-h100.md (issue 11).
+ * reports/calibration-h100.md.
  */
 #include "entry_points.h"
 

@@ -28,7 +28,7 @@
  * tiles, approach B (split-K style, no atomics)"; Dao et al.,
  * "Flash-Decoding for long-context inference" (2023); the split-KV path of
  * FlashAttention-2's forward kernel (num_splits heuristic).
- * Grouped-query attention and S_kv != S (issue 19): block (b*h, ...) reads
+ * Grouped-query attention and S_kv != S: block (b*h, ...) reads
  * K/V head h / (H / H_kv); the causal mask is bottom-right (key j <= i +
  * S_kv - S), so a decode step (S = 1) against a long cache is the case this
  * rung is for: one query tile per (b, h), the key range split to fill the

@@ -37,7 +37,7 @@
  * Prediction (written before the first run). Headline B=4 H=16 S=4096
  * D=128 fp16 non-causal: 4 B H S^2 D = 137.4 GFLOP; ideal traffic Q, K, V
  * read once and O written once = 268 MB. Ceilings on the H200: fp16 GEMM
- * 755-779 TFLOP/s measured (issue 17) -> 0.18 ms; 268 MB at ~4.5 TB/s
+ * 755-779 TFLOP/s measured -> 0.18 ms; 268 MB at ~4.5 TB/s
  * -> 0.06 ms; so compute-bound by 3x, the K/V re-reads (32 query tiles per
  * head) hit L2. cuda_mma_pipeline reaches 368 TFLOP/s (49% of the GEMM
  * ceiling, tensor pipe 52% active). wgmma removes the ldmatrix traffic

@@ -55,7 +55,7 @@
  * calls); the gap at the small causal shape is the cuDNN version, not the
  * graph.
  *
- * Backward (issue 18, run_bwd): the flash-attention bprop graph (see
+ * Backward (run_bwd): the flash-attention bprop graph (see
  * build_graph_bwd; grouped-query heads summed by a reduction, S_kv != S by
  * the shifted mask); cuDNN 9.14's engine 2 takes it at every
  * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025,
@@ -104,7 +104,7 @@ enum {
     UID_S1 = 100, UID_S2, UID_ROW, UID_COL, UID_MASK, UID_S3, UID_MAX, UID_SUB,
     UID_EXP, UID_SUM, UID_P, UID_LOG, UID_ROW_SHIFTED,
     UID_SHIFT = 20, /* S_kv - S, by value: the bottom-right causal mask's diagonal */
-    /* the backward graph (issue 18) */
+    /* the backward graph */
     UID_DO = 30, UID_DQ, UID_DK, UID_DV, UID_VT, UID_ONE, UID_SOFTMAX_SUM, UID_DQ_ACCUM,
     UID_B_T1 = 200, UID_B_T2, UID_B_S1, UID_B_S2, UID_B_ROW, UID_B_COL, UID_B_MASK, UID_B_S3,
     UID_B_SUB, UID_B_P, UID_B_PT, UID_B_DP, UID_B_T3, UID_B_T4, UID_B_DS, UID_B_DST, UID_B_KR,
@@ -151,7 +151,7 @@ typedef struct cudnn_sdpa_ctx {
     float scale, neg_inf;  /* by-value scalars: the variant pack points here */
     int32_t shift;         /* S_kv - S (by value) for the bottom-right mask */
     int64_t engine_index;
-    /* the backward (issue 18; NULL for pass = fwd): its own plan and
+    /* the backward (NULL for pass = fwd): its own plan and
      * descriptors, and in its workspace softmax_sum and dQ_accum */
     struct cudnn_sdpa_ctx *bwd;
     float one;
@@ -434,7 +434,7 @@ static int reshape(build *b, cudnnBackendDescriptor_t x, cudnnBackendDescriptor_
     return 0;
 }
 
-/* Builds the SDPA backward graph (issue 18) into *graph: the documented
+/* Builds the SDPA backward graph into *graph: the documented
  * flash-attention bprop pattern, node by node in the order cudnn-frontend's
  * CompositeSDPABackwardNode expands it (multi-head, no dropout, no bias):
  *     softmax_sum = rowsum(dO * O) * 1        (a real float tensor [B,H,S,1])
@@ -886,7 +886,7 @@ out:
 }
 
 /* run_bwd: one backward pass on `stream` from the forward's O and
- * logsumexp (issue 18; lse is cuDNN's stats tensor: max + log sum, natural
+ * logsumexp (lse is cuDNN's stats tensor: max + log sum, natural
  * log). The variant pack is rebuilt only when a pointer changes; dQ_accum
  * is zeroed first where cuDNN before 9.6 needs it (cudnn-frontend's rule).
  * Returns a cudnnStatus_t (or a cudaError_t of the memset). */

@@ -70,7 +70,7 @@ void ab_gpu_bufs_destroy(ab_gpu_bufs *b);
 int ab_gpu_inputs(ab_gpu_bufs *b, float *q, float *k, float *v, float *dout, char *err,
                   size_t n);
 
-/* Backward pass (issue 18): gives b, made for a shape with pass != fwd, the
+/* Backward pass: gives b, made for a shape with pass != fwd, the
  * backward's buffers (dO uploaded from dout, numel floats of the dtype's
  * values, or with dout NULL generated on the device from the seed of
  * ab_gpu_bufs_create_seeded; dQ, dK, dV; the logsumexp floats) and computes the forward state

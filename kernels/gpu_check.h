@@ -30,7 +30,7 @@ typedef struct ab_gpu_parts {
     void *q, *k, *v, *o; /* device tensors in s.dtype, [B,H,S,D] */
     void *stream;        /* cudaStream_t */
     void **ref;          /* the cached device reference (NULL until made) */
-    /* backward pass (issue 18; NULL for a forward shape): dO, dQ [B,H,S,D],
+    /* backward pass (NULL for a forward shape): dO, dQ [B,H,S,D],
      * dK, dV [B,H_kv,S_kv,D] in s.dtype, the logsumexp floats [B,H,S], and
      * the cached float64 backward reference (gpu_reference_bwd.cu) */
     void *dout, *dq, *dk, *dv;

@@ -1,5 +1,5 @@
 /*
- * gpu_reference_bwd.cu: the device side of the gradient check (issue 18,
+ * gpu_reference_bwd.cu: the device side of the gradient check (
  * gpu_check.h): the forward state a backward pass is handed (O and the
  * logsumexp, from float64 attention of every row), a float64 backward of
  * every element, the plain same-precision backward whose error sets each

@@ -154,7 +154,7 @@ int cpu_reference_run(void *ctx, const ab_shape *s, const void *q, const void *k
 
 void cpu_reference_teardown(void *ctx) { (void)ctx; }
 
-/* cpu_reference's backward (issue 18): ab_reference_bwd in float64 (the
+/* cpu_reference's backward: ab_reference_bwd in float64 (the
  * oracle itself, lse and O unused: it recomputes P exactly), rounded to the
  * dtype. Allocates its double buffers per call (a CPU oracle, not a rival). */
 int cpu_reference_run_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,

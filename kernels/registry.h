@@ -20,7 +20,7 @@ const ab_variant *ab_variant_at(size_t i);
  * ab_test_variants, when the program defines it. */
 const ab_variant *ab_variant_find(const char *name);
 
-/* Deliberately wrong variants (issue 12's negative tests): defined only by
+/* Deliberately wrong variants (the checker's negative tests): defined only by
  * test programs (tests/check/broken_cpu.c, tests/gpu/broken_cuda.cu), never
  * in attnbench itself, so no user can list or run them; ab_variant_count
  * and ab_variant_at never include them. Returns the rows and their count. */

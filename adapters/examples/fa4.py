@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fa4.py: FlashAttention-4's forward (the flash-attn-4 package, CuTe DSL;
 `flash_attn.cute.flash_attn_func`) measured by attnbench through the
-adapter kit (issue 22), e.g.
+adapter kit, e.g.
 
     { name = "fa4"; protocol = 2; timing = "hot"; layout = "bshd";
       command = "python3 adapters/examples/fa4.py"; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """triton_flash.py: a FlashAttention forward written in Triton, measured by
-attnbench through the adapter kit (issue 22), e.g.
+attnbench through the adapter kit, e.g.
 
     { name = "triton_flash"; protocol = 2; timing = "hot";
       command = "python3 adapters/examples/triton_flash.py"; }

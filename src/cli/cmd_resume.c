@@ -153,7 +153,7 @@ int cmd_resume(int argc, char **argv)
     if (plugins_unchanged(db, run, &e))
         goto done;
     ab_runenv_budget_restore(db, run, &e); /* the budget it ran with (a --min-time too) */
-    { /* issue 20: a run of one part resumes that part only (shard.h) */
+    { /* a run of one part resumes that part only (shard.h) */
         int sk = 0, sn = 0, sh = ab_shard_of_run(db, run, &sk, &sn, err);
         if (sh < 0 || (sh == 1 && ab_shard_select(&e, sk, sn, err, sizeof err))) {
             error("resume: run %lld: %s", run, err);

@@ -18,7 +18,7 @@
 int cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *db_flag = NULL, *v;
-    const char *shard_s = NULL, *devices_s = NULL, *worker = NULL; /* issue 20 */
+    const char *shard_s = NULL, *devices_s = NULL, *worker = NULL; /* scale-out */
     const char *min_time = NULL, *max_time = NULL; /* the GPU-time budget */
     int missing = 0;
     for (int i = 1; i < argc; i++) {
@@ -61,7 +61,7 @@ int cmd_run(int argc, char **argv)
     const char *db_path = ab_db_path(db_flag);
     char shard_cmd[64] = "";
     int sr = ab_run_scaleout(&e, path, db_path, shard_s, devices_s, worker, shard_cmd,
-                             sizeof shard_cmd); /* issue 20: scaleout.h */
+                             sizeof shard_cmd); /* scaleout.h */
     if (sr != -1) {
         ab_experiment_free(&e);
         return sr;

@@ -31,7 +31,7 @@ int cmd_resume(int argc, char **argv);
  * "attnbench: stats: a.txt:7: not a number: 'abc'". */
 int cmd_stats(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
-int cmd_status(int argc, char **argv); /* issue 20 */
+int cmd_status(int argc, char **argv); /* scale-out: the parts of a split run */
 
 /* Option parsing shared by the handlers: returns the value of --name VALUE
  * or --name=VALUE at argv[*i] (advancing *i past it), or NULL when argv[*i]

@@ -51,7 +51,7 @@ typedef enum ab_dtype { AB_FP16 = 0, AB_BF16 = 1, AB_FP32 = 2 } ab_dtype;
 #define AB_DT_HALF (AB_DT(AB_FP16) | AB_DT(AB_BF16))
 #define AB_DT_ALL (AB_DT(AB_FP16) | AB_DT(AB_BF16) | AB_DT(AB_FP32))
 
-/* Which pass a measurement times (the experiment's `pass` axis, issue 18):
+/* Which pass a measurement times (the experiment's `pass` axis):
  * the forward alone, the backward alone (the forward's O and logsumexp
  * prepared outside the timed region), or forward then backward. */
 typedef enum ab_pass { AB_FWD = 0, AB_BWD = 1, AB_FWDBWD = 2 } ab_pass;
@@ -125,7 +125,7 @@ typedef int (*ab_setup_fn)(const ab_shape *s, void **ctx, size_t *workspace_byte
 /* run: one forward pass. Returns 0 or non-zero (library status codes). */
 typedef int (*ab_run_fn)(void *ctx, const ab_shape *s, const void *q, const void *k,
                          const void *v, void *o, void *stream);
-/* run_bwd: one backward pass (issue 18). Inputs q, k, v, o and dout (dO,
+/* run_bwd: one backward pass. Inputs q, k, v, o and dout (dO,
  * [B,H,S,D]) as run's, in the same memory and dtype; lse: float [B,H,S], the
  * forward's logsumexp per query row in natural log, lse_i = log sum_j
  * exp(scale * q_i . k_j) over the keys row i sees (-inf for a row that sees
@@ -167,7 +167,7 @@ typedef struct ab_variant {
  * visible (query, key) pairs of the bottom-right mask counted exactly,
  * sum over i of clamp(i + S_kv - S + 1, 0, S_kv), times 4*B*H*D (a decode
  * step S = 1 sees every key: no halving). Softmax FLOPs are not counted.
- * Pass (issue 18): the backward counts 2.5 forwards (FlashAttention's
+ * Pass: the backward counts 2.5 forwards (FlashAttention's
  * benchmark scripts: five GEMMs against the forward's two), forward plus
  * backward 3.5. */
 double ab_attention_flops(const ab_shape *s);

@@ -459,7 +459,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     double ref_mhz = 0;
     if (o->by_clock && ab_run_max_sm_mhz(db, run_id, &ref_mhz))
         goto cleanup;
-    int any_bwd = 0; /* a backward measurement: say what it times and counts (issue 18) */
+    int any_bwd = 0; /* a backward measurement: say what it times and counts */
     for (size_t i = 0; i < n; i++)
         any_bwd |= m[i].r.pass[0] && strcmp(m[i].r.pass, "fwd") != 0;
     int any_kv = 0; /* a configuration with H_kv != H or S_kv != S: say how it is counted */
@@ -731,7 +731,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         else if (c == 1)
             fprintf(out, "| A/A calibration | none in this environment (attnbench calibrate) |\n");
     }
-    ab_shard_report_row(out, db, run_id); /* issue 20: a run of one part says so */
+    ab_shard_report_row(out, db, run_id); /* a run of one part says so */
     fprintf(out, "| reproduce | `%s` |\n\n", command);
 
     fprintf(out, "## Method\n\n"
@@ -1048,7 +1048,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         }
     }
 
-    /* ---- backward passes: training step, scaling with B, bandwidth (issue 18) ---- */
+    /* ---- backward passes: training step, scaling with B, bandwidth ---- */
     ab_report_training(out, sorted, n, peak_copy);
 
     /* ---- wall time (runs that recorded it) ---- */

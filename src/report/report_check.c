@@ -1,6 +1,6 @@
 /*
  * report_check.c: the report's statement of what the correctness check
- * covered (issue 12): for a run whose measurements carry rows_total (runs
+ * covered: for a run whose measurements carry rows_total (runs
  * made since the check stored it), either "every row" or, for sampled
  * measurements, the rows checked out of B*H*S, the coverage, the
  * probability that a single wrong row escapes (kernels/check.h,

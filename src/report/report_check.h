@@ -13,7 +13,7 @@
  * seeds. Prints nothing for runs made before the check stored rows_total. */
 void ab_report_check_coverage(sqlite3 *db, long long run_id, FILE *out);
 
-/* Prints the "### Gradients" table of run_id's backward passes (issue 18):
+/* Prints the "### Gradients" table of run_id's backward passes:
  * per measurement and gradient (dQ, dK, dV) the max abs error, tolerance,
  * their ratio, the plain backward's error, rel L2, non-finite count and the
  * verdict. Prints nothing for a run without backward passes. */

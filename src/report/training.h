@@ -1,5 +1,5 @@
 /*
- * training.h: the report sections of runs with backward passes (issue 18,
+ * training.h: the report sections of runs with backward passes (
  * training.c): training step, scaling with B, bandwidth by pass.
  */
 #ifndef ATTNBENCH_TRAINING_H

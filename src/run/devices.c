@@ -1,5 +1,5 @@
 /*
- * devices.c: one worker process per GPU of this host (issue 20), each an
+ * devices.c: one worker process per GPU of this host, each an
  * `attnbench run --shard K/N --worker LABEL` of its own part of the
  * experiment into the shared database. See devices.h.
  */

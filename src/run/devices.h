@@ -1,5 +1,5 @@
 /*
- * devices.h: `attnbench run EXPERIMENT --devices all|0,1,...` (issue 20):
+ * devices.h: `attnbench run EXPERIMENT --devices all|0,1,...`:
  * one worker process per listed GPU, each running one cost-balanced part of
  * the experiment as its own run (own device, own fingerprint, interleaving
  * and pairing inside it), all into one database (SQLite WAL, busy timeout).

@@ -3,7 +3,7 @@
  *
  * An experiment names its variants, a baseline, and a sweep: axes B, H, S, D,
  * causal, dtype, H_kv, S_kv (K/V heads and length; default H and S), pass
- * ("fwd", "bwd", "fwd+bwd"; default "fwd", issue 18), each a
+ * ("fwd", "bwd", "fwd+bwd"; default "fwd"), each a
  * scalar or a list, whose cross product is the list of configurations. An optional `configs` list of groups gives several sweeps
  * (each group's axes override the top-level sweep's), for studies that are
  * not one cross product (seed 000's five shapes, seed 004's S/B/H sweeps).

@@ -34,7 +34,7 @@ typedef struct ab_exp_variant {
     ab_layout layout;         /* external, protocol 2: the layout its inputs are shared in
                                  (`layout`), when layout_set and its hello names none */
     int layout_set;
-    char *library;            /* plugin (issue 22): the `library` field, or NULL */
+    char *library;            /* plugin: the `library` field, or NULL */
     char *plugin_record;      /* plugin: JSON {"plugin": {library, size, sha256}} */
     ab_variant *plugin;       /* plugin: the adapted row `native` points to (owned) */
 } ab_exp_variant;
@@ -85,10 +85,10 @@ typedef struct ab_experiment {
     int resolve;          /* variants were resolved against the registry */
     int skip_unsupported; /* leave out (variant, configuration) pairs the variant
                              cannot run instead of refusing the experiment */
-    int shard_k, shard_n; /* issue 20: configs holds part shard_k of shard_n (src/shard.h);
+    int shard_k, shard_n; /* configs holds part shard_k of shard_n (src/shard.h);
                              0, 0: the whole experiment */
     const char *worker;   /* --devices worker label stored with the run, or NULL (not owned) */
-    int stabilise;        /* issue 11: run until the SM clock settles before each
+    int stabilise;        /* run until the SM clock settles before each
                              configuration's rounds (src/run/stabilise.h) */
 } ab_experiment;
 

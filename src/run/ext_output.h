@@ -6,7 +6,7 @@
  * error measured against its float64 shadow (kernels/check.h), on the
  * inputs attnbench generates itself from the experiment's seed
  * (kernels/data.h), so neither the adapter's reference nor its figures can
- * widen the tolerance (issue 12). Adapters that only print figures keep
+ * widen the tolerance. Adapters that only print figures keep
  * the figure-based rule (the runner's fallback).
  */
 #ifndef ATTNBENCH_EXT_OUTPUT_H
@@ -48,7 +48,7 @@ int ab_ext_output_check(const ab_shape *s, const char *path, ab_gpu_bufs *bufs,
 int ab_ext_host_check(const ab_shape *s, const float *o, unsigned long input_seed,
                       unsigned long check_seed, ab_check *out, char *err, size_t n);
 
-/* The same for a backward pass (issue 18): the file holds dQ [B,H,S,D]
+/* The same for a backward pass: the file holds dQ [B,H,S,D]
  * then dK and dV [B,H_kv,S_kv,D] as float32 (numel + 2 kv numel values);
  * checked gradient by gradient (check.h ab_grad_check) on the device when
  * bufs holds the configuration's backward buffers, else on the host with

@@ -342,7 +342,7 @@ static int parse_check(char *rest, ab_ext_result *out, char *why, size_t wn)
             }
             continue;
         }
-        if (k == K_PEAK) { /* optional (issue 18): device bytes the pass needed */
+        if (k == K_PEAK) { /* optional: device bytes the pass needed */
             double d;
             if (parse_double(val, &d) != 0 || !isfinite(d) || d < 0) {
                 snprintf(why, wn, "peak_bytes='%.60s' is not a finite non-negative number", val);

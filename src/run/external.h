@@ -41,7 +41,7 @@ typedef struct ab_ext_request {
     const char *workdir;      /* where to run (the experiment's repository root), may be NULL */
     const char *output_path;  /* offered as ATTNBENCH_OUTPUT (where the adapter may write O); NULL: none */
     int H_kv, S_kv;           /* K/V heads and length; 0: equal to H, S */
-    const char *pass;         /* "fwd", "bwd", "fwd+bwd" (issue 18); NULL: fwd */
+    const char *pass;         /* "fwd", "bwd", "fwd+bwd"; NULL: fwd */
     const char *ipc_path;     /* protocol 2: the device-buffer description offered as `ipc=PATH`
                                  (ext_ipc.h); NULL: none */
     int threads;              /* the experiment's `threads` (> 0): the adapter's OMP_NUM_THREADS,

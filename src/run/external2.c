@@ -385,7 +385,7 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
     if ((rq->H_kv > 0 && rq->H_kv != rq->H) || (rq->S_kv > 0 && rq->S_kv != rq->S))
         snprintf(kv, sizeof kv, " H_kv=%d S_kv=%d", rq->H_kv > 0 ? rq->H_kv : rq->H,
                  rq->S_kv > 0 ? rq->S_kv : rq->S);
-    char ps[24] = ""; /* likewise only for a backward pass (issue 18) */
+    char ps[24] = ""; /* likewise only for a backward pass */
     if (rq->pass && strcmp(rq->pass, "fwd") != 0)
         snprintf(ps, sizeof ps, " pass=%s", rq->pass);
     char ipc[700] = ""; /* only to an adapter whose hello said ipc=1 (ext_ipc.h) */

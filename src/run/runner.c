@@ -200,12 +200,12 @@ typedef struct vstate {
     ab_plugin_worker *pw;  /* a CPU plugin: its calls run in this worker (plugin_worker.h) */
 } vstate;
 
-/* Seed of the check's row samples: fresh per run (issue 12), stored with
+/* Seed of the check's row samples: fresh per run, stored with
  * each measurement that was sampled. */
 static unsigned long check_seed_base;
 
 /* The backward pass's host data of the configuration being measured
- * (issue 18; all NULL for a forward configuration): dO (ab_dout_fill), the
+ * (all NULL for a forward configuration): dO (ab_dout_fill), the
  * forward state O and logsumexp (ab_reference_fwd_lse, float64; made only
  * when a CPU variant runs the configuration), and the gradients a CPU
  * variant writes; grads[] the check of the last prepared variant. */
@@ -791,7 +791,7 @@ static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const 
 #ifdef _OPENMP
     /* the check is not timed: it gets every core, whatever `threads` gives
      * the CPU variants (with one thread it took 99.6% of an A/A run's wall
-     * time on the GPU machine, issue 11) */
+     * time on the GPU machine) */
     const int timed_threads = omp_get_max_threads();
     omp_set_num_threads(omp_get_num_procs());
 #endif
@@ -902,7 +902,7 @@ static int ext_check(const ab_experiment *e, vstate *st, const ab_shape *s,
             st->m.checked = 0;
             return -1;
         }
-        if (s->pass != AB_FWD) { /* the adapter wrote dQ, dK, dV (issue 18) */
+        if (s->pass != AB_FWD) { /* the adapter wrote dQ, dK, dV */
             ab_grad_check gc;
             const double t = ab_now_s();
             int rc = ab_ext_grads_check(s, offered, bufs, e->seed, &gc, err, sizeof err);
@@ -1614,7 +1614,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
                     ab_db_begin_run(db, exp_id, env_id, command, ab_timing_mode_name(e->timing),
                                     run_id, err) ||
                     ab_runenv_store(db, *run_id, settings, err) ||
-                    ab_shard_record(db, *run_id, e, err))) { /* issue 20: shard.h */
+                    ab_shard_record(db, *run_id, e, err))) { /* shard.h */
         error("%s", err);
         goto cleanup;
     }

@@ -1,6 +1,6 @@
 /*
  * scaleout.c: `attnbench run`'s --shard, Slurm array and --devices handling
- * (issue 20). See scaleout.h.
+ *. See scaleout.h.
  */
 #include "scaleout.h"
 

@@ -1,5 +1,5 @@
 /*
- * scaleout.h: the scale-out options of `attnbench run` (issue 20): --shard
+ * scaleout.h: the scale-out options of `attnbench run`: --shard
  * K/N, a Slurm job-array task's part, --devices (one worker per GPU) and the
  * workers' --worker label, applied to a loaded experiment.
  */

@@ -1,6 +1,6 @@
 /*
  * shard.h: one experiment split into parts that separate processes, GPUs or
- * Slurm array tasks run as separate runs (issue 20): which configurations a
+ * Slurm array tasks run as separate runs: which configurations a
  * part holds, and the part recorded with its run (runs.shard_k, shard_n,
  * shard_hash, worker) so that `attnbench status` and reports can tell which
  * parts of which experiment a database holds.

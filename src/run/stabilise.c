@@ -1,6 +1,6 @@
 /*
  * stabilise.c: run a kernel until the SM clock settles under load
- * (stabilise.h; issue 11's `stabilise = true`).
+ * (stabilise.h; an experiment's `stabilise = true`).
  */
 #include "stabilise.h"
 #include "nvml_monitor.h"

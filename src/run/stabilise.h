@@ -1,5 +1,5 @@
 /*
- * stabilise.h: `stabilise = true` in an experiment (issue 11): before the
+ * stabilise.h: `stabilise = true` in an experiment: before the
  * rounds of a configuration, run a GPU kernel until the SM clock has
  * settled under load, so that the first rounds are not sampled while the
  * clock is still ramping or falling to the power cap. Detection: NVML's

@@ -5,7 +5,7 @@
  * name `cpu_broken_scale`, attention with the softmax scale 1/D instead of
  * 1/sqrt(D); a run containing it must store it `failed`, with no samples,
  * and its report must say so (tests/check/cli_check.sh); and
- * `cpu_broken_dv`, whose backward's dV is 1% off (issue 18).
+ * `cpu_broken_dv`, whose backward's dV is 1% off.
  */
 #include "entry_points.h"
 #include "registry.h"
@@ -57,7 +57,7 @@ static int broken_run(void *ctx, const ab_shape *s, const void *qv, const void *
 
 static void broken_teardown(void *ctx) { (void)ctx; }
 
-/* cpu_broken_dv (issue 18): a right forward (cpu_flash's) and cpu_flash's
+/* cpu_broken_dv: a right forward (cpu_flash's) and cpu_flash's
  * backward with dV 1% too large, the size of error a wrong rescaling of
  * the P^T dO accumulator leaves; the gradient check must fail it on dV
  * alone. */

@@ -8,7 +8,7 @@
 #                   stored `failed`, with no samples, its message names the
 #                   check; cpu_flash is `ok` with samples; the report lists the
 #                   failure; the real attnbench neither lists nor runs it
-#   broken-bwd      issue 18: cpu_flash and cpu_broken_dv (dV 1% off) with
+#   broken-bwd      cpu_flash and cpu_broken_dv (dV 1% off) with
 #                   pass = fwd, bwd, fwd+bwd: the broken backward is stored
 #                   `failed` on dV alone (dQ, dK pass), untimed; its forward
 #                   and cpu_flash's every pass are `ok`; the report's gradient

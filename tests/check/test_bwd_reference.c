@@ -1,6 +1,6 @@
 /*
  * test_bwd_reference.c: the float64 backward reference (ab_reference_bwd)
- * against central finite differences of the float64 forward (issue 18's
+ * against central finite differences of the float64 forward (the gradient check's
  * oracle). Independent source: the loss L = sum(O * dO) computed with
  * ab_reference_row (the forward oracle) and differentiated numerically,
  *     dL/dx ~ (L(x + h) - L(x - h)) / ((x + h) - (x - h)),  h = 2^-10,

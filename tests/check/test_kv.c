@@ -1,5 +1,5 @@
 /*
- * test_kv.c: grouped-query attention and S_kv != S on the CPU (issue 19).
+ * test_kv.c: grouped-query attention and S_kv != S on the CPU.
  * Independent sources, written here and not shared with kernels/:
  *   - FLOPs: the visible (query, key) pairs of the bottom-right causal mask
  *     counted by brute force (key j visible to query i iff j <= i + S_kv - S,

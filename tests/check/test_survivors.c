@@ -1,6 +1,6 @@
 /*
  * test_survivors.c: guards for mutants that survived the whole suite before
- * issue 12 (tests/mutation/mutants.txt):
+ * an earlier mutation run (tests/mutation/mutants.py):
  *   - FLOPs: ab_attention_flops against an independent count, 4 D flops
  *     (a multiply and an add in Q K^T and in P V) per (query, key) pair,
  *     pairs counted by brute-force enumeration, causal counted as

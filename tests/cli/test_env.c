@@ -46,7 +46,7 @@ int main(void)
     json_decref(c);
 
     /* the machine only: no run setting (timing mode, threads, load) in it,
-     * so `attnbench env` and every run share the hash (issue 16; the CLI
+     * so `attnbench env` and every run share the hash (the CLI
      * test env-run-hash checks the stored one) */
     CHECK(!json_object_get(json_object_get(a, "settings"), "timing_mode"), "timing mode in the fingerprint");
     CHECK(!json_object_get(a, "threads") && !json_object_get(json_object_get(a, "host"), "load_avg"),

@@ -166,11 +166,11 @@ static void read_back(sqlite3 *db, const char *label)
                       m[1].throttled == 1,
                   "%s: cpu_b samples n=%zu throttled=%ld", label, m[1].n, m[1].throttled);
             CHECK(strcmp(m[0].stop, "samples") == 0, "%s: stop '%s'", label, m[0].stop);
-            /* issue 19's rebuild of measurements: H_kv = H, S_kv = S for older rows,
+            /* the H_kv/S_kv rebuild of measurements: H_kv = H, S_kv = S for older rows,
              * the samples (children of the rebuilt table) all kept */
             CHECK(m[0].H_kv == 2 && m[0].S_kv == 128 && m[1].H_kv == 2 && m[1].S_kv == 128,
                   "%s: H_kv %d S_kv %d after the migration", label, m[0].H_kv, m[0].S_kv);
-            /* issue 18's rebuild: older rows timed the forward pass */
+            /* the pass rebuild: older rows timed the forward pass */
             CHECK(strcmp(m[0].pass, "fwd") == 0 && strcmp(m[1].pass, "fwd") == 0,
                   "%s: pass '%s' after the migration", label, m[0].pass);
         }

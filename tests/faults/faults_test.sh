@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/faults/faults_test.sh: issue 14's hostile inputs, faults, signals and
+# tests/faults/faults_test.sh: hostile inputs, faults, signals and
 # races, one case per finding of the issue (numbers in the case comments).
 # Usage: faults_test.sh CASE ATTNBENCH SOURCE_ROOT [FAILWRITE.so]
 # Each case runs in a fresh temporary directory and exits 0 (pass), 1 (fail)

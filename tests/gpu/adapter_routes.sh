@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/gpu/adapter_routes.sh OUTDIR: issue 22's routes in one run on the GPU
+# tests/gpu/adapter_routes.sh OUTDIR: every route of bringing your own kernel in one run on the GPU
 # machine (a manual script, not a meson test): builds attnbench (build-gpu,
 # sm_90a), installs it into a scratch prefix, builds examples/plugin out of
 # tree against the installed header and attnbench-plugin.pc (ex/, with its

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/gpu/device_run.sh GPU_CHECK OUTDIR: the whole GPU side of issue 12 in
+# tests/gpu/device_run.sh GPU_CHECK OUTDIR: the whole GPU side of the correctness check in
 # one pass, for a lent GPU machine (one call): the device reference against
 # the CPU oracle, the broken kernels, the suite (every CUDA variant, every
 # row), then in parallel compute-sanitizer (4 tools x every CUDA variant,

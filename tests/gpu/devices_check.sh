@@ -27,7 +27,7 @@ ngpu=$(grep -c '^GPU ' "$O/gpus.txt")
 [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && ngpu=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
 cat >"$O/devices-check.cfg" <<'CFG'
 name = "devices-check";
-hypothesis = "--devices gives the same measurement set as a plain run (issue 20).";
+hypothesis = "--devices gives the same measurement set as a plain run.";
 variants = ["cuda_fa2_warps", "cuda_mma_pipeline", "cublas_standard"];
 baseline = "cublas_standard";
 sweep = { B = 4; H = 16; S = [1024, 2048]; D = [64, 128]; causal = [false, true]; dtype = "fp16"; };

@@ -226,7 +226,7 @@ static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen
                     ab_shape s = {B, H, lengths[li], dims[di], causal, (ab_dtype)t, 0, 0};
                     bad |= suite_case(vs, nv, &s, ++seed, fn, cases, fails, NULL);
                 }
-    /* issue 19: grouped-query attention and S_kv != S, for the variants
+    /* grouped-query attention and S_kv != S, for the variants
      * that claim them (AB_CAP_KV): GQA, MQA, a decode step, S < S_kv and
      * S > S_kv (rows that see no key when causal), odd lengths. The last,
      * S - S_kv = 571, leaves whole query tiles of up to 512 rows (the

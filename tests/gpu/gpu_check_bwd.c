@@ -1,5 +1,5 @@
 /*
- * gpu_check_bwd.c: the GPU suite of the backward pass (issue 18). Exit 0
+ * gpu_check_bwd.c: the GPU suite of the backward pass. Exit 0
  * when everything passes, 1 on a failure, 77 (meson's "skipped") when
  * there is no CUDA device.
  *

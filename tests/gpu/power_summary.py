@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""power_summary.py AB DB RUN...: the power study's table (issue 11) from
+"""power_summary.py AB DB RUN...: the power study's table from
 `attnbench report RUN --json` of each run: per run, the slowed variant's
 speedup over cuda_mma_pipeline with its CI, the Wilcoxon p over rounds and
 the verdict, and how many runs called it slower. Prints markdown."""

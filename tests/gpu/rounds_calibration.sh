@@ -1,5 +1,5 @@
 #!/bin/bash
-# rounds_calibration.sh OUTDIR: issue 11's GPU study in one device call; a
+# rounds_calibration.sh OUTDIR: the rounds calibration study in one device call; a
 # manual script, not a meson test. Steps (each logged under OUTDIR, a line
 # per step in OUTDIR/summary.txt):
 #   build    meson setup + ninja src/attnbench in build-gpu-i11 (sm_90a,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/gpu/two_gpus.sh [ATTNBENCH] [OUTDIR]: issue 21 on a host with two or
+# tests/gpu/two_gpus.sh [ATTNBENCH] [OUTDIR]: one experiment split over the GPUs of a host with two or
 # more GPUs; a manual script, not a meson test (it needs 2 GPUs and about
 # three minutes). With experiments/two-gpus.cfg it
 #   one     runs `attnbench run --devices 0` (one worker, GPU 0) into one.db

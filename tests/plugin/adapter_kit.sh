@@ -57,7 +57,7 @@ done
     fail "numpy_wrong: $(q "SELECT status, message FROM measurements WHERE variant='numpy_wrong'")"
 q "SELECT adapter_env FROM measurements WHERE variant='numpy_p2' LIMIT 1" | grep -q '"adapter": *"numpy_attention"' ||
     fail "numpy_p2: the env line was not stored"
-# issue 19: H_kv < H and S_kv != S through the kit (both protocols), checked by attnbench
+# H_kv < H and S_kv != S through the kit (both protocols), checked by attnbench
 cat >kv.cfg <<CFG
 name = "kitkv";
 hypothesis = "the kit passes H_kv and S_kv through";

@@ -1,6 +1,6 @@
 /*
  * rung_plugin.c: the built-in rung cuda_fa2_warps built a second time as a
- * plugin (issue 22), to isolate what the plugin route costs per call: the
+ * plugin, to isolate what the plugin route costs per call: the
  * shared module compiles kernels/cuda_fa2_warps.cu itself, so the plugin
  * variant "plugin_fa2_warps" runs the very kernel code of the built-in
  * "cuda_fa2_warps", reached through dlopen/dlsym and these wrappers instead

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/shard/shard_test.sh: one experiment split into parts and put back
-# together (issue 20), end to end on the CPU variants. Usage:
+# together, end to end on the CPU variants. Usage:
 #   shard_test.sh CASE ATTNBENCH SOURCE_ROOT
 # Cases:
 #   split-merge   experiments/quickstart-cpu.cfg run whole, and as --shard 1/2

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli_edges.sh: `attnbench stats` on the input edges of issue 13, each a
+# cli_edges.sh: `attnbench stats` on its input edges, each a
 # clear error naming the file and line (or the sample), or the exact answer:
 #   1e300 (sums and ratios overflow), 1e-400 (read as 0 by strtod: underflow),
 #   a sample A whose median is 0, and 3 x 0.01 v 3 x 0.02 ms (exact p = 0.1,

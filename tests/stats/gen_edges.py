@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_edges.py: reference values for the edge cases of issue 13
+"""gen_edges.py: reference values for the statistics edge cases
 (fixtures/edges.ref), from implementations independent of the C code:
 
   cliff  NA NB DELTA LO HI   Cliff's delta of complete separation (|d| = 1)

@@ -114,7 +114,7 @@ def load_txt(path):
 def main():
     header()
     # the issue's case: 3 x 0.01 ms against 3 x 0.02 ms: exact p = 2/20 = 0.1
-    emit([0.01] * 3, [0.02] * 3, 1, "issue 13: 3 x 0.01 vs 3 x 0.02, p = 0.1")
+    emit([0.01] * 3, [0.02] * 3, 1, "3 x 0.01 vs 3 x 0.02, p = 0.1")
     emit(*load("small_ties"), 1, "data set small_ties (6 v 5, ties)")
     emit(*load("ties"), 1, "data set ties (40 v 35, timer-grid ties)")
     emit(load_txt(HERE + "/a.txt"), load_txt(HERE + "/b.txt"), 1,

@@ -1,5 +1,5 @@
 /*
- * test_extremes.c: the statistics at the edges named by issue 13, each
+ * test_extremes.c: the statistics at their edges, each
  * against an independent answer. From fixtures/edges.ref (argv[1],
  * gen_edges.py, scipy 1.10.1): Cliff's delta at complete separation with
  * Newcombe's (2006) Method 5 interval (scipy's brentq on the squared
