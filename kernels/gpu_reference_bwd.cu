@@ -1,6 +1,6 @@
 /*
- * gpu_reference_bwd.cu: the device side of the gradient check (
- * gpu_check.h): the forward state a backward pass is handed (O and the
+ * gpu_reference_bwd.cu: the device side of the gradient check
+ * (gpu_check.h): the forward state a backward pass is handed (O and the
  * logsumexp, from float64 attention of every row), a float64 backward of
  * every element, the plain same-precision backward whose error sets each
  * gradient's tolerance, and the comparison of a variant's dQ, dK, dV with

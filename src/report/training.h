@@ -1,6 +1,6 @@
 /*
- * training.h: the report sections of runs with backward passes (
- * training.c): training step, scaling with B, bandwidth by pass.
+ * training.h: the report sections of runs with backward passes
+ * (training.c): training step, scaling with B, bandwidth by pass.
  */
 #ifndef ATTNBENCH_TRAINING_H
 #define ATTNBENCH_TRAINING_H
