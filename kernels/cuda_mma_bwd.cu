@@ -28,7 +28,7 @@
  * Every load is synchronous (loads, barrier, compute, barrier): correctness
  * first; the Q/dO tile of step i+1 is not prefetched.
  *
- * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/issue18-bwd-run1.md:
+ * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/bwd-ladder-run1.md:
  * attnbench run of experiments/bwd-ladder.cfg, hot mode, 40 samples in 20
  * rounds, backward FLOPs = 2.5 forwards; SM clocks 1875-1980 MHz, 571 of
  * 4000 blocks at the software power cap): 56-79 TFLOP/s at S = 512

@@ -56,7 +56,7 @@
  * spill; D = 128: 255 registers, 24 bytes of spill stores (cuda_mma_bwd:
  * 185 and 255 with 80 bytes).
  *
- * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/issue18-bwd-run1.md,
+ * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/bwd-ladder-run1.md,
  * experiments/bwd-ladder.cfg: 40 configurations, D = 64/128, S =
  * 512..8192 at B*S = 16384, H = 16, causal or not, fp16/bf16; hot mode, 40
  * samples in 20 rounds; SM clocks 1875-1980 MHz, 571 of 4000 blocks at the

@@ -61,11 +61,11 @@
  * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025,
  * H_kv = 2 and 1, S_kv = 300 > S; 104 cases, reports/bwd-ladder/
  * gpu-bwd-suite-cudnn.log). Measured (NVIDIA H200, 2026-11-24, H_kv = H,
- * reports/bwd-ladder/issue18-bwd-run1.md, 40 configurations): 157-598
+ * reports/bwd-ladder/bwd-ladder-run1.md, 40 configurations): 157-598
  * TFLOP/s, 1.82x PyTorch's flash backward and 1.11x PyTorch's own cuDNN
  * backend (geometric means; the same engine, reached without autograd's
  * dispatch: 1.03-1.06x at S = 8192, 1.01-1.45x at S = 512).
- * S != S_kv (NVIDIA H100, 2026-11-25, reports/bwd-ladder/issue18-kv-bwd-run1.md,
+ * S != S_kv (NVIDIA H100, 2026-11-25, reports/bwd-ladder/bwd-kv-run1.md,
  * H = 32, H_kv = 8, D = 128, bf16): causal with S < S_kv 1.65-1.70x
  * PyTorch's default backward; causal with S > S_kv (rows that see no key,
  * handled by a logsumexp copy with -inf as +inf: 120 gpu_check_bwd cases,

@@ -4,7 +4,7 @@
 # sm_90a), installs it into a scratch prefix, builds examples/plugin out of
 # tree against the installed header and attnbench-plugin.pc (ex/, with its
 # CUDA plugin), then runs experiments/adapter-routes.cfg into
-# OUTDIR/issue22-routes.db. Run from the repository root after
+# OUTDIR/adapter-routes.db. Run from the repository root after
 # `source .deps/env.sh`.
 set -u
 out=${1:?usage: adapter_routes.sh OUTDIR}
@@ -20,7 +20,7 @@ PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$dest meson setup ex examples/plugin 
     { tail -20 "$out/ex.log"; echo "examples/plugin build failed"; exit 1; }
 ls -l ex/libexample_cuda.so >>"$out/ex.log"
 ab=$(find "$dest" -path '*/bin/attnbench' | head -n 1)
-"$ab" run experiments/adapter-routes.cfg --db "$out/issue22-routes.db" >"$out/run.ids" 2>"$out/run.log"
+"$ab" run experiments/adapter-routes.cfg --db "$out/adapter-routes.db" >"$out/run.ids" 2>"$out/run.log"
 rc=$?
-echo "issue22-routes rc=$rc run $(cat "$out/run.ids") (installed attnbench: $ab)"
+echo "adapter-routes rc=$rc run $(cat "$out/run.ids") (installed attnbench: $ab)"
 exit $rc
