@@ -1,8 +1,8 @@
 /*
  * runlist.h: lists of runs read from the store: the runs matching the
  * filters of `attnbench runs`, and the runs of one experiment (by the hash
- * of its file) grouped by the split they ran, for `attnbench status`
- *. Each list goes row by row to a callback; strings a row points
+ * of its file) grouped by the split they ran, for `attnbench status`.
+ * Each list goes row by row to a callback; strings a row points
  * to live until the callback returns.
  */
 #ifndef ATTNBENCH_RUNLIST_H

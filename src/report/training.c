@@ -1,6 +1,6 @@
 /*
- * training.c: the report sections of a run that timed backward passes
- *, after seed 003's tables: the training step per configuration
+ * training.c: the report sections of a run that timed backward passes,
+ * after seed 003's tables: the training step per configuration
  * (forward, backward, their ratio, forward + backward), the scaling with B
  * where a sweep varies B alone (throughput relative to the smallest B and
  * the scaling efficiency), and the achieved bandwidth per pass against the

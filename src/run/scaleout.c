@@ -1,6 +1,6 @@
 /*
- * scaleout.c: `attnbench run`'s --shard, Slurm array and --devices handling
- *. See scaleout.h.
+ * scaleout.c: `attnbench run`'s --shard, Slurm array and --devices handling.
+ * See scaleout.h.
  */
 #include "scaleout.h"
 

@@ -1,6 +1,6 @@
 /*
- * shard_plan.h: splitting a list of jobs with predicted costs into N parts
- *, and reading which part this process runs: `--shard K/N` or a
+ * shard_plan.h: splitting a list of jobs with predicted costs into N parts,
+ * and reading which part this process runs: `--shard K/N` or a
  * Slurm job-array task. Pure functions of their inputs (and, for Slurm, of
  * the environment), so every task of an array computes the same split.
  */

@@ -1,6 +1,6 @@
 #!/bin/sh
-# plugin.sh AB SRC BUILD BAD_ABI BAD_NOSYM BAD_OUTPUT BAD_CRASH: out-of-tree plugins
-#, CPU only:
+# plugin.sh AB SRC BUILD BAD_ABI BAD_NOSYM BAD_OUTPUT BAD_CRASH: out-of-tree plugins,
+# CPU only:
 #  1. `meson install --destdir` of this build; examples/plugin configured
 #     and built OUT OF TREE against the installed header and
 #     attnbench-plugin.pc (PKG_CONFIG_PATH + PKG_CONFIG_SYSROOT_DIR);
