@@ -796,7 +796,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                      "a decode row sees every key), bytes Q and O once and K, V once per K/V "
                      "head, so decode's GB/s is against the copy ceiling."
                    : "",
-            any_bwd ? " Configurations marked bwd or fwd+bwd (issue 18) time the backward pass "
+            any_bwd ? " Configurations marked bwd or fwd+bwd time the backward pass "
                       "alone (dQ, dK, dV from Q, K, V, O, dO and the forward's logsumexp, "
                       "prepared outside the timed region) or the forward then the backward, "
                       "per pass; their FLOPs are 2.5× resp. 3.5× the forward's "

@@ -25,7 +25,7 @@ void ab_report_grad_checks(sqlite3 *db, long long run_id, FILE *out)
     if (n == 0)
         return; /* no backward pass in this run: nothing printed (older reports unchanged) */
     fprintf(out, "\n### Gradients\n\nEach backward pass was checked gradient by gradient "
-                 "(kernels/check.h, issue 18): dQ, dK, dV poisoned with NaN, one pass, each "
+                 "(kernels/check.h): dQ, dK, dV poisoned with NaN, one pass, each "
                  "compared over every element with a float64 backward on the same inputs and "
                  "dO; pass: no NaN/Inf, max abs error ≤ 2 × the error of a plain same-precision "
                  "backward (PyTorch's autograd through attention in the dtype, measured against "
