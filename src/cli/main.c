@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmd_help(int argc, char **argv);
 
@@ -220,11 +221,15 @@ static int finish(int rc)
         error("%s", err);
     if (damage)
         rc = rc ? rc : 1;
+    errno = 0;
     int out_bad = fflush(stdout) != 0 || ferror(stdout);
-    int e = errno;
+    int e = errno; /* 0 when an earlier implicit flush failed: its errno is gone */
     out_bad |= fclose(stdout) != 0;
     if (out_bad) {
-        error("writing standard output failed: %s", strerror(e ? e : errno));
+        if (e)
+            error("writing standard output failed: %s", strerror(e));
+        else
+            error("writing standard output failed");
         rc = rc ? rc : 1;
     }
     if (fflush(stderr) != 0 || ferror(stderr))
@@ -263,5 +268,14 @@ int main(int argc, char **argv)
               "file name");
         exit(2);
     }
+    /* A command that does not fork (all but run and resume) keeps up to
+     * 1 MiB of its output in stdout's buffer when stdout is not a terminal,
+     * so a failing output (a full disk, > /dev/full) fails at finish()'s
+     * flush with its own errno instead of at an implicit flush whose errno
+     * later calls overwrite. run and resume keep the default buffering:
+     * their forked children must not inherit unwritten output. */
+    static char out_buffer[1 << 20]; /* glibc ignores setvbuf's size without a buffer */
+    if (c->handler != cmd_run && c->handler != cmd_resume && !isatty(STDOUT_FILENO))
+        setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
     exit(finish(c->handler(argc - 1, argv + 1)));
 }
