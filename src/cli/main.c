@@ -268,14 +268,15 @@ int main(int argc, char **argv)
               "file name");
         exit(2);
     }
-    /* A command that does not fork (all but run and resume) keeps up to
+    /* A command that does not fork (all but run, resume and calibrate) keeps up to
      * 1 MiB of its output in stdout's buffer when stdout is not a terminal,
      * so a failing output (a full disk, > /dev/full) fails at finish()'s
      * flush with its own errno instead of at an implicit flush whose errno
-     * later calls overwrite. run and resume keep the default buffering:
+     * later calls overwrite. run, resume and calibrate keep the default buffering:
      * their forked children must not inherit unwritten output. */
     static char out_buffer[1 << 20]; /* glibc ignores setvbuf's size without a buffer */
-    if (c->handler != cmd_run && c->handler != cmd_resume && !isatty(STDOUT_FILENO))
+    if (c->handler != cmd_run && c->handler != cmd_resume && c->handler != cmd_calibrate &&
+        !isatty(STDOUT_FILENO))
         setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
     exit(finish(c->handler(argc - 1, argv + 1)));
 }
