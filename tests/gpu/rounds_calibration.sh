@@ -15,18 +15,18 @@
 #   extra    while the elapsed time is under EXTRA_UNTIL_S (150): more power
 #            runs at round size 1 and 5 with the same 40 samples (the
 #            round-size trade-off per second of GPU time)
-# Everything goes into OUTDIR/issue11.db (or $ISSUE11_DB; the summary to
-# $ISSUE11_SUMMARY); reports are written from it on the
+# Everything goes into OUTDIR/aa-study.db (or $AA_STUDY_DB; the summary to
+# $AA_STUDY_SUMMARY); reports are written from it on the
 # development machine (no GPU needed).
 # Usage (repository root, GPU machine, after `source .deps/env.sh`):
 #   bash tests/gpu/rounds_calibration.sh OUTDIR
 set -u
 out=${1:?usage: rounds_calibration.sh OUTDIR}
 mkdir -p "$out"
-db=${ISSUE11_DB:-$out/issue11.db}
-b=build-gpu-i11
+db=${AA_STUDY_DB:-$out/aa-study.db}
+b=build-gpu-aa-study
 AB=${AB:-./$b/src/attnbench}   # AB=path: use that build, build nothing
-sum=${ISSUE11_SUMMARY:-$out/summary.txt}
+sum=${AA_STUDY_SUMMARY:-$out/summary.txt}
 t0=$(date +%s)
 el() { echo $(($(date +%s) - t0)); }
 stamp() { echo "[$(el) s] $*" | tee -a "$sum"; }
