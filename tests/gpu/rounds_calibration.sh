@@ -2,7 +2,7 @@
 # rounds_calibration.sh OUTDIR: the rounds calibration study in one device call; a
 # manual script, not a meson test. Steps (each logged under OUTDIR, a line
 # per step in OUTDIR/summary.txt):
-#   build    meson setup + ninja src/attnbench in build-gpu-i11 (sm_90a,
+#   build    meson setup + ninja src/attnbench in build-gpu-aa-study (sm_90a,
 #            release, no cuDNN: none of these experiments uses it)
 #   aa       attnbench calibrate --pairs 20 (40 identical instances of
 #            cuda_mma_pipeline) at the launch-bound and the compute-bound
