@@ -23,53 +23,59 @@
 _Static_assert(sizeof(sqlite3_int64) == sizeof(ab_id) && (ab_id)-1 < 0,
                "ab_id (ab_id.h) must be SQLite's 64-bit rowid type");
 
-/* The file each open read-write connection was opened on (device, inode),
- * so that a run notices its database removed or replaced under it. */
+/* The file behind each connection attnbench keeps: an open read-write
+ * connection with the file's device and inode (so that a run notices its
+ * database removed or replaced under it), or an in-memory migrated copy
+ * (migrated_copy) with the file it was read from (the name its messages
+ * give). */
 static struct {
     sqlite3 *db;
+    int copy; /* 1: an in-memory copy of path; dev, ino unused */
     dev_t dev;
     ino_t ino;
     char path[1024];
-} opened[16];
+} handles[32]; /* 16 files and 16 copies before they shared one table */
 
-static void remember_file(sqlite3 *db, const char *path)
+/* Remembers db's file; a file that cannot be stat'ed is not remembered */
+static void remember(sqlite3 *db, const char *path, int copy)
 {
-    struct stat sb;
-    if (stat(path, &sb) != 0)
+    struct stat sb = {0};
+    if (!copy && stat(path, &sb) != 0)
         return;
-    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++)
-        if (!opened[i].db) {
-            opened[i].db = db;
-            opened[i].dev = sb.st_dev;
-            opened[i].ino = sb.st_ino;
-            snprintf(opened[i].path, sizeof opened[i].path, "%s", path);
+    for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++)
+        if (!handles[i].db) {
+            handles[i].db = db;
+            handles[i].copy = copy;
+            handles[i].dev = sb.st_dev;
+            handles[i].ino = sb.st_ino;
+            snprintf(handles[i].path, sizeof handles[i].path, "%s", path);
             return;
         }
 }
 
-static void forget_file(sqlite3 *db)
+static void forget(sqlite3 *db)
 {
-    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++)
-        if (opened[i].db == db)
-            opened[i].db = NULL;
+    for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++)
+        if (handles[i].db == db)
+            handles[i].db = NULL;
 }
 
 int ab_db_check_file(sqlite3 *db, char *err)
 {
-    for (size_t i = 0; i < sizeof opened / sizeof opened[0]; i++) {
-        if (opened[i].db != db)
+    for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++) {
+        if (handles[i].db != db || handles[i].copy)
             continue;
         struct stat sb;
-        if (stat(opened[i].path, &sb) != 0) {
+        if (stat(handles[i].path, &sb) != 0) {
             snprintf(err, AB_ERR, "%.900s: the database file was removed (%s) while attnbench was "
                      "using it; nothing more can be stored",
-                     opened[i].path, strerror(errno));
+                     handles[i].path, strerror(errno));
             return -1;
         }
-        if (sb.st_dev != opened[i].dev || sb.st_ino != opened[i].ino) {
+        if (sb.st_dev != handles[i].dev || sb.st_ino != handles[i].ino) {
             snprintf(err, AB_ERR, "%.900s: the database file was replaced by another file while "
                      "attnbench was using it; nothing more can be stored",
-                     opened[i].path);
+                     handles[i].path);
             return -1;
         }
     }
@@ -126,30 +132,6 @@ static void sql_run_status(sqlite3_context *ctx, int argc, sqlite3_value **v)
         sqlite3_result_null(ctx);
 }
 
-/* The file each in-memory migrated copy (migrated_copy) was read from: the
- * name its messages give. */
-static struct {
-    sqlite3 *db;
-    char path[1024];
-} copies[16];
-
-static void remember_copy(sqlite3 *db, const char *path)
-{
-    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
-        if (!copies[i].db) {
-            copies[i].db = db;
-            snprintf(copies[i].path, sizeof copies[i].path, "%s", path);
-            return;
-        }
-}
-
-static void forget_copy(sqlite3 *db)
-{
-    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
-        if (copies[i].db == db)
-            copies[i].db = NULL;
-}
-
 /* SQL function ab_experiment_hash(definition): the experiment hash of a
  * stored definition (exp_canon.h), whatever hash it was stored under */
 static void sql_experiment_hash(sqlite3_context *ctx, int argc, sqlite3_value **v)
@@ -176,9 +158,9 @@ static void add_functions(sqlite3 *db)
 
 const char *ab_db_name(sqlite3 *db)
 {
-    for (size_t i = 0; db && i < sizeof copies / sizeof copies[0]; i++)
-        if (copies[i].db == db)
-            return copies[i].path;
+    for (size_t i = 0; db && i < sizeof handles / sizeof handles[0]; i++)
+        if (handles[i].db == db && handles[i].copy)
+            return handles[i].path;
     const char *f = db ? sqlite3_db_filename(db, "main") : NULL;
     return f && *f ? f : "database";
 }
@@ -532,11 +514,11 @@ static int migrated_copy(sqlite3 **db, const char *path, char *err)
         sqlite3_close(mem);
         return -1;
     }
-    remember_copy(mem, path);
+    remember(mem, path, 1);
     add_functions(mem);
     if (exec(mem, "PRAGMA foreign_keys = ON", err) || migrate(mem, path, err) ||
         exec(mem, "PRAGMA query_only = ON", err)) {
-        forget_copy(mem);
+        forget(mem);
         sqlite3_close(mem);
         return -1;
     }
@@ -631,7 +613,7 @@ int ab_db_open(const char *path, int readonly, sqlite3 **out, char *err)
         }
         if (migrate(db, path, err))
             goto fail;
-        remember_file(db, path);
+        remember(db, path, 0);
     }
     *out = db;
     return 0;
@@ -657,8 +639,7 @@ int ab_db_on_close(void (*fn)(sqlite3 *db))
 void ab_db_close(sqlite3 *db)
 {
     if (db) {
-        forget_file(db);
-        forget_copy(db);
+        forget(db);
         for (int i = 0; i < nclose_hooks; i++)
             close_hooks[i](db);
         sqlite3_close(db);
