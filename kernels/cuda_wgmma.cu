@@ -53,7 +53,7 @@
  * built when gpu_targets includes 90a, setup refuses other devices.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
+ * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
  * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
  * 385.9-439.2 TFLOP/s over the 16 configurations; B=4 S=4096 fp16: 404.2
  * non-causal (cuda_mma_pipeline 368.6, 1.10x; cudnn_sdpa 646.7, 0.63x),
@@ -68,7 +68,7 @@
  * 160 KiB + 1 KiB dynamic shared memory at D=128; SASS shows
  * HGMMA.64x128x16.F32 (and .BF16) and LDGSTS.E.BYPASS.128, no LDL/STL.
  * Checked: gpu_check cuda_wgmma (64 cases) and compute-sanitizer memcheck
- * and racecheck at S = 17, 113 (reports/hopper-gpu-suite.log).
+ * and racecheck at S = 17, 113 (reports/hopper-forward/hopper-gpu-suite.log).
  */
 #include "entry_points.h"
 #include "wgmma_common.cuh"

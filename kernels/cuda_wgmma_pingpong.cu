@@ -38,7 +38,7 @@
  * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
+ * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
  * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
  * 485.5-676.7 TFLOP/s; B=4 S=4096 fp16: 650.7 non-causal (cuda_wgmma_ws
  * 599.4, 1.09x; cudnn_sdpa 646.7, 1.01x), 546.5 causal (1.02x; 0.94x).

@@ -32,7 +32,7 @@
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
+ * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
  * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
  * 428.1-544.9 TFLOP/s; B=4 S=4096 fp16: 540.3 non-causal (cuda_wgmma
  * 404.2, 1.34x; cudnn_sdpa 646.7, 0.84x), 479.7 causal (1.26x; 0.83x).

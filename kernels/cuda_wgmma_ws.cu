@@ -31,7 +31,7 @@
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
+ * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
  * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
  * 471.4-640.7 TFLOP/s; B=4 S=4096 fp16: 599.4 non-causal (cuda_wgmma_tma
  * 540.3, 1.11x; cudnn_sdpa 646.7, 0.93x), 535.8 causal (1.12x; 0.92x); the

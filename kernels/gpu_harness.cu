@@ -527,7 +527,7 @@ extern "C" int ab_gpu_run_once(const ab_variant *v, void *ctx, ab_gpu_bufs *b, c
  * sample includes the host's time to submit the variant's launch (cuDNN's
  * graph execution, cuBLAS's several kernels): on an H200 cudnn_sdpa's first
  * hot sample of a round of 2 was 63% above its second (0.0283 against
- * 0.0174 ms at B=8 H=8 S=512 D=64, 50 rounds, reports/seed-004-p2.db),
+ * 0.0174 ms at B=8 H=8 S=512 D=64, 50 rounds, reports/seed-004-protocol2/seed-004-p2.db),
  * cublas_standard's 15%, a single-kernel rung's 1-3%. nvbench holds its
  * launches behind a "blocking kernel" for the same reason (NVIDIA nvbench,
  * docs/benchmarks.md). The kernel polls flag[0] (host memory mapped into

@@ -546,7 +546,7 @@ stats-cli)
   expect_error "bad.txt:2" stats bad.txt "$SRC/tests/stats/b.txt"
   ;;
 committed-report)
-  db="$SRC/reports/attnbench.db"
+  db="$SRC/reports/seeds-and-ladders/attnbench.db"
   [ -f "$db" ] || { echo "skipped: no committed database"; exit 77; }
   cp "$db" copy.db
   # a read-write open migrates the copy to this build's schema (importing an

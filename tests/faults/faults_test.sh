@@ -639,13 +639,13 @@ SH
   ;;
 
 reads-never-write) # a command that reads never changes the file, even one of an older schema
-  old="$SRC/reports/attnbench.db"
+  old="$SRC/reports/seeds-and-ladders/attnbench.db"
   [ -f "$old" ] || { echo "skipped: no committed database"; exit 77; }
   cp "$old" o.db
   # the version stored in the file's header (sqlite3(1), read-only)
   v0=$(q -readonly o.db "PRAGMA user_version")
   [ "$v0" -lt "$(q -readonly "$SRC/reports/hold/hold-ab.db" "PRAGMA user_version")" ] ||
-    { echo "skipped: reports/attnbench.db is not older than the newest committed schema"; exit 77; }
+    { echo "skipped: reports/seeds-and-ladders/attnbench.db is not older than the newest committed schema"; exit 77; }
   sum0=$(sha256sum <o.db)
   # the experiment of runs 11-13 as stored (sqlite3's writefile: the exact text)
   q -readonly o.db "SELECT writefile('rd.cfg', definition) FROM experiments x JOIN runs r ON r.experiment_id = x.id WHERE r.id = 11" >/dev/null
@@ -753,7 +753,7 @@ CMDS
   ;;
 
 corrupt-pages) # two middle pages of random bytes: every command that reads fails naming the file
-  for src in "$SRC/reports/hold/hold-ab.db" "$SRC/reports/attnbench.db"; do
+  for src in "$SRC/reports/hold/hold-ab.db" "$SRC/reports/seeds-and-ladders/attnbench.db"; do
     [ -f "$src" ] || { echo "skipped: no committed database $src"; exit 77; }
     rm -f c.db c.db-wal c.db-shm c.md
     cp "$src" c.db
@@ -891,7 +891,7 @@ import-identity) # a uuid is one run's results: conflicts refused naming both, l
   ;;
 
 merge-safety) # merge keeps unfinished old runs, creates nothing for a missing file, refuses itself
-  old="$SRC/reports/attnbench.db"
+  old="$SRC/reports/seeds-and-ladders/attnbench.db"
   [ -f "$old" ] || { echo "skipped: no committed database"; exit 77; }
   # a database from before liveness (schema 4) with an unfinished run
   cp "$old" pre.db

@@ -2,7 +2,7 @@
 # tests/gpu/check_committed.sh GPU_CHECK SHAPES: every CUDA variant of this
 # build (gpu_check --list, from the registry) that supports it, at every
 # configuration of the committed runs (SHAPES: tests/gpu/committed_shapes.txt,
-# generated from reports/attnbench.db by the command in its header), checked
+# generated from reports/seeds-and-ladders/attnbench.db by the command in its header), checked
 # over every row on the device (gpu_check --shape). The committed reports'
 # own checks compared 64 sampled rows per (b, h) slice at large S; this
 # re-checks those kernels at those shapes in full. Exit 0 when all pass, 1

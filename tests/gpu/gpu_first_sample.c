@@ -3,7 +3,7 @@
  * others? Exit 0 when it is for every variant named, 1 when not, 77
  * (meson's "skipped") when there is no CUDA device.
  *
- * The question comes from a committed run: in reports/seed-004-p2.db (an
+ * The question comes from a committed run: in reports/seed-004-protocol2/seed-004-p2.db (an
  * H200, hot mode, rounds of 2 samples) cudnn_sdpa's first sample of a round
  * averaged 0.0283 ms against 0.0174 ms for its second at B=8 H=8 S=512
  * D=64, and cublas_standard's first was 15% above its second: the first

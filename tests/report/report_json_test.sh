@@ -6,7 +6,7 @@
 # same numbers.
 set -u
 AB=$1 CHECK=$2 SRC=$3
-db="$SRC/reports/attnbench.db"
+db="$SRC/reports/seeds-and-ladders/attnbench.db"
 [ -f "$db" ] || { echo "skipped: no committed database"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -4,7 +4,7 @@
  * mt19937), a minimum resolvable shift FLOOR (the A/A resolution,
  * db/resolution.h), and an attnbench export (grid.json) holding, per case
  * k, in an environment of its own (hash "grid-env-KK"), three runs built from
- * grid_template.json (run 11 of reports/attnbench.db, an H200 hot-mode run,
+ * grid_template.json (run 11 of reports/seeds-and-ladders/attnbench.db, an H200 hot-mode run,
  * with its samples removed), uuids "a" then the hex (k + 1) * 16 + 1, 2,
  * 3: the first with cuda_mma_pipeline = A and cuda_mma_swizzle (the
  * experiment's baseline) = B for `report`; the next two with
