@@ -36,17 +36,6 @@ CFG
 
 count() { sqlite3 "$1" "$2"; }
 
-# The committed reports of a source tree, one path a line: the
-# reports/*-run*.md files git tracks (a user's own reports beside them are
-# not evidence), or every such file in a copy without .git.
-committed_reports() { # source root
-  if git -c safe.directory='*' -C "$1" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git -c safe.directory='*' -C "$1" ls-files 'reports/*-run*.md' | sed "s|^|$1/|"
-  else
-    ls "$1"/reports/*-run*.md 2>/dev/null
-  fi
-}
-
 # The interrupt test (cases interrupt and interrupt-loaded).
 interrupt_case() {
   # Waits for the event it needs (two finished measurements in the database),
@@ -193,21 +182,29 @@ interrupt-loaded)
   interrupt_case
   ;;
 committed-list)
-  # a user's report beside the committed ones (what .ci/quickstart
-  # used to write into reports/) broke cli-committed-report; only files git
-  # tracks are committed evidence. Expected lists: the files this case
-  # commits and leaves untracked itself.
+  # a user's report beside the committed ones (what .ci/quickstart used to
+  # write into reports/) broke the regeneration test; only files git tracks
+  # are committed evidence: tools/regenerate-reports asks that every
+  # tracked generated report be in reports/regenerate.tsv, and names no
+  # untracked one. Without .git (the GPU machine's copy) it takes them all.
   command -v git >/dev/null 2>&1 || { echo "skipped: no git"; exit 77; }
-  mkdir repo repo/reports && cd repo || exit 1
+  command -v gnuplot >/dev/null 2>&1 || { echo "skipped: no gnuplot (tools/regenerate-reports needs it)"; exit 77; }
+  mkdir repo repo/reports repo/tools && cd repo || exit 1
+  cp "$SRC/tools/regenerate-reports" tools/
   git init -q . && git config user.email t@example.com && git config user.name t
-  echo committed >reports/study-run1.md && echo notes >reports/notes.md
-  git add reports && git commit -qm x
-  echo "mine" >reports/quickstart-cpu-run2.md
+  printf '# report\tdatabase\tcommand\n' >reports/regenerate.tsv
+  hdr='<!-- written by `attnbench report 1`; every number below is read from the database `a.db` and recomputed with fixed seeds -->'
+  printf '# study\n\n%s\n' "$hdr" >reports/study-run1.md && echo notes >reports/notes.md
+  git add reports tools && git commit -qm x
+  printf '# mine\n\n%s\n' "$hdr" >reports/quickstart-cpu-run2.md
   cd .. || exit 1
-  [ "$(committed_reports "$PWD/repo")" = "$PWD/repo/reports/study-run1.md" ] ||
-    fail "listed: $(committed_reports "$PWD/repo" | tr '\n' ' ')"
+  repo/tools/regenerate-reports --check "$AB" "$PWD/repo" >out.txt 2>&1 && fail "a committed report missing from the list passed"
+  grep -q "reports/study-run1.md: a generated report not in reports/regenerate.tsv" out.txt ||
+    { cat out.txt >&2; fail "the committed report missing from the list is not named"; }
+  ! grep -q quickstart-cpu-run2 out.txt || fail "a user's untracked report is taken for evidence"
   rm -rf repo/.git
-  [ "$(committed_reports "$PWD/repo" | wc -l)" = 2 ] || fail "without .git every report is listed"
+  repo/tools/regenerate-reports --check "$AB" "$PWD/repo" >out.txt 2>&1
+  [ "$(grep -c "a generated report not in" out.txt)" = 2 ] || { cat out.txt >&2; fail "without .git every report is listed"; }
   # .ci/quickstart writes to results/, which git ignores
   git -C "$SRC" rev-parse >/dev/null 2>&1 || { echo "skipped: source is not a git checkout"; exit 77; }
   git -c safe.directory='*' -C "$SRC" check-ignore -q results/quickstart-cpu-run1.md ||
@@ -544,42 +541,6 @@ stats-cli)
   "$JSON_EXPECT" out.json "$SRC/tests/stats/cli_expected.txt" || fail "stats values differ from scipy's"
   printf '0.1\nabc\n' >bad.txt
   expect_error "bad.txt:2" stats bad.txt "$SRC/tests/stats/b.txt"
-  ;;
-committed-report)
-  db="$SRC/reports/seeds-and-ladders/attnbench.db"
-  [ -f "$db" ] || { echo "skipped: no committed database"; exit 77; }
-  cp "$db" copy.db
-  # a read-write open migrates the copy to this build's schema (importing an
-  # export of no runs changes nothing else)
-  echo '{"attnbench_export": 1, "runs": []}' >none.json
-  "$AB" import none.json --db copy.db >/dev/null || fail "migrating the copy failed"
-  mkdir regen
-  n=0
-  # only the reports git tracks: a user's own reports (.ci/quickstart writes
-  # to results/, but `attnbench report` by hand may write to reports/) are
-  # not committed evidence. A copy without .git (the GPU machine's) has no
-  # such reports and takes them all.
-  committed_reports "$SRC" >list.txt
-  while read -r rep; do
-    [ -f "$rep" ] || continue
-    run=$(basename "$rep" .md | sed 's/.*-run//')
-    grep -q "database \`attnbench.db\`" "$rep" || continue
-    # reports committed with a Plots section are regenerated with plots (the
-    # image names follow the report's name, so it keeps its name); images are
-    # not compared (their bytes depend on the gnuplot version)
-    plots=--no-plots
-    if grep -q "^## Plots" "$rep"; then
-      command -v gnuplot >/dev/null 2>&1 || { echo "skipped: $(basename "$rep") has plots and there is no gnuplot"; exit 77; }
-      plots=
-    fi
-    out="regen/$(basename "$rep")"
-    "$AB" report "$run" --db copy.db -o "$out" $plots $(grep -q "Each rung against" "$rep" && echo --chain) >/dev/null || fail "report $run failed"
-    sed -i 's/`copy.db`/`attnbench.db`/' "$out"
-    cmp -s "$out" "$rep" || { diff "$out" "$rep" | head -20 >&2; fail "$(basename "$rep") differs when regenerated"; }
-    n=$((n + 1))
-  done <list.txt
-  [ $n -gt 0 ] || { echo "skipped: no committed report of that database"; exit 77; }
-  echo "ok: $n committed reports regenerated byte for byte"
   ;;
 kv-shapes)
   # GQA (H_kv < H), MQA (H_kv = 1) and S != S_kv (decode S = 1,
