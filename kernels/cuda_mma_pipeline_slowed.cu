@@ -18,7 +18,7 @@
  * holds; at launch-bound shapes the extra launch is mostly overhead and the
  * slowdown is whatever it is. The power study measures the actual slowdown
  * (the speedup estimate of the run) rather than trusting this arithmetic:
- * reports/calibration-h100.md.
+ * reports/aa-calibration/study.md (H200) and reports/paired-analysis/.
  */
 #include "entry_points.h"
 
