@@ -112,7 +112,7 @@ experiment-errors)
   expect_error 'layout.cfg:3: layout must be "bhsd"' run layout.cfg --db keep.db
   printf 'name = "x";\nvariants = ( "cpu_flash",\n  { name = "e"; command = "true"; ipc = false; } );\nsweep = { S = 8; };\n' >ipc1.cfg
   expect_error "ipc1.cfg:3: ipc applies to protocol-2 variants" run ipc1.cfg --db keep.db
-  # the GPU-time budget (README, Sampling in GPU time): each field named
+  # the GPU-time budget (docs/measurement.md, Sampling in GPU time): each field named
   printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmin_time = -0.5;\n' >mint.cfg
   expect_error "mint.cfg:4: min_time must be a number in \\[0, 3600\\]" run mint.cfg --db keep.db
   printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmin_time = 0.5;\nmax_time = 0.1;\n' >maxt.cfg

@@ -12,8 +12,8 @@
 #     with the order-statistic interval of 1..10 at 95% known by hand.
 #   hostile_test.sh help-options ATTNBENCH SOURCE_ROOT
 #     every option a command's parser (src/cli/cmd_*.c) accepts is in its
-#     `attnbench help`; the README's taskset examples name CPUs a 2-CPU
-#     machine has (0 and 1).
+#     `attnbench help`; the taskset examples of README.md and docs/ name
+#     CPUs a 2-CPU machine has (0 and 1).
 # Exit 0 pass, 1 fail, 77 skipped.
 set -u
 case_name=$1; AB=$2; ARG=$3; SURFACE=${4:-}
