@@ -41,7 +41,7 @@ device`: attnbench checks it on the device like a native variant's.
 
 Input rotation: in hot and graph timing the calls take input sets in
 turn, carrying on from block to block, as the native harness does
-(kernels/gpu_harness.cu, README "Input rotation"): attnbench's sets under
+(kernels/gpu_harness.cu, docs/measurement.md "Input rotation"): attnbench's sets under
 IPC; otherwise (protocol 1, ipc = false) copies of the kit's own Q, K, V
 covering twice the L2 (l2_rotation_sets, the harness's count), so that
 back-to-back calls do not read an L2-warm set. O is the function's own

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""gpu_frontdoor.py RUNG_LIBRARY DB FOLDER: the GPU runs of README "Bring
-your own kernel", each one call of attnbench.compare (framework="torch",
+"""gpu_frontdoor.py RUNG_LIBRARY DB FOLDER: the GPU runs of docs/own-kernel.md
+(bring your own kernel), each one call of attnbench.compare (framework="torch",
 device buffers shared through CUDA IPC):
 
 1. PyTorch's SDPA (attnbench.torch_sdpa) against a FlashAttention-2

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""route_overhead.py LIBRARY [DB] [FOLDER]: what each route of README "Bring
-your own kernel" costs per call on the CPU, measured on one code: the
+"""route_overhead.py LIBRARY [DB] [FOLDER]: what each route of docs/own-kernel.md
+(bring your own kernel) costs per call on the CPU, measured on one code: the
 built-in cpu_flash, and the same source compiled as a plugin
 (tests/plugin/cpu_flash_plugin.c, variant plugin_cpu_flash; build folder
 tests/plugin/libcpu_flash_plugin.so) reached three more ways in one run:

@@ -6,8 +6,7 @@ notebook) to attnbench's verdict on attention functions.
                           baseline="cpu_flash", framework="numpy")
     r.verdicts, r.failed, r.report
 
-It writes an experiment file (experiments' syntax, README "Experiment
-files"), runs the attnbench executable on it (`attnbench run`, then
+It writes an experiment file (experiments' syntax, docs/experiments.md), runs the attnbench executable on it (`attnbench run`, then
 `attnbench report` in markdown and JSON), stores everything in the database
 `db` like any run, and returns a Result built from the JSON report.
 

@@ -1,7 +1,7 @@
 /*
  * experiment.h: experiment files (libconfig syntax, in experiments/): which
  * variants run on which configurations, how they are sampled and how they
- * are compared. README.md "Experiment files" documents the format;
+ * are compared. docs/experiments.md documents the format;
  * the files in experiments/ are examples.
  */
 #ifndef ATTNBENCH_EXPERIMENT_H
@@ -71,7 +71,7 @@ typedef struct ab_experiment {
     int min_samples, max_samples;
     double budget_s;      /* per variant and configuration */
     /* GPU-time budget of a GPU variant's measurement (nvbench's min_time;
-     * README "Sampling in GPU time"): sampling goes on until its samples
+     * docs/measurement.md "Sampling in GPU time"): sampling goes on until its samples
      * add up to min_time_s seconds of GPU time as well as reaching
      * `samples` (fixed) or converging (adaptive), each block sized so that
      * the budget is spread over the rounds; max_time_s (0: none) stops a

@@ -167,7 +167,7 @@ int ab_plugin_load(const char *library, const char *name, ab_variant **out, char
     *out = NULL;
     *record = NULL;
     /* a bare file name is taken from the working directory when the file is
-     * there, as the README says of relative paths (dlopen alone would search
+     * there, as docs/own-kernel.md says of relative paths (dlopen alone would search
      * only the loader's paths, ld.so(8)); else the loader's search, for a
      * plugin installed as a system library */
     char local[4096];

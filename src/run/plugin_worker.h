@@ -12,7 +12,7 @@
  *   "libx.so: variant 'x': plugin called exit(0) in setup",
  *   "libx.so: variant 'x': plugin exceeded its 60 s deadline in run".
  * The worker dies with attnbench (PR_SET_PDEATHSIG). CUDA plugins are not
- * run this way (a CUDA context does not survive fork): see README.
+ * run this way (a CUDA context does not survive fork): see docs/own-kernel.md.
  */
 #ifndef ATTNBENCH_PLUGIN_WORKER_H
 #define ATTNBENCH_PLUGIN_WORKER_H

@@ -14,7 +14,7 @@
 #include "experiment.h"
 
 /* Adaptive stopping converges only after this many rounds: the round-level
- * test needs them (README, Statistics). */
+ * test needs them (docs/statistics.md). */
 #define AB_MIN_ROUNDS 20
 
 /* The most samples one block takes: each sample is a launch and an event

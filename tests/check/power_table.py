@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tests/check/power_table.py LOG: the README's power table from the output
-of test_check (CPU) or `gpu_check --negative` (GPU). For each wrong output
+"""tests/check/power_table.py LOG: the power table of docs/correctness.md
+from the output of test_check (CPU) or `gpu_check --negative` (GPU). For each wrong output
 and dtype: how many cases failed the check, and the smallest margin, i.e.
 over the cases the minimum of max(max_err / tol, rel_l2 / l2_tol) (> 1:
 caught, the factor by which the weaker of the two rules was exceeded);

@@ -101,7 +101,7 @@ experiment-errors)
   expect_error 'layout.cfg:3: layout must be "bhsd"' run layout.cfg --db keep.db
   printf 'name = "x";\nvariants = ( "cpu_flash",\n  { name = "e"; command = "true"; ipc = false; } );\nsweep = { S = 8; };\n' >ipc1.cfg
   expect_error "ipc1.cfg:3: ipc applies to protocol-2 variants" run ipc1.cfg --db keep.db
-  # the GPU-time budget (README, Sampling in GPU time): each field named
+  # the GPU-time budget (docs/measurement.md, Sampling in GPU time): each field named
   printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmin_time = -0.5;\n' >mint.cfg
   expect_error "mint.cfg:4: min_time must be a number in \\[0, 3600\\]" run mint.cfg --db keep.db
   printf 'name = "x";\nvariants = ["cpu_flash"];\nsweep = { S = 8; };\nmin_time = 0.5;\nmax_time = 0.1;\n' >maxt.cfg
@@ -230,14 +230,25 @@ readme-by-hand)
   done
   [ ! -e reports ] || fail "the by-hand block wrote into reports/"
   grep -q '^## Conclusion' results/quickstart-cpu-run2.md || fail "report without conclusion"
-  # every attnbench command in the README's shell blocks names a runnable file
-  # (a block that first puts the checkout on PATH may call plain attnbench)
-  awk '/^```sh/ { on = 1; n = 0; onpath = 0; next }
-       /^```/ && on { if (!onpath) for (i = 1; i <= n; i++) print b[i]; on = 0; next }
-       on { b[++n] = $0; if ($0 ~ /^export PATH=/) onpath = 1 }' "$SRC/README.md" |
-    grep -E '(^|[;(|&] *|\$\()attnbench ' >bare.txt || true
-  [ ! -s bare.txt ] || { cat bare.txt >&2; fail "README shell blocks call a bare 'attnbench' (not on PATH)"; }
-  echo "ok: the README's by-hand block runs as written, twice"
+  # every attnbench command in the shell blocks of the README and of the
+  # method documents beside it (docs/) names a runnable file (a block that
+  # first puts the checkout on PATH may call plain attnbench)
+  ls "$SRC"/docs/*.md >/dev/null 2>&1 || fail "no method documents in $SRC/docs"
+  for md in "$SRC/README.md" "$SRC"/docs/*.md; do
+    awk '/^```sh/ { on = 1; n = 0; onpath = 0; next }
+         /^```/ && on { if (!onpath) for (i = 1; i <= n; i++) print b[i]; on = 0; next }
+         on { b[++n] = $0; if ($0 ~ /^export PATH=/) onpath = 1 }' "$md" |
+      grep -E '(^|[;(|&] *|\$\()attnbench ' | sed "s|^|$md: |" >>bare.txt || true
+  done
+  [ ! -s bare.txt ] || { cat bare.txt >&2; fail "shell blocks call a bare 'attnbench' (not on PATH)"; }
+  # the README's Python example is the code of
+  # examples/python/notebook_compare.py, which python-frontdoor runs
+  awk '/^```python/ { n++; on = (n == 1); next } /^```/ { on = 0 } on' "$SRC/README.md" >readme-py.txt
+  grep -v '^#' "$SRC/examples/python/notebook_compare.py" >example-py.txt
+  [ -s readme-py.txt ] || fail "README has no Python example"
+  cmp -s readme-py.txt example-py.txt ||
+    { diff readme-py.txt example-py.txt >&2; fail "README's Python example differs from examples/python/notebook_compare.py"; }
+  echo "ok: the README's by-hand block runs as written, twice; its Python example is the tested one"
   ;;
 ci-deps-git)
   # .ci/deps did not install git, so fingerprints said "commit

@@ -4,7 +4,7 @@
  * "plugin_cpu_flash": the same code reached through dlopen (and, from
  * Python, through ctypes: adapters/examples/plugin_via_kit.py), so one run
  * isolates each route's per-call cost on the CPU
- * (examples/python/route_overhead.py, README "Bring your own kernel").
+ * (examples/python/route_overhead.py, docs/own-kernel.md).
  */
 #include "attnbench/plugin.h"
 #include "variant.h"

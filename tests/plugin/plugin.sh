@@ -111,8 +111,8 @@ grep -qF "| \`example_cpu\` | plugin | library \`$real\`$sha_md, $want_size byte
 "$ab" report "$run" --db p.db --json -o r.json >/dev/null 2>&1 || fail "report --json"
 tr -d ' \n' <r.json | grep -qF "\"example_cpu\":{\"route\":\"plugin\",\"library\":\"$lib\",\"path\":\"$real\",\"size\":$want_size," ||
     fail "the JSON report lacks example_cpu's provenance"
-# 4. a bare file name is taken from the working directory (README, "Bring
-#    your own kernel"): dlopen alone would search the loader's paths only
+# 4. a bare file name is taken from the working directory
+#    (docs/own-kernel.md): dlopen alone would search the loader's paths only
 mkdir -p here && cp "$lib" here/libmine.so && cd here || fail "cd here"
 cat >bare.cfg <<CFG
 name = "plugin-bare-name";

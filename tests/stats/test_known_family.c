@@ -3,7 +3,7 @@
  * bootstrap's interval ends and the family of paired comparisons
  * (src/analysis/pair.h) against answers known by hand.
  *
- *   - practical threshold (README: a speedup CI inside 1 +/- practical is
+ *   - practical threshold (docs/experiments.md: a speedup CI inside 1 +/- practical is
  *     "no difference", the interval closed): a CI whose lower end is exactly
  *     1 + 0.01 (or upper end exactly 1 - 0.01) does not exclude it, so the
  *     verdict is no difference "within the practical threshold"; one ulp
