@@ -20,14 +20,16 @@
  *     scale), FlashAttention-3's reduction of dK/dV over the group; with
  *     H_kv = H nothing is shared and the block stores dK, dV in the dtype
  *     as before (no accumulators, no extra launches);
- *   - causal: the linear block index runs over the query heads fastest
- *     and the key tiles slowest, so every head's first key tile (the
- *     longest sweep: all query tiles) is dispatched first and the
- *     shortest last, the longest-processing-time-first list schedule
- *     (Graham 1969: within 4/3 of the optimum for identical machines);
- *     non-causal blocks are all equally long and keep cuda_wgmma_bwd_ws's
- *     order (key tiles fastest: the blocks on the SMs at one time share a
- *     head's Q and dO in L2).
+ *   - causal: the query heads in sections of 8, and within a section the
+ *     linear block index runs over the heads fastest and the key tiles
+ *     slowest, so every head's first key tile (the longest sweep: all
+ *     query tiles) is dispatched first and the shortest last, the
+ *     longest-processing-time-first list schedule (Graham 1969: within
+ *     4/3 of the optimum for identical machines) on a working set that
+ *     stays in L2 (8 heads' Q, dO and fp32 dQ rows; the first version ran
+ *     all heads as one section, below); non-causal blocks are all equally
+ *     long and keep cuda_wgmma_bwd_ws's order (key tiles fastest: the
+ *     blocks on the SMs at one time share a head's Q and dO in L2).
  * Everything inside a block is cuda_wgmma_bwd_ws's (TMA producer with
  * setmaxnreg 24, two consumer warpgroups at 240, dQ float4 atomics from
  * shared memory). Launches per call: the accumulator memset(s), the
@@ -55,6 +57,23 @@
  * 0.85-0.95x cudnn_sdpa); causal H = H_kv 1.00-1.05x; non-causal 1.00x
  * within 1%.
  *
+ * First version (commit e565952: causal blocks longest first over ALL
+ * heads at once, no sections; NVIDIA H200, 2026-11-26, runs 6-7 of
+ * reports/hopper-bwd/hopper-bwd.db). The idea's target held: Llama 3 8B
+ * 1.46x, 1.40x, 1.17x cuda_wgmma_bwd_ws at S = 2K, 4K, 8K (predicted
+ * 1.3-1.6, 1.2-1.4, 1.05-1.2). The control did not: causal H = H_kv
+ * 0.87-1.04x (predicted 1.00-1.05; slower at S <= 4096, faster at 8192),
+ * non-causal 0.97-0.99x (predicted 1.00 within 1%; the same blocks in
+ * the same order, a 1-D grid instead of 2-D; not explained). Nsight
+ * Compute at the Llama shape S = 4K (reports/hopper-bwd/ncu-heads.log):
+ * 0.83 ms against 1.21 ms for the main kernel, but 596 MB read from DRAM
+ * against 216 MB: with every head's first key tile in flight, each head's
+ * Q, dO and fp32 dQ rows leave L2 between uses, as the forward's
+ * persistent rung found for its causal sections. Hence the sections of 8
+ * heads; prediction for them (before their run): the causal H = H_kv grid
+ * 1.00-1.06x cuda_wgmma_bwd_ws (the model's 1.00-1.07x with L2 kept),
+ * Llama 3 8B as the first version (within 3%), non-causal unchanged.
+ *
  * Shared memory and registers: cuda_wgmma_bwd_ws's (196 KiB at D = 128,
  * 116 KiB at D = 64; 168 registers at entry). Supported: fp16, bf16; D in
  * {64, 128}; causal or not; any S, S_kv >= 1 with the bottom-right mask;
@@ -76,20 +95,37 @@ using namespace abwgws;
 
 namespace {
 
-/* The schedule: a 1-D grid of S_kv/BC x B*H blocks. Causal: block L owns
- * key tile L / (B*H) of query head L % (B*H) (every head's key tile 0
- * first: longest first); otherwise key tile L % nkt of query head L /
- * nkt. Each block visits its one query head (ngq = 1). */
+/* Query heads per causal section (launch(); the forward's measured best,
+ * cuda_wgmma_persistent.cu: sections of 8 heads best or within 1% of the
+ * best of {1, 2, 4, 8, all, half of L2} on an H200) */
+constexpr int SECTION_HEADS = 8;
+
+/* The schedule: a 1-D grid of nkt = S_kv/BC times B*H blocks. Causal: the
+ * query heads (bh = b * H + h) in sections of G = sec consecutive heads
+ * (the last one shorter when G does not divide B*H), sections one after
+ * another, and within a section block r owns key tile r / ns of head
+ * section start + r % ns (ns heads in the section: every head's key tile 0
+ * first, longest first); otherwise key tile L % nkt of head L / nkt. Each
+ * block visits its one query head (ngq = 1). */
 struct sched_heads {
-    static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal, int *b,
-                                                int *hk, int *gq0, int *ngq)
+    static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal,
+                                                int sec, int *b, int *hk, int *gq0, int *ngq)
     {
         (void)S;
         const int nkt = (SK + BC - 1) / BC;
         const int nbh = (int)gridDim.x / nkt; /* B * H */
         const int L = (int)blockIdx.x;
-        const int kt = causal ? L / nbh : L % nkt;
-        const int bh = causal ? L % nbh : L / nkt;
+        int kt, bh;
+        if (causal) {
+            const int h0 = L / (nkt * sec) * sec; /* the section's first head */
+            const int ns = min(sec, nbh - h0);
+            const int r = L - h0 * nkt;
+            kt = r / ns;
+            bh = h0 + r % ns;
+        } else {
+            kt = L % nkt;
+            bh = L / nkt;
+        }
         const int h = bh % H, Gq = H / HK;
         *b = bh / H;
         *hk = h / Gq;
@@ -114,7 +150,7 @@ int launch(const ws_ctx *c, const ab_shape *s, const void *q, const void *k, con
     const long long kvnumel = (long long)s->B * HK * SK * D;
     bwd_ws<T, D, sched_heads><<<(unsigned)nblk, NT, ws_layout<D, 2, 1>::bytes, st>>>(
         m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, c->dkvacc, kvnumel,
-        s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D));
+        s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), SECTION_HEADS);
     return ws_after<T>(c, s, dq, dk, dv, st);
 }
 

@@ -91,10 +91,10 @@ namespace {
 /* The schedule: grid (key tiles, B*H_kv); block (x, y) owns keys x BC ..
  * of K/V head y = b * H_kv + hk and visits every query head of the group. */
 struct sched_kv {
-    static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal, int *b,
-                                                int *hk, int *gq0, int *ngq)
+    static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal,
+                                                int arg, int *b, int *hk, int *gq0, int *ngq)
     {
-        (void)S, (void)SK, (void)causal;
+        (void)S, (void)SK, (void)causal, (void)arg;
         *b = (int)blockIdx.y / HK;
         *hk = (int)blockIdx.y % HK;
         *gq0 = 0;
@@ -117,7 +117,7 @@ int launch(const ws_ctx *c, const ab_shape *s, const void *q, const void *k, con
     dim3 grid((unsigned)((SK + BC - 1) / BC), (unsigned)(s->B * HK));
     bwd_ws<T, D, sched_kv><<<grid, NT, ws_layout<D, 2, 1>::bytes, st>>>(
         m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, nullptr, 0, s->H, HK,
-        s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D));
+        s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), 0);
     return ws_after<T>(c, s, dq, dk, dv, st);
 }
 

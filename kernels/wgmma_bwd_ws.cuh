@@ -250,8 +250,8 @@ static __device__ __forceinline__ void ws_add_dkdv(float *dkacc, float *dvacc, s
 /* The main kernel of cuda_wgmma_bwd_ws and cuda_wgmma_bwd_heads: NT
  * threads, ws_layout<D, 2, 1>::bytes of dynamic shared memory; the grid
  * and what each block does are Sched's (Sched::block(H, HK, S, SK, causal,
- * &b, &hk, &gq0, &ngq) returns the block's key tile index and its query
- * heads). tmQ, tmG: [B*H, S, D] maps with 64-row boxes; tmK, tmV: [B*H_kv,
+ * sched_arg, &b, &hk, &gq0, &ngq) returns the block's key tile index and
+ * its query heads; sched_arg is the rung's own parameter of it). tmQ, tmG: [B*H, S, D] maps with 64-row boxes; tmK, tmV: [B*H_kv,
  * S_kv, D] with BC-row boxes; lse2, delta: [B*H, Sp] (Sp = S rounded up to
  * 64). Adds dS K (unscaled) into dqacc [B, H, S, D]; writes dK = scale sum
  * dS^T Q and dV = sum P^T dO of its keys in the dtype, or, when dkvacc is
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(NT, 1)
            const float *__restrict__ lse2, const float *__restrict__ delta,
            float *__restrict__ dqacc, T *__restrict__ dK, T *__restrict__ dV,
            float *__restrict__ dkvacc, long long kvnumel, int H, int HK, int S, int SK, int Sp,
-           int causal, float scale)
+           int causal, float scale, int sched_arg)
 {
 #if AB_WGMMA_DEVICE
     using L = ws_layout<D, 2, 1>;
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(NT, 1)
 
     const int tid = threadIdx.x, wg = tid >> 7, wtid = tid & 127;
     int b, hk, gq0, ngq;
-    const int kt = Sched::block(H, HK, S, SK, causal, &b, &hk, &gq0, &ngq);
+    const int kt = Sched::block(H, HK, S, SK, causal, sched_arg, &b, &hk, &gq0, &ngq);
     const int j0 = kt * BC;
     const int bk = b * HK + hk;
     const int off = SK - S; /* key j visible to row i iff j <= i + off */
