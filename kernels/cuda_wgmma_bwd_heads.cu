@@ -57,25 +57,57 @@
  * 0.85-0.95x cudnn_sdpa); causal H = H_kv 1.00-1.05x; non-causal 1.00x
  * within 1%.
  *
- * First version (commit e565952: causal blocks longest first over ALL
- * heads at once, no sections; NVIDIA H200, 2026-11-26, runs 6-7 of
- * reports/hopper-bwd/hopper-bwd.db). The idea's target held: Llama 3 8B
- * 1.46x, 1.40x, 1.17x cuda_wgmma_bwd_ws at S = 2K, 4K, 8K (predicted
- * 1.3-1.6, 1.2-1.4, 1.05-1.2). The control did not: causal H = H_kv
- * 0.87-1.04x (predicted 1.00-1.05; slower at S <= 4096, faster at 8192),
- * non-causal 0.97-0.99x (predicted 1.00 within 1%; the same blocks in
- * the same order, a 1-D grid instead of 2-D; not explained). Nsight
- * Compute at the Llama shape S = 4K (reports/hopper-bwd/ncu-heads.log):
- * 0.83 ms against 1.21 ms for the main kernel, but 596 MB read from DRAM
- * against 216 MB: with every head's first key tile in flight, each head's
- * Q, dO and fp32 dQ rows leave L2 between uses, as the forward's
- * persistent rung found for its causal sections. Hence the sections of 8
- * heads; prediction for them (before their run): the causal H = H_kv grid
- * 1.00-1.06x cuda_wgmma_bwd_ws (the model's 1.00-1.07x with L2 kept),
- * Llama 3 8B as the first version (within 3%), non-causal unchanged.
+ * The first version (commit e565952) ran the causal blocks longest first
+ * over ALL heads at once, without sections. Measured (NVIDIA H200,
+ * 2026-11-26, reports/hopper-bwd/hopper-bwd.db runs 6-7, the experiments
+ * named below): the idea's target held, Llama 3 8B 1.46x, 1.39x, 1.17x
+ * cuda_wgmma_bwd_ws at S = 2K, 4K, 8K (predicted 1.3-1.6, 1.2-1.4,
+ * 1.05-1.2); the control did not, causal H = H_kv 0.87-1.04x (predicted
+ * 1.00-1.05; slower at S <= 4096, faster at S = 8192), non-causal 0.96-0.99x
+ * (predicted 1.00 within 1%; the same blocks in the same order, a 1-D
+ * grid instead of 2-D; not explained).
  *
- * Shared memory and registers: cuda_wgmma_bwd_ws's (196 KiB at D = 128,
- * 116 KiB at D = 64; 168 registers at entry). Supported: fp16, bf16; D in
+ * Profiled (no database: the figures are in the logs named): Nsight
+ * Compute of the first version at the Llama shape S = 4K
+ * (reports/hopper-bwd/ncu-heads-first.log): 0.83 ms against 1.21 ms for
+ * the main kernel, but 596 MB read from DRAM against 216 MB: with every
+ * head's first key tile in flight, each head's Q, dO and fp32 dQ rows
+ * leave L2 between uses, as the forward's persistent rung found for its
+ * causal sections. Hence the sections of 8 heads; prediction for them
+ * (before their run): the causal H = H_kv grid 1.00-1.06x
+ * cuda_wgmma_bwd_ws (the model's 1.00-1.07x with L2 kept), Llama 3 8B as
+ * the first version (within 3%), non-causal unchanged. With them
+ * (reports/hopper-bwd/ncu-heads.log, ncu-heads-grid.log): 0.83 ms and 186
+ * MB against cuda_wgmma_bwd_ws's 1.23 ms and 210 MB at the Llama shape,
+ * tensor pipe active 45.2% of peak (47.9%: the dK/dV atomics and the
+ * per-block start are not tensor work); at B=16 H=16 S=1024 D=128 causal
+ * 0.553 ms for both, 405 MB against 407 MB.
+ *
+ * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd/hopper-bwd.db
+ * runs 8-10, experiments/hopper-bwd-heads-llama3-8b.cfg,
+ * hopper-bwd-heads.cfg, hopper-bwd-heads-fp16.cfg; hot timing, medians of
+ * 20-30 samples, clocks left alone): Llama 3 8B (S = 2K/4K/8K) 1.46x,
+ * 1.40x, 1.17x cuda_wgmma_bwd_ws (predicted 1.3-1.6, 1.2-1.4, 1.05-1.2:
+ * held), 291.5, 371.2, 406.3 TFLOP/s, 0.96x, 0.86x, 0.80x cudnn_sdpa
+ * (geometric mean 0.87x; the bar, ≥ 0.9x, met at S = 2K only). The H =
+ * H_kv grid (D = 64/128, S = 1024..16384 at B*S = 16384, H = 16), bf16:
+ * causal 1.02x cuda_wgmma_bwd_ws (geometric mean, 0.99-1.04; predicted
+ * 1.00-1.06: held in the mean, not at S = 16384), non-causal 0.98x
+ * (0.97-0.99; as in the first version, not explained); fp16 causal
+ * 1.02x (0.98-1.09), non-causal 0.99x (0.97-0.99). Against cudnn_sdpa
+ * over the 20 configurations: bf16 0.77x (0.72-0.87), fp16 0.78x
+ * (0.72-0.87): the grid's gap is the per-SM efficiency this rung does not
+ * touch (the profile's tensor pipe stays below half of its peak).
+ *
+ * Checked: every gradient within FlashAttention's tolerance; gpu_check_bwd
+ * 120 cases (bwd and fwd+bwd, GQA, S_kv != S) and compute-sanitizer
+ * memcheck, racecheck, synccheck over gpu_check_bwd --small clean
+ * (reports/hopper-bwd/gpu-bwd-suite-cuda_wgmma_bwd_heads.log,
+ * sanitize-*-heads.log). ptxas (nvcc 13.0, sm_90a): 168 registers at
+ * entry, no spills.
+ *
+ * Shared memory: cuda_wgmma_bwd_ws's (196 KiB at D = 128, 116 KiB at
+ * D = 64). Supported: fp16, bf16; D in
  * {64, 128}; causal or not; any S, S_kv >= 1 with the bottom-right mask;
  * H_kv dividing H; S_kv / 128 x B x H blocks below 2^31; sm_90a only,
  * other devices get AB_SETUP_UNSUPPORTED.
