@@ -1,6 +1,7 @@
 /*
  * wgmma_bwd.cuh: the consumer warpgroup's work of the Hopper backward
- * rungs (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq) on one
+ * rungs (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq,
+ * cuda_wgmma_bwd_heads) on one
  * query tile of BR = 64 rows against the warpgroup's 64 keys, and the dQ
  * products; how tiles reach shared memory and where dQ goes is each
  * rung's own file. Header-only.
