@@ -57,8 +57,10 @@
  * 0.85-0.95x cudnn_sdpa); causal H = H_kv 1.00-1.05x; non-causal 1.00x
  * within 1%.
  *
- * The first version (commit e565952) ran the causal blocks longest first
- * over ALL heads at once, without sections. Measured (NVIDIA H200,
+ * The first version (built as commit e565952, the branch before its rebase
+ * onto main; its tree is that of the commit "cuda_wgmma_bwd_heads: one
+ * block per key tile and query head ...") ran the causal blocks longest
+ * first over ALL heads at once, without sections. Measured (NVIDIA H200,
  * 2026-11-26, reports/hopper-bwd/hopper-bwd.db runs 6-7, the experiments
  * named below): the idea's target held, Llama 3 8B 1.46x, 1.39x, 1.17x
  * cuda_wgmma_bwd_ws at S = 2K, 4K, 8K (predicted 1.3-1.6, 1.2-1.4,
