@@ -1,9 +1,12 @@
 /*
- * bwd_common.cuh: the two small launches every tensor-core backward rung
- * shares (cuda_mma_bwd_pipeline, cuda_wgmma_bwd): Delta = rowsum(dO * O)
- * before the main kernel, and dQ = scale * (fp32 accumulator) in the dtype
- * after it; plus the 4-byte cp.async the main kernels use for logsumexp
- * and Delta rows. Header-only (templates in a namespace of their own).
+ * bwd_common.cuh: the small launches every tensor-core backward rung
+ * shares (cuda_mma_bwd_pipeline, the cuda_wgmma_bwd rungs): Delta =
+ * rowsum(dO * O) before the main kernel (alone, or with logsumexp log2 e,
+ * both into buffers padded to whole query tiles), and dQ = scale * (fp32
+ * accumulator) in the dtype after it; the store of one dK/dV element pair
+ * that ends every main kernel; and the 4-byte cp.async the main kernels use
+ * for logsumexp and Delta rows. Header-only (templates in a namespace of
+ * their own).
  *
  * Source: Tri Dao, "FlashAttention-2" (2023), Algorithm 2 line 4 (D_i =
  * rowsum(dO_i o O_i)) and section 3.1.2 (dQ accumulated in fp32).
@@ -61,6 +64,50 @@ __global__ void bwd_delta(const T *__restrict__ O, const T *__restrict__ G,
         a += __shfl_xor_sync(0xffffffffu, a, m);
     if (row < rows && idx % CH == 0)
         delta[row] = a;
+}
+
+/* The same Delta and the logsumexp times log2 e, for the rungs that load
+ * both by bulk copies of whole query tiles: for every row r = (bh, s) of
+ * [B*H, S]: delta[bh * Sp + s] = sum_d dO O (fp32) and lse2[bh * Sp + s] =
+ * lse[r] log2 e; rows s in [S, Sp) are left as they are (zeroed by the
+ * caller once). D/8 threads per row, one 16-byte chunk each; rows * D / 8
+ * threads in all, blocks of a multiple of 32. */
+template <typename T, int D>
+__global__ void bwd_prep(const T *__restrict__ O, const T *__restrict__ G,
+                         const float *__restrict__ lse, float *__restrict__ delta,
+                         float *__restrict__ lse2, long long rows, int S, int Sp)
+{
+    constexpr int CH = D / 8;
+    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long row = idx / CH;
+    float a = 0.f;
+    if (row < rows) {
+        const uint4 o = reinterpret_cast<const uint4 *>(O)[idx];
+        const uint4 g = reinterpret_cast<const uint4 *>(G)[idx];
+        const T *po = reinterpret_cast<const T *>(&o), *pg = reinterpret_cast<const T *>(&g);
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            a += tof<T>(po[e]) * tof<T>(pg[e]);
+    }
+#pragma unroll
+    for (int m = CH / 2; m > 0; m >>= 1)
+        a += __shfl_xor_sync(0xffffffffu, a, m);
+    if (row < rows && idx % CH == 0) {
+        const long long out = (row / S) * Sp + row % S;
+        delta[out] = a;
+        lse2[out] = lse[row] * 1.4426950408889634f;
+    }
+}
+
+/* The last step of every main kernel: the element pair (at, at + 1) of dK
+ * = scale * (dS^T Q sums) and of dV = (P^T dO sums), in the dtype (at
+ * even: one 4-byte store each). */
+template <typename T>
+__device__ __forceinline__ void bwd_store_kv2(T *__restrict__ dK, T *__restrict__ dV, size_t at,
+                                              float k0, float k1, float v0, float v1, float scale)
+{
+    *reinterpret_cast<uint32_t *>(dK + at) = abmma::dtype_ops<T>::pack(k0 * scale, k1 * scale);
+    *reinterpret_cast<uint32_t *>(dV + at) = abmma::dtype_ops<T>::pack(v0, v1);
 }
 
 /* dq[i] = scale * acc[i] in the dtype, i < 4 * n4 (both 16-byte aligned):

@@ -338,12 +338,9 @@ __global__ void __launch_bounds__(NTHR)
 #pragma unroll
         for (int h2 = 0; h2 < 2; h2++) {
             const int j = j0 + kw + g + h2 * 8, d = n * 8 + 2 * t;
-            if (j < SK) {
-                *reinterpret_cast<uint32_t *>(dK + kvbase + (size_t)j * D + d) =
-                    dtype_ops<T>::pack(dk[n][2 * h2] * scale, dk[n][2 * h2 + 1] * scale);
-                *reinterpret_cast<uint32_t *>(dV + kvbase + (size_t)j * D + d) =
-                    dtype_ops<T>::pack(dv[n][2 * h2], dv[n][2 * h2 + 1]);
-            }
+            if (j < SK)
+                bwd_store_kv2<T>(dK, dV, kvbase + (size_t)j * D + d, dk[n][2 * h2],
+                                 dk[n][2 * h2 + 1], dv[n][2 * h2], dv[n][2 * h2 + 1], scale);
         }
 }
 

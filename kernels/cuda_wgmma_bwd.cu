@@ -152,7 +152,6 @@ __global__ void __launch_bounds__(NT, 1)
 {
 #if AB_WGMMA_DEVICE
     using L = smem_layout<D>;
-    using ops = dtype_ops<T>;
     constexpr float LOG2E = 1.4426950408889634f;
     constexpr int CH = D / 8; /* 16-byte chunks per row */
     extern __shared__ unsigned char smem_raw[];
@@ -165,7 +164,7 @@ __global__ void __launch_bounds__(NT, 1)
 
     const int tid = threadIdx.x, wg = tid >> 7, wtid = tid & 127;
     const bwd_geo x = bwd_geo_of(wtid, wg);
-    const int wi = x.wi, g = x.g, t = x.t, krow = x.krow;
+    const int wi = x.wi, g = x.g, t = x.t;
     const int j0 = blockIdx.x * BC;
     const long long bk = blockIdx.y; /* b * HK + hk */
     const int Gq = H / HK;
@@ -275,18 +274,7 @@ __global__ void __launch_bounds__(NT, 1)
     cp_async_wait<0>(); /* nothing may land in shared memory after exit */
 
     /* dK = scale * sum dS^T Q, dV = sum P^T dO, in the dtype */
-#pragma unroll
-    for (int n = 0; n < D / 8; n++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int j = j0 + krow + 8 * h, d = 8 * n + 2 * t;
-            if (j < SK) {
-                *reinterpret_cast<uint32_t *>(dK + kvbase + (size_t)j * D + d) =
-                    ops::pack(dk[4 * n + 2 * h] * scale, dk[4 * n + 2 * h + 1] * scale);
-                *reinterpret_cast<uint32_t *>(dV + kvbase + (size_t)j * D + d) =
-                    ops::pack(dv[4 * n + 2 * h], dv[4 * n + 2 * h + 1]);
-            }
-        }
+    bwd_wg_store_dkdv<T, D>(dK, dV, kvbase, x, j0, SK, dk, dv, scale);
 #endif
 }
 

@@ -1,10 +1,10 @@
 /*
  * cuda_wgmma_bwd_owndq.cu: the Hopper backward with independent consumer
  * warpgroups, rung "cuda_wgmma_bwd_owndq" of the backward ladder (previous
- * rung cuda_wgmma_bwd_owndq). Its forward is cuda_wgmma_persistent's.
+ * rung cuda_wgmma_bwd_ws). Its forward is cuda_wgmma_persistent's.
  *
  * Idea: remove the last per-step meeting of the two consumer warpgroups.
- * In cuda_wgmma_bwd_owndq each warpgroup computes half of the columns of the
+ * In cuda_wgmma_bwd_ws each warpgroup computes half of the columns of the
  * tile's dQ share over all 128 keys of the block, so it must wait at a
  * 256-thread barrier until the other has stored its dS^T rows: both
  * warpgroups then run the same phase at the same time (S/dP products,
@@ -17,13 +17,13 @@
  * atomics (the same number of atomics as before). The warpgroups are still
  * tied through the single dQ buffer hand-over (one may run at most about a
  * step ahead), which is room for one warpgroup's element-wise work to run
- * under the other's products. Everything else is cuda_wgmma_bwd_owndq's: TMA
- * producer (setmaxnreg 24) with full/empty mbarriers, two Q/dO stages,
+ * under the other's products. Everything else is cuda_wgmma_bwd_ws's (wgmma_bwd_ws.cuh):
+ * TMA producer (setmaxnreg 24) with full/empty mbarriers, two Q/dO stages,
  * consumers at 240 registers.
  *
  * Prediction (before the first run): if the warpgroups drift apart by part
  * of a step, the tensor cores stay busy during one warpgroup's element-wise
- * work: 1.05-1.15x cuda_wgmma_bwd_owndq; if they stay in lock step (nothing
+ * work: 1.05-1.15x cuda_wgmma_bwd_ws; if they stay in lock step (nothing
  * forces an offset), about 1.0x.
  *
  * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd/hopper-bwd.db runs
@@ -62,90 +62,15 @@
  * "FlashAttention-2" (2023) Algorithm 2; PTX ISA wgmma, mbarrier,
  * cp.async.bulk(.tensor), setmaxnreg.
  */
-#include "bwd_common.cuh"
-#include "entry_points.h"
-#include "gpu.h"
-#include "wgmma_bwd.cuh"
+#include "wgmma_bwd_ws.cuh"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <type_traits>
-
-using namespace abwg;
-using namespace abwgb;
-using namespace abbwd;
+using namespace abwgws;
 
 namespace {
 
-constexpr int NWG = 2;              /* consumer warpgroups, 64 keys each */
-constexpr int BC = 64 * NWG;        /* keys per block */
-constexpr int BR = 64;              /* query rows per step */
-constexpr int NT = 128 * (NWG + 1); /* producer warpgroup + consumers */
-
-/* Byte offsets of the shared-memory regions for head dimension D. */
-template <int D> struct smem_layout {
-    static constexpr int TK = BC * D * 2;   /* one K or V tile */
-    static constexpr int TQ = BR * D * 2;   /* one stage of Q or dO */
-    static constexpr int TS = BC * BR * 2;  /* one dS^T buffer */
-    static constexpr int DQS = D + 8;       /* floats per row of the dQ buffer */
-    static constexpr int K = 0;
-    static constexpr int V = K + TK;
-    static constexpr int Q = V + TK;        /* two stages */
-    static constexpr int G = Q + 2 * TQ;    /* dO, two stages */
-    static constexpr int DS = G + 2 * TQ;   /* dS^T, 64 rows per warpgroup */
-    static constexpr int L = DS + TS;       /* lse log2 e, two stages of BR floats */
-    static constexpr int DL = L + 2 * BR * 4; /* Delta, two stages */
-    static constexpr int DQ = DL + 2 * BR * 4; /* dQ shares [NWG][BR][DQS] fp32 */
-    static constexpr int BAR = DQ + NWG * BR * DQS * 4; /* mbarriers */
-    static constexpr int bytes = BAR + 8 * 8 + 1024;
-};
-
-/* Pre-pass: for every row r = (bh, s) of [B*H, S]: delta[bh * Sp + s] =
- * sum_d dO O (fp32) and lse2[bh * Sp + s] = lse[r] log2 e; rows s in
- * [S, Sp) are left as they are (zero from setup). D/8 threads per row, one
- * 16-byte chunk each; rows * D / 8 threads in all, blocks of 256. */
-template <typename T, int D>
-__global__ void bwd_prep(const T *__restrict__ O, const T *__restrict__ G,
-                         const float *__restrict__ lse, float *__restrict__ delta,
-                         float *__restrict__ lse2, long long rows, int S, int Sp)
-{
-    constexpr int CH = D / 8;
-    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long row = idx / CH;
-    float a = 0.f;
-    if (row < rows) {
-        const uint4 o = reinterpret_cast<const uint4 *>(O)[idx];
-        const uint4 g = reinterpret_cast<const uint4 *>(G)[idx];
-        const T *po = reinterpret_cast<const T *>(&o), *pg = reinterpret_cast<const T *>(&g);
-#pragma unroll
-        for (int e = 0; e < 8; e++)
-            a += tof<T>(po[e]) * tof<T>(pg[e]);
-    }
-#pragma unroll
-    for (int m = CH / 2; m > 0; m >>= 1)
-        a += __shfl_xor_sync(0xffffffffu, a, m);
-    if (row < rows && idx % CH == 0) {
-        const long long out = (row / S) * Sp + row % S;
-        delta[out] = a;
-        lse2[out] = lse[row] * 1.4426950408889634f;
-    }
-}
-
-#if AB_WGMMA_DEVICE
-/* bytes from global src to shared dst (both 16-byte aligned, bytes a
- * multiple of 16), completing on mbarrier bar (PTX cp.async.bulk) */
-static __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, uint32_t bytes,
-                                                 uint32_t bar)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1], %2, [%3];\n" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
-}
-#endif
-
 /* The main kernel: block (key tile of BC, b * H_kv + hk), NT threads,
- * smem_layout<D>::bytes of dynamic shared memory. tmQ, tmG: [B*H, S, D]
+ * ws_layout<D, 1, 2>::bytes of dynamic shared memory; the producer of
+ * wgmma_bwd_ws.cuh (summing the two dQ buffers). tmQ, tmG: [B*H, S, D]
  * maps with 64-row boxes; tmK, tmV: [B*H_kv, S_kv, D] with BC-row boxes.
  * lse2, delta: [B*H, Sp] (Sp = S rounded up to 64). Adds dS K (unscaled)
  * into dqacc [B, H, S, D]; writes dK = scale sum dS^T Q and dV = sum P^T dO
@@ -153,101 +78,34 @@ static __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, 
 template <typename T, int D>
 __global__ void __launch_bounds__(NT, 1)
     bwd_owndq(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmG,
-           const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV,
-           const float *__restrict__ lse2, const float *__restrict__ delta,
-           float *__restrict__ dqacc, T *__restrict__ dK, T *__restrict__ dV, int H, int HK,
-           int S, int SK, int Sp, int causal, float scale)
+              const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV,
+              const float *__restrict__ lse2, const float *__restrict__ delta,
+              float *__restrict__ dqacc, T *__restrict__ dK, T *__restrict__ dV, int H, int HK,
+              int S, int SK, int Sp, int causal, float scale)
 {
 #if AB_WGMMA_DEVICE
-    using L = smem_layout<D>;
-    using ops = dtype_ops<T>;
+    using L = ws_layout<D, 1, 2>;
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
     const uint32_t raw = smem_u32(smem_raw);
     const uint32_t base = (raw + 1023u) & ~1023u;
     unsigned char *sbase = smem_raw + (base - raw);
     const uint32_t uK = base + L::K, uV = base + L::V;
-    const uint32_t bFull = base + L::BAR, bEmpty = bFull + 16, bDqFull = bFull + 32,
-                   bDqEmpty = bFull + 40, bKV = bFull + 48;
+    const ws_bars m = ws_bars_at(base + L::BAR);
     float *sDQ = reinterpret_cast<float *>(sbase + L::DQ);
 
     const int tid = threadIdx.x, wg = tid >> 7, wtid = tid & 127;
     const int j0 = blockIdx.x * BC;
     const int bk = blockIdx.y; /* b * HK + hk */
-    const int Gq = H / HK;
-    const int b = bk / HK, hk = bk % HK;
-    const int off = SK - S; /* key j visible to row i iff j <= i + off */
-    int t0 = 0;             /* the first query tile whose last row sees key j0 */
-    if (causal) {
-        const int x = j0 - off - (BR - 1);
-        t0 = x <= 0 ? 0 : (x + BR - 1) / BR;
-    }
-    const int ntiles = (S + BR - 1) / BR;
-    const int nt = ntiles > t0 ? ntiles - t0 : 0;
-    const int nsteps = Gq * nt;
+    const int off = SK - S;    /* key j visible to row i iff j <= i + off */
+    const ws_sweep w = ws_sweep_of(bk / HK, bk % HK, H, HK, 0, H / HK, j0, S, SK, causal);
 
-    if (tid == 0) {
-        for (int st = 0; st < 2; st++) {
-            mbar_init(bFull + st * 8, 1);
-            mbar_init(bEmpty + st * 8, NCT);
-        }
-        mbar_init(bDqFull, NCT);
-        mbar_init(bDqEmpty, 128);
-        mbar_init(bKV, 1);
-        fence_mbar_init();
-    }
-    __syncthreads();
+    ws_init_bars(m, NCT);
 
     if (wg == 0) {
-        /* producer: loads by thread 0, dQ atomics by all 128 threads */
         setmaxnreg_dec<24>();
-        if (tid == 0) {
-            mbar_expect_tx(bKV, 2 * L::TK);
-#pragma unroll
-            for (int cb = 0; cb < D / 64; cb++) {
-                tma_load_3d(uK + cb * BC * 128, &tmK, bKV, cb * 64, j0, bk);
-                tma_load_3d(uV + cb * BC * 128, &tmV, bKV, cb * 64, j0, bk);
-            }
-        }
-        for (int it = 0; it <= nsteps; it++) {
-            if (tid == 0 && it < nsteps) {
-                const int st = it & 1;
-                if (it >= 2) /* the consumers are done with step it - 2 */
-                    mbar_wait(bEmpty + st * 8, (uint32_t)(((it >> 1) - 1) & 1));
-                const int gq = it / nt, q0 = (t0 + it % nt) * BR;
-                const int bh = (b * H + hk * Gq + gq);
-                const uint32_t bar = bFull + st * 8;
-                mbar_expect_tx(bar, 2 * L::TQ + 2 * BR * 4);
-#pragma unroll
-                for (int cb = 0; cb < D / 64; cb++) {
-                    tma_load_3d(base + L::Q + st * L::TQ + cb * BR * 128, &tmQ, bar, cb * 64, q0,
-                                bh);
-                    tma_load_3d(base + L::G + st * L::TQ + cb * BR * 128, &tmG, bar, cb * 64, q0,
-                                bh);
-                }
-                bulk_load(base + L::L + st * BR * 4, lse2 + (size_t)bh * Sp + q0, BR * 4, bar);
-                bulk_load(base + L::DL + st * BR * 4, delta + (size_t)bh * Sp + q0, BR * 4, bar);
-            }
-            if (it >= 1) { /* the dQ shares of step it - 1, both warpgroups' */
-                const int k = it - 1;
-                const int gq = k / nt, q0 = (t0 + k % nt) * BR;
-                const size_t bh = (size_t)b * H + hk * Gq + gq;
-                mbar_wait(bDqFull, (uint32_t)(k & 1));
-                float *dq = dqacc + (bh * S + q0) * D;
-#pragma unroll 1
-                for (int i = wtid; i < BR * D / 4; i += 128) {
-                    const int r = i / (D / 4), c = i % (D / 4);
-                    if (q0 + r < S) {
-                        float4 v = *reinterpret_cast<const float4 *>(sDQ + r * L::DQS + 4 * c);
-                        const float4 u =
-                            *reinterpret_cast<const float4 *>(sDQ + (BR + r) * L::DQS + 4 * c);
-                        v.x += u.x, v.y += u.y, v.z += u.z, v.w += u.w;
-                        atomicAdd(reinterpret_cast<float4 *>(dq + (size_t)r * D + 4 * c), v);
-                    }
-                }
-                abmma::mbar_arrive(bDqEmpty);
-            }
-        }
+        ws_producer<D, 1, 2>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta, dqacc,
+                             j0, bk, S, Sp);
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */
         setmaxnreg_inc<240>();
@@ -258,16 +116,15 @@ __global__ void __launch_bounds__(NT, 1)
 #pragma unroll
         for (int i = 0; i < D / 2; i++)
             dv[i] = dk[i] = 0.f;
-        mbar_wait(bKV, 0);
-        for (int it = 0; it < nsteps; it++) {
+        mbar_wait(m.kv, 0);
+        for (int it = 0; it < w.nsteps; it++) {
             const int st = it & 1;
-            const int gq = it / nt, q0 = (t0 + it % nt) * BR;
-            (void)gq;
+            const int q0 = ws_q0(w, it);
             const uint32_t uQ = base + L::Q + st * L::TQ, uG = base + L::G + st * L::TQ;
             const uint32_t uDS = base + L::DS;
             const float *lL = reinterpret_cast<const float *>(sbase + L::L) + st * BR;
             const float *lD = reinterpret_cast<const float *>(sbase + L::DL) + st * BR;
-            mbar_wait(bFull + st * 8, (uint32_t)((it >> 1) & 1));
+            mbar_wait(m.full + st * 8, (uint32_t)((it >> 1) & 1));
 
             const bool full =
                 q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
@@ -288,10 +145,10 @@ __global__ void __launch_bounds__(NT, 1)
                     reg_fence(dk);
                     reg_fence_frag(pf);
                     reg_fence_frag(df);
-                    abmma::mbar_arrive(bEmpty + st * 8); /* Q, dO, lse, Delta of stage st read */
+                    abmma::mbar_arrive(m.empty + st * 8); /* Q, dO, lse, Delta of stage st read */
                     /* the dQ buffer once the producer took the last shares */
                     if (it >= 1)
-                        mbar_wait(bDqEmpty, (uint32_t)((it - 1) & 1));
+                        mbar_wait(m.dqempty, (uint32_t)((it - 1) & 1));
                 }
                 float *own = sDQ + cw * BR * L::DQS + h * 64;
 #pragma unroll
@@ -303,150 +160,62 @@ __global__ void __launch_bounds__(NT, 1)
                             make_float2(qacc[4 * n + 2 * e], qacc[4 * n + 2 * e + 1]);
                     }
             }
-            abmma::mbar_arrive(bDqFull);
+            abmma::mbar_arrive(m.dqfull);
         }
         /* dK = scale * sum dS^T Q, dV = sum P^T dO, in the dtype */
-        const size_t kvbase = (size_t)bk * SK * D;
-#pragma unroll
-        for (int n = 0; n < D / 8; n++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int j = j0 + x.krow + 8 * h, d = 8 * n + 2 * x.t;
-                if (j < SK) {
-                    *reinterpret_cast<uint32_t *>(dK + kvbase + (size_t)j * D + d) =
-                        ops::pack(dk[4 * n + 2 * h] * scale, dk[4 * n + 2 * h + 1] * scale);
-                    *reinterpret_cast<uint32_t *>(dV + kvbase + (size_t)j * D + d) =
-                        ops::pack(dv[4 * n + 2 * h], dv[4 * n + 2 * h + 1]);
-                }
-            }
+        bwd_wg_store_dkdv<T, D>(dK, dV, (size_t)bk * SK * D, x, j0, SK, dk, dv, scale);
     }
 #endif
 }
 
-/* What setup keeps: the forward's context and the backward workspace. */
-struct ctx_t {
-    void *fwd;    /* cuda_wgmma_persistent's context (the forward) */
-    float *dqacc; /* [B,H,S,D] fp32 dQ accumulator (NULL for pass = fwd) */
-    float *delta; /* [B*H, Sp], padding rows zero */
-    float *lse2;  /* [B*H, Sp] lse log2 e, padding rows zero */
-    int Sp;       /* S rounded up to a multiple of BR */
-};
-
 /* Enqueues the four steps of one backward pass on st; 0, a cudaError_t,
  * or 3 when a tensor map cannot be encoded (printed). */
 template <typename T, int D>
-int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, const void *v,
+int launch(const ws_ctx *c, const ab_shape *s, const void *q, const void *k, const void *v,
            const void *o, const void *g, const float *lse, void *dq, void *dk, void *dv,
            cudaStream_t st)
 {
-    const long long rows = (long long)s->B * s->H * s->S;
-    const long long numel = rows * D;
     const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
-    const float scale = 1.0f / sqrtf((float)D);
-    const int bf = std::is_same<T, __nv_bfloat16>::value;
-    char err[256];
-    CUtensorMap mq, mg, mk, mv;
-    if (ab_wgmma_tensor_map(&mq, q, bf, (long long)s->B * s->H, s->S, D, BR, err, sizeof err) ||
-        ab_wgmma_tensor_map(&mg, g, bf, (long long)s->B * s->H, s->S, D, BR, err, sizeof err) ||
-        ab_wgmma_tensor_map(&mk, k, bf, (long long)s->B * HK, SK, D, BC, err, sizeof err) ||
-        ab_wgmma_tensor_map(&mv, v, bf, (long long)s->B * HK, SK, D, BC, err, sizeof err)) {
-        fprintf(stderr, "cuda_wgmma_bwd_owndq: %s\n", err);
-        return 3;
-    }
-    cudaError_t e = cudaMemsetAsync(c->dqacc, 0, (size_t)numel * sizeof(float), st);
-    if (e != cudaSuccess)
-        return (int)e;
-    bwd_prep<T, D><<<(unsigned)((rows * (D / 8) + 255) / 256), 256, 0, st>>>(
-        (const T *)o, (const T *)g, lse, c->delta, c->lse2, rows, s->S, c->Sp);
+    ws_maps m;
+    if (int rc = ws_before<T, D>("cuda_wgmma_bwd_owndq", c, s, q, k, v, o, g, lse, &m, st))
+        return rc;
     dim3 grid((unsigned)((SK + BC - 1) / BC), (unsigned)(s->B * HK));
-    bwd_owndq<T, D><<<grid, NT, smem_layout<D>::bytes, st>>>(mq, mg, mk, mv, c->lse2, c->delta,
-                                                          c->dqacc, (T *)dk, (T *)dv, s->H, HK,
-                                                          s->S, SK, c->Sp, s->causal, scale);
-    const long long n4 = numel / 4;
-    const long long nb = (n4 + 255) / 256;
-    bwd_dq_out<T><<<(unsigned)(nb < 4096 ? nb : 4096), 256, 0, st>>>(
-        (const float4 *)c->dqacc, (T *)dq, n4, scale);
-    return (int)cudaGetLastError();
+    bwd_owndq<T, D><<<grid, NT, ws_layout<D, 1, 2>::bytes, st>>>(
+        m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, s->H, HK, s->S, SK,
+        c->Sp, s->causal, 1.0f / sqrtf((float)D));
+    return ws_after<T>(c, s, dq, dk, dv, st);
 }
 
-/* Raises bwd_owndq<T, D>'s dynamic shared-memory limit; 0 or a cudaError_t. */
-template <typename T, int D> int set_smem(void)
+/* Raises bwd_owndq's dynamic shared-memory limit for s's dtype and D; 0 or
+ * a cudaError_t. */
+template <typename T, int D> int set_smem_of(void)
 {
     return (int)cudaFuncSetAttribute(bwd_owndq<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     smem_layout<D>::bytes);
+                                     ws_layout<D, 1, 2>::bytes);
+}
+int set_smem(const ab_shape *s)
+{
+    if (s->D == 64)
+        return s->dtype == AB_FP16 ? set_smem_of<__half, 64>() : set_smem_of<__nv_bfloat16, 64>();
+    return s->dtype == AB_FP16 ? set_smem_of<__half, 128>() : set_smem_of<__nv_bfloat16, 128>();
 }
 
 } /* namespace */
 
-/* setup: as cuda_wgmma_bwd_setup (fp16/bf16, D in {64, 128}, any S, S_kv,
- * H_kv dividing H; compute capability 9.0, else AB_SETUP_UNSUPPORTED with
- * the reason), plus B*H and B*H_kv below 2^31 (tensor-map slices). The
- * forward's setup (cuda_wgmma_persistent) and, unless s->pass is "fwd",
- * the fp32 dQ accumulator (4 B*H*S*D bytes) and the padded Delta and
- * lse log2 e buffers (2 x 4 B*H*Sp bytes, zeroed here), reported in *ws.
- * Non-zero with err otherwise. */
+/* setup: ws_setup's contract (fp16/bf16, D in {64, 128}, any S, S_kv, H_kv
+ * dividing H, B*H_kv <= 65535 (the grid's y dimension); compute capability
+ * 9.0, else AB_SETUP_UNSUPPORTED with the reason); no dK/dV accumulators. */
 extern "C" int cuda_wgmma_bwd_owndq_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
-                                       size_t n)
+                                          size_t n)
 {
-    *ctx = NULL;
-    *ws = 0;
-    if ((s->dtype != AB_FP16 && s->dtype != AB_BF16) || (s->D != 64 && s->D != 128)) {
-        snprintf(err, n, "cuda_wgmma_bwd_owndq: fp16 or bf16 and D in {64, 128} only");
-        return -1;
-    }
-    if ((long long)s->B * ab_shape_hkv(s) > 65535) { /* the grid's y dimension */
-        snprintf(err, n, "cuda_wgmma_bwd_owndq: B*H_kv = %lld exceeds the grid's 65535 blocks in y",
-                 (long long)s->B * ab_shape_hkv(s));
-        return -1;
-    }
-    if (int dev_rc = ab_wgmma_device_ok("cuda_wgmma_bwd_owndq", err, n))
-        return dev_rc;
-    ctx_t *c = (ctx_t *)calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, n, "cuda_wgmma_bwd_owndq: out of host memory");
-        return -1;
-    }
-    size_t fws = 0;
-    if (int frc = cuda_wgmma_persistent_setup(s, &c->fwd, &fws, err, n)) {
-        free(c);
-        return frc;
-    }
-    if (s->pass != AB_FWD) {
-        const size_t rows = (size_t)s->B * s->H * s->S;
-        c->Sp = (s->S + BR - 1) / BR * BR;
-        const size_t prow = (size_t)s->B * s->H * c->Sp;
-        const int bad = s->D == 64 ? (s->dtype == AB_FP16 ? set_smem<__half, 64>()
-                                                          : set_smem<__nv_bfloat16, 64>())
-                                   : (s->dtype == AB_FP16 ? set_smem<__half, 128>()
-                                                          : set_smem<__nv_bfloat16, 128>());
-        cudaError_t e = (cudaError_t)bad;
-        if (e == cudaSuccess)
-            e = cudaMalloc((void **)&c->dqacc, rows * s->D * sizeof(float));
-        if (e == cudaSuccess)
-            e = cudaMalloc((void **)&c->delta, prow * sizeof(float));
-        if (e == cudaSuccess)
-            e = cudaMalloc((void **)&c->lse2, prow * sizeof(float));
-        if (e == cudaSuccess)
-            e = cudaMemset(c->delta, 0, prow * sizeof(float));
-        if (e == cudaSuccess)
-            e = cudaMemset(c->lse2, 0, prow * sizeof(float));
-        if (e != cudaSuccess) {
-            snprintf(err, n, "cuda_wgmma_bwd_owndq: %s", cudaGetErrorString(e));
-            cuda_wgmma_bwd_owndq_teardown(c);
-            return -1;
-        }
-        *ws = (rows * s->D + 2 * prow) * sizeof(float);
-    }
-    *ws += fws;
-    *ctx = c;
-    return 0;
+    return ws_setup("cuda_wgmma_bwd_owndq", s, ctx, ws, err, n, 65535, set_smem, 0);
 }
 
 /* run: the forward, cuda_wgmma_persistent's (o = attention(q, k, v)). */
-extern "C" int cuda_wgmma_bwd_owndq_run(void *ctx, const ab_shape *s, const void *q, const void *k,
-                                     const void *v, void *o, void *stream)
+extern "C" int cuda_wgmma_bwd_owndq_run(void *ctx, const ab_shape *s, const void *q,
+                                        const void *k, const void *v, void *o, void *stream)
 {
-    return cuda_wgmma_persistent_run(((ctx_t *)ctx)->fwd, s, q, k, v, o, stream);
+    return cuda_wgmma_persistent_run(((ws_ctx *)ctx)->fwd, s, q, k, v, o, stream);
 }
 
 /* run_bwd: enqueues the accumulator memset, the pre-pass, the main kernel
@@ -454,11 +223,11 @@ extern "C" int cuda_wgmma_bwd_owndq_run(void *ctx, const ab_shape *s, const void
  * graph-capturable). Needs a setup with s->pass != "fwd". Returns 0, a
  * cudaError_t, or 3 when a tensor map cannot be encoded. */
 extern "C" int cuda_wgmma_bwd_owndq_run_bwd(void *ctx, const ab_shape *s, const void *q,
-                                         const void *k, const void *v, const void *o,
-                                         const void *dout, const float *lse, void *dq, void *dk,
-                                         void *dv, void *stream)
+                                            const void *k, const void *v, const void *o,
+                                            const void *dout, const float *lse, void *dq,
+                                            void *dk, void *dv, void *stream)
 {
-    const ctx_t *c = (const ctx_t *)ctx;
+    const ws_ctx *c = (const ws_ctx *)ctx;
     if (!c || !c->dqacc)
         return (int)cudaErrorInvalidValue;
     cudaStream_t st = (cudaStream_t)stream;
@@ -473,15 +242,4 @@ extern "C" int cuda_wgmma_bwd_owndq_run_bwd(void *ctx, const ab_shape *s, const 
 
 /* teardown: frees what setup allocated (the forward's context included);
  * ctx may be NULL. */
-extern "C" void cuda_wgmma_bwd_owndq_teardown(void *ctx)
-{
-    ctx_t *c = (ctx_t *)ctx;
-    if (!c)
-        return;
-    if (c->fwd)
-        cuda_wgmma_persistent_teardown(c->fwd);
-    cudaFree(c->dqacc);
-    cudaFree(c->delta);
-    cudaFree(c->lse2);
-    free(c);
-}
+extern "C" void cuda_wgmma_bwd_owndq_teardown(void *ctx) { ws_teardown(ctx); }

@@ -1,6 +1,7 @@
 /*
  * wgmma_bwd.cuh: the consumer warpgroup's work of the Hopper backward
- * rungs (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq) on one
+ * rungs (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq,
+ * cuda_wgmma_bwd_heads) on one
  * query tile of BR = 64 rows against the warpgroup's 64 keys, and the dQ
  * products; how tiles reach shared memory and where dQ goes is each
  * rung's own file. Header-only.
@@ -22,6 +23,8 @@
  *   bwd_wg_issue_dq_own  the warpgroup's own share dS_w K_w[:, 64 columns]
  *                   over its 64 keys only (no other warpgroup's dS^T rows
  *                   read), one committed group, not waited for
+ *   bwd_wg_store_dkdv   the epilogue: dK and dV of the warpgroup's keys
+ *                   from its accumulators, in the dtype
  *
  * Fragment layout (kernels/wgmma_common.cuh): in the S^T accumulators of
  * warp wi of the warpgroup, lane 4g + t holds d[4n + e] = (key 16 wi + g +
@@ -36,6 +39,7 @@
 #ifndef ATTNBENCH_WGMMA_BWD_CUH
 #define ATTNBENCH_WGMMA_BWD_CUH
 
+#include "bwd_common.cuh"
 #include "wgmma_common.cuh"
 
 namespace abwgb {
@@ -188,6 +192,28 @@ static __device__ __forceinline__ void bwd_wg_issue_dq_own(float (&q)[32], uint3
                             desc_sw128(uK + h * BC * 128 + row, BC * 128, 1024), kk > 0);
     }
     wg_commit();
+}
+
+/* dK = scale * dk, dV = dv of the thread's accumulator rows (keys j0 +
+ * x.krow, + 8) in the dtype, rows past SK skipped; kvbase: the element
+ * offset of the block's K/V head ([B, H_kv, S_kv, D]). The last step of
+ * every wgmma backward rung whose block owns its keys' whole sums. */
+template <typename T, int D>
+static __device__ __forceinline__ void bwd_wg_store_dkdv(T *dK, T *dV, size_t kvbase,
+                                                         const bwd_geo &x, int j0, int SK,
+                                                         const float (&dk)[D / 2],
+                                                         const float (&dv)[D / 2], float scale)
+{
+#pragma unroll
+    for (int n = 0; n < D / 8; n++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int j = j0 + x.krow + 8 * h, d = 8 * n + 2 * x.t;
+            if (j < SK)
+                abbwd::bwd_store_kv2<T>(dK, dV, kvbase + (size_t)j * D + d, dk[4 * n + 2 * h],
+                                        dk[4 * n + 2 * h + 1], dv[4 * n + 2 * h],
+                                        dv[4 * n + 2 * h + 1], scale);
+        }
 }
 
 /* Keeps the 16-bit A fragments of an issued wgmma alive until after the

@@ -1,6 +1,7 @@
 #!/bin/bash
-# hopper_bwd.sh: one GPU-machine session for the Hopper backward rung
-# (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq); a manual script,
+# hopper_bwd.sh: one GPU-machine session for the Hopper backward rungs
+# (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq,
+# cuda_wgmma_bwd_heads); a manual script,
 # not a meson test. Steps, each
 # appending to a log in OUTDIR and a line to OUTDIR/summary.txt:
 #   build     meson setup + ninja of attnbench, gpu_check_bwd (sm_90a only)
@@ -15,7 +16,7 @@
 #             gpu_check_bwd --small RUNGS (B = 1, S = 17, 200, GQA, S_kv != S)
 #   ncu       Nsight Compute (clocks left alone) of the main kernel of
 #             cuda_mma_bwd_pipeline and of the rungs at B=4 H=16 S=4096 D=128
-#             bf16 non-causal
+#             bf16 non-causal (NCU_SHAPE= another, in --time's syntax)
 #   exp       when every rung passed its check: attnbench run
 #             experiments/hopper-bwd-ladder.cfg, hopper-bwd-llama3-8b.cfg and
 #             hopper-bwd-ladder-fp16.cfg (EXPS= to choose) into
@@ -35,7 +36,7 @@ mkdir -p "$out"
 b=build-gpu-bwd
 gc=./$b/tests/gpu/gpu_check_bwd
 ab=./$b/src/attnbench
-rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws cuda_wgmma_bwd_owndq}
+rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws cuda_wgmma_bwd_owndq cuda_wgmma_bwd_heads}
 deadline=${DEADLINE_S:-450}
 sum=$out/summary.txt
 has() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
@@ -102,7 +103,7 @@ if has ncu && ! late $((deadline - 60)) ncu; then
     M=gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,lts__t_bytes.sum,dram__bytes_read.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
     for r in ${NCU_RUNGS:-cuda_mma_bwd_pipeline $passed}; do
         timeout 60 ncu --clock-control none -k "regex:^bwd_(main|ws|owndq)$" --launch-skip 3 --launch-count 1 \
-            --metrics "$M" $gc --time 4,16,4096,128,0,bf16,bwd $r >>"$out/ncu.log" 2>&1
+            --metrics "$M" $gc --time ${NCU_SHAPE:-4,16,4096,128,0,bf16,bwd} $r >>"$out/ncu.log" 2>&1
         stamp "ncu $r rc=$?"
     done
     grep -E "bwd_main|__" "$out/ncu.log" | sed -E 's/ +/ /g' | head -40
