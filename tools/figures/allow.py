@@ -1,0 +1,69 @@
+"""allow.py: the numbers of a covered region that are not measurements.
+
+A number in a covered region (check.py) that no manifest figure covers fails
+the check unless one of these rules says it is not a measurement. Each rule
+is a pattern over the whitespace-collapsed text around the number; the list
+is documented in tools/figures/README.md and kept short on purpose: a rule
+that would let a measured figure through is a hole in the check.
+
+  name        part of a name: fp16, H200, sm_90a, FlashAttention-2, 8B, 64K
+              (a letter, '_' or letter-hyphen right before it, or a letter
+              right after it; x3.2 and ×1.05 are ratios, not names)
+  code        inside `inline code`, or in a word with '/' or a file suffix
+  shape       a shape or tile parameter's value: B=4, S = 512..8192,
+              S_kv = 4K–128K, D in {64, 128}, B·S = 16384, Br = 64
+  bound       a bound of a comparison: p < 0.05, ≥ 70%, S ≤ 1024, ± 1%
+  date        dates and clock times: 2026-11-24, 15:30
+  version     after driver, CUDA, cuDNN, PyTorch, nvcc, gcc, Ubuntu, Debian,
+              Python, protocol, flash-attn-4, compute capability
+  identifier  run 3, runs 2 and 3, seed 004, instance #2, Algorithm 1,
+              section 3.2, Llama 3
+  design      a count the experiment was designed with: 40 configurations,
+              50 rounds, 20 identical pairs, 10000 resamples, 5 warm-up
+"""
+
+import re
+
+SHAPE_NAMES = r"(?:B·S|B\*S|H_kv|S_kv|B|H|S|D|Br|Bc|G|nsplit|splits)"
+VALUE = r"\d+(?:\.\d+)?[KM]?"
+VLIST = rf"\{{?\s*{VALUE}(?:\s*(?:\.\.\.?|–|-|,|and|or|to)\s*{VALUE})*\s*\}}?"
+SHAPE = re.compile(rf"(?<![\w]){SHAPE_NAMES}\s*(?:=|≤|≥|<=|>=|<|>|≠|!=|in|∈)\s*{VLIST}")
+BOUND = re.compile(rf"(?:<=|>=|≤|≥|<|>|±)\s*{VLIST}")
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?Z?)?|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+VERSION = re.compile(r"(?:driver|CUDA(?: runtime)?|cuDNN|PyTorch|nvcc|gcc|Ubuntu|Debian|Python|"
+                     r"protocol|flash-attn-4|compute capability)\s+\d+(?:\.\d+)*")
+IDENT = re.compile(r"(?:\bruns?|\bseeds?|\binstances?|\bAlgorithm|\bsection|\bsec\.|\bLlama|#)"
+                   rf"\s*#?\d+(?:\s*(?:,|and|-|–|to)\s*#?\d+)*")
+DESIGN = re.compile(r"\d+\s+(?:configurations|rounds|samples|resamples|identical pairs|"
+                    r"instances|warm-up|shapes)\b")
+CODE = re.compile(r"`[^`\n]*`")
+PATHWORD = re.compile(r"[^\s()\[\],;]*(?:/|\.(?:md|db|cu|cuh|cfg|log|py|svg|json|sh|c|h)\b)"
+                      r"[^\s()\[\],;]*")
+
+
+def _inside(pattern, text, start, end, window=200):
+    lo = max(0, start - window)
+    for m in pattern.finditer(text, lo, min(len(text), end + window)):
+        if m.start() <= start and end <= m.end():
+            return True
+    return False
+
+
+def allowed(text, start, end):
+    """True when the number text[start:end] is not a measurement by one of
+    the rules above."""
+    before = text[start - 1] if start > 0 else " "
+    before2 = text[start - 2] if start > 1 else " "
+    after = text[end] if end < len(text) else " "
+    # name: fp16, H200, sm_90a, FlashAttention-2 (but x3.2 is a ratio)
+    if before.isalpha() or before == "_":
+        if not (before in "x×" and not before2.isalnum()):
+            return True
+    if before == "-" and before2.isalpha():
+        return True
+    if after.isalpha() and after not in "x×":
+        return True
+    for pat in (CODE, PATHWORD, SHAPE, BOUND, DATE, VERSION, IDENT, DESIGN):
+        if _inside(pat, text, start, end):
+            return True
+    return False

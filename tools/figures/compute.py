@@ -1,0 +1,287 @@
+"""compute.py: the computations a figure manifest may name (tools/figures/README.md).
+
+Every figure in the README's results summary, reports/README.md and the kernel
+headers' measured paragraphs is one expression over these functions, evaluated
+against one committed database. Medians, TFLOP/s and GB/s come from the
+schema's own view `measurement_summary` (db/schema.sql: the median of a
+measurement's unthrottled samples in SQL, TFLOP/s = flops / median, GB/s =
+bytes / median); speedups with confidence intervals and verdicts come from
+`attnbench report --json` (src/report/), never reimplemented here. What is
+left here is selection (which measurements), pairing by configuration, and
+reduction (ratio, geometric mean, min-max range, percentage).
+
+A selection is a Series: a list of (configuration key, value) pairs, the key
+being (B, H, S, D, causal, dtype, H_kv, S_kv, pass) of a measurement.
+"""
+
+import json
+import math
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+
+CONFIG_COLUMNS = ("B", "H", "S", "D", "causal", "dtype", "H_kv", "S_kv", "pass")
+FILTER_COLUMNS = set(CONFIG_COLUMNS) | {"status"}
+
+
+class FigureError(Exception):
+    """A computation that cannot be made (no such measurement, ambiguous
+    selection, bad argument): the message names what was asked."""
+
+
+class Series(list):
+    """(key, value) pairs of one quantity over the selected configurations."""
+
+    def values(self):
+        return [v for _, v in self]
+
+
+class Context:
+    """One committed database opened read-only, with the attnbench binary
+    used for `report --json` (None: report figures cannot be computed)."""
+
+    def __init__(self, db_path, attnbench=None):
+        if not os.path.isfile(db_path):
+            raise FigureError(f"{db_path}: no such database")
+        self.db_path = db_path
+        self.attnbench = attnbench
+        self.conn = sqlite3.connect(f"file:{os.path.abspath(db_path)}?mode=ro", uri=True)
+        self._reports = {}
+        self._tmp = None
+
+    def close(self):
+        self.conn.close()
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def default_run(self):
+        ids = [r[0] for r in self.conn.execute("SELECT id FROM runs ORDER BY id")]
+        if len(ids) != 1:
+            raise FigureError(f"{self.db_path} holds {len(ids)} runs: name run=")
+        return ids[0]
+
+    def report(self, run, flags):
+        """The parsed output of `attnbench report RUN FLAGS --json` on a
+        migrated temporary copy of the database (report may migrate the
+        schema; the committed file is never written)."""
+        key = (run, flags)
+        if key in self._reports:
+            return self._reports[key]
+        if not self.attnbench:
+            raise FigureError("report figures need the attnbench binary (--attnbench)")
+        if not self._tmp:
+            self._tmp = tempfile.mkdtemp(prefix="figures-")
+            shutil.copy(self.db_path, os.path.join(self._tmp, "copy.db"))
+            empty = os.path.join(self._tmp, "none.json")
+            with open(empty, "w") as f:
+                f.write('{"attnbench_export": 1, "runs": []}\n')
+            subprocess.run([self.attnbench, "import", empty, "--db",
+                            os.path.join(self._tmp, "copy.db")],
+                           check=True, stdout=subprocess.DEVNULL)
+        out = os.path.join(self._tmp, f"r{run}-{len(self._reports)}.json")
+        cmd = [self.attnbench, "report", str(run)] + flags.split() + [
+            "--db", os.path.join(self._tmp, "copy.db"), "--json", "--no-plots", "-o", out]
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            raise FigureError(f"attnbench report {run} {flags} failed: {p.stderr.strip()}")
+        with open(out) as f:
+            self._reports[key] = json.load(f)
+        return self._reports[key]
+
+
+def _key(row):
+    return tuple(row[c] for c in CONFIG_COLUMNS)
+
+
+def _select(ctx, column, variant, run=None, where=None, **cfg):
+    """Series of measurement_summary.COLUMN for VARIANT's ok measurements in
+    RUN matching CFG (column = value; pass_ for pass) and the SQL WHERE."""
+    if run is None:
+        run = ctx.default_run()
+    conds = ["run_id = ?", "variant = ?", "status = 'ok'"]
+    args = [run, variant]
+    for k, v in cfg.items():
+        col = "pass" if k == "pass_" else k
+        if col not in FILTER_COLUMNS:
+            raise FigureError(f"unknown selection column {k}")
+        conds.append(f'"{col}" = ?')
+        args.append(int(v) if isinstance(v, bool) else v)
+    if where:
+        conds.append(f"({where})")
+    cols = ", ".join(f'"{c}"' for c in CONFIG_COLUMNS)
+    sql = f"SELECT {cols}, {column} FROM measurement_summary WHERE {' AND '.join(conds)} ORDER BY measurement_id"
+    conn = ctx.conn
+    conn.row_factory = sqlite3.Row
+    try:
+        rows = conn.execute(sql, args).fetchall()
+    except sqlite3.Error as e:
+        raise FigureError(f"selection {variant} {cfg} {where or ''}: {e}")
+    finally:
+        conn.row_factory = None
+    if not rows:
+        raise FigureError(f"no ok measurement of {variant} in run {run} with {cfg} {where or ''}")
+    return Series((_key(r), r[column]) for r in rows)
+
+
+def _pair(a, b, op):
+    bm = dict(b)
+    out = Series()
+    for k, v in a:
+        if k in bm:
+            out.append((k, op(v, bm[k])))
+    if not out:
+        raise FigureError("the two selections share no configuration")
+    return out
+
+
+def library(ctx):
+    """The functions a manifest's value: expression may call, bound to CTX."""
+
+    def ms(variant, **sel):
+        """Median latency (ms) of each selected measurement."""
+        return _select(ctx, "median_ms", variant, **sel)
+
+    def tflops(variant, **sel):
+        """TFLOP/s at the median: the measurement's flops / median."""
+        return _select(ctx, "tflops", variant, **sel)
+
+    def gbs(variant, **sel):
+        """GB/s at the median: the measurement's ideal bytes / median."""
+        return _select(ctx, "gbs", variant, **sel)
+
+    def speedup(variant, baseline, **sel):
+        """Ratio of medians per configuration both ran: baseline ms / variant
+        ms (above 1: the variant is faster)."""
+        return _pair(ms(variant, **sel), ms(baseline, **sel), lambda v, b: b / v)
+
+    def speedup_best(variants, baseline, **sel):
+        """Per configuration, the fastest of VARIANTS (smallest median)
+        against the baseline: ratio of medians."""
+        best = {}
+        for v in variants:
+            for k, t in ms(v, **sel):
+                best[k] = min(best.get(k, math.inf), t)
+        return _pair(Series(best.items()), ms(baseline, **sel), lambda v, b: b / v)
+
+    def report_speedup(variant, run=None, baseline=None, flags="", **cfg):
+        """(speedup, CI low, CI high) of VARIANT in `attnbench report RUN
+        FLAGS --json` for the one configuration matching CFG."""
+        c = report_comparison(variant, run=run, baseline=baseline, flags=flags, **cfg)
+        return (c["speedup"], c["speedup_ci"][0], c["speedup_ci"][1])
+
+    def report_comparison(variant, run=None, baseline=None, flags="", **cfg):
+        if run is None:
+            run = ctx.default_run()
+        rep = ctx.report(run, flags)
+        hits = [c for c in rep["comparisons"]
+                if c["variant"] == variant and (baseline is None or c["baseline"] == baseline)
+                and all(_cfg_eq(c["config"], k, v) for k, v in cfg.items())]
+        if len(hits) != 1:
+            raise FigureError(f"report {run} {flags}: {len(hits)} comparisons of {variant} "
+                              f"against {baseline} with {cfg}")
+        return hits[0]
+
+    def verdicts(variant, verdict, run=None, baseline=None, flags="", where_cfg=None):
+        """How many of VARIANT's comparisons in the report have a verdict
+        starting with VERDICT."""
+        if run is None:
+            run = ctx.default_run()
+        rep = ctx.report(run, flags)
+        return float(sum(1 for c in rep["comparisons"]
+                         if c["variant"] == variant
+                         and (baseline is None or c["baseline"] == baseline)
+                         and (c["verdict"] or "").startswith(verdict)))
+
+    def ceiling_gbs(run=None):
+        """The run's measured copy ceiling (runs.peak_copy_gbs)."""
+        if run is None:
+            run = ctx.default_run()
+        r = ctx.conn.execute("SELECT peak_copy_gbs FROM runs WHERE id = ?", (run,)).fetchone()
+        if not r or r[0] is None:
+            raise FigureError(f"run {run} has no copy ceiling")
+        return r[0]
+
+    def sql(query, *args):
+        """The single row of a read-only SQL query: one value, or a tuple."""
+        try:
+            rows = ctx.conn.execute(query, args).fetchall()
+        except sqlite3.Error as e:
+            raise FigureError(f"sql {query!r}: {e}")
+        if len(rows) != 1:
+            raise FigureError(f"sql {query!r}: {len(rows)} rows, expected 1")
+        return rows[0][0] if len(rows[0]) == 1 else tuple(rows[0])
+
+    def _vals(s):
+        if isinstance(s, Series):
+            return s.values()
+        if isinstance(s, (list, tuple)):
+            return list(s)
+        return [s]
+
+    def value(s):
+        """The single value of a selection of exactly one measurement."""
+        v = _vals(s)
+        if len(v) != 1:
+            raise FigureError(f"value(): {len(v)} measurements selected, expected 1")
+        return v[0]
+
+    def minmax(*ss):
+        """(smallest, largest) over one or more selections."""
+        v = [x for s in ss for x in _vals(s)]
+        return (min(v), max(v))
+
+    def lo(*ss):
+        return min(x for s in ss for x in _vals(s))
+
+    def hi(*ss):
+        return max(x for s in ss for x in _vals(s))
+
+    def geomean(*ss):
+        """Geometric mean over one or more selections (of ratios)."""
+        v = [x for s in ss for x in _vals(s)]
+        return math.exp(sum(math.log(x) for x in v) / len(v))
+
+    def count(*ss):
+        return float(sum(len(_vals(s)) for s in ss))
+
+    def pct(x, whole):
+        """100 * x / whole, element-wise over a selection."""
+        if isinstance(x, Series):
+            return Series((k, 100.0 * v / whole) for k, v in x)
+        if isinstance(x, tuple):
+            return tuple(100.0 * v / whole for v in x)
+        return 100.0 * x / whole
+
+    def scale(x, f):
+        """x * f, element-wise over a selection (units: ms -> us is 1000)."""
+        if isinstance(x, Series):
+            return Series((k, v * f) for k, v in x)
+        if isinstance(x, tuple):
+            return tuple(v * f for v in x)
+        return x * f
+
+    def inverse(x):
+        """1 / x, element-wise (a ratio read the other way round)."""
+        if isinstance(x, Series):
+            return Series((k, 1.0 / v) for k, v in x)
+        if isinstance(x, tuple):
+            return tuple(1.0 / v for v in x)
+        return 1.0 / x
+
+    fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, speedup_best=speedup_best,
+               report_speedup=report_speedup, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
+               sql=sql, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
+               count=count, pct=pct, scale=scale, inverse=inverse)
+    return fns
+
+
+def _cfg_eq(config, k, v):
+    k = "pass" if k == "pass_" else k
+    if k not in config:
+        return v in (None, "fwd") if k == "pass" else False
+    c = config[k]
+    if isinstance(c, bool):
+        return c == bool(v)
+    return c == v
