@@ -28,17 +28,18 @@
  * Every load is synchronous (loads, barrier, compute, barrier): correctness
  * first; the Q/dO tile of step i+1 is not prefetched.
  *
- * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/bwd-ladder-run1.md:
- * attnbench run of experiments/bwd-ladder.cfg, hot mode, 40 samples in 20
- * rounds, backward FLOPs = 2.5 forwards; SM clocks 1875-1980 MHz, 571 of
- * 4000 blocks at the software power cap): 56-79 TFLOP/s at S = 512
- * (B = 32), 89-105 at S = 8192 (B = 2), H = 16, D = 64/128, fp16/bf16,
- * causal or not; every gradient within FlashAttention's tolerance. In the
- * same run: 0.42x the speed of PyTorch 2.11's SDPA flash backward
- * (geometric mean over the 40 configurations; 0.33-0.62x) and 0.23x
- * cudnn_sdpa's backward (0.17-0.36x); its successor cuda_mma_bwd_pipeline
- * is 2.15x faster. (A first run of the same experiment without cudnn_sdpa,
- * made earlier that day, measured 0.41x flash.) Predicted before the run: about 100 TFLOP/s
+ * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/bwd-ladder.db, its
+ * report bwd-ladder-run1.md: attnbench run of experiments/bwd-ladder.cfg,
+ * hot mode, 40 samples in 20 rounds, FlashAttention's backward FLOP count;
+ * SM clocks 1875-1980 MHz, 571 of 4000 blocks at the software power cap):
+ * 56-79 TFLOP/s at S = 512 (B = 32), 89-105 at S = 8192 (B = 2), H = 16,
+ * D = 64/128, fp16/bf16, causal or not; every gradient within
+ * FlashAttention's tolerance. In the same run: 0.42x the speed of PyTorch
+ * 2.11's SDPA flash backward (geometric mean over the 40 configurations;
+ * 0.33-0.62x) and 0.23x cudnn_sdpa's backward (0.17-0.36x); its successor
+ * cuda_mma_bwd_pipeline is 2.15x faster.
+ *
+ * Predicted before the run: about 100 TFLOP/s
  * at long S, 3x behind flash, 5x behind cuDNN (the quick timing of
  * gpu_check_bwd --time); held. Where it loses: every tile load is
  * synchronous (two barriers per query tile, no overlap of loads with the

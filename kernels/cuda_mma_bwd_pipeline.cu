@@ -12,10 +12,10 @@
  * computed (two stages); dS^T stored as it sits in the accumulators with
  * 32-bit stores and read back by ldmatrix.trans; masks only on tiles that
  * cross the diagonal or the sequence end; dQ by vector atomics
- * (red.global.add.v2.f32). A standalone test of this file against
- * cuda_mma_bwd's (NVIDIA H200, 2026-11-24, fp16, B = 4, H = 16, S = 4096)
- * measured 6.35 against 13.83 ms (D = 128), 3.32 against 7.84 ms (D = 64)
- * non-causal: predicted 2.0-2.2x over cuda_mma_bwd in the committed run.
+ * (red.global.add.v2.f32). A standalone timing of this file against
+ * cuda_mma_bwd's (NVIDIA H200, 2026-11-24, fp16, B = 4, H = 16, S = 4096,
+ * non-causal; not in a committed database) ran about twice as fast:
+ * predicted 2.0-2.2x over cuda_mma_bwd in the committed run.
  *
  * Idea: FlashAttention-2's backward (Dao 2023, Algorithm 2, and its
  * section 3.1.2's note on dQ): the forward's logsumexp lets every P_ij be
@@ -56,20 +56,22 @@
  * spill; D = 128: 255 registers, 24 bytes of spill stores (cuda_mma_bwd:
  * 185 and 255 with 80 bytes).
  *
- * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/bwd-ladder-run1.md,
- * experiments/bwd-ladder.cfg: 40 configurations, D = 64/128, S =
- * 512..8192 at B*S = 16384, H = 16, causal or not, fp16/bf16; hot mode, 40
- * samples in 20 rounds; SM clocks 1875-1980 MHz, 571 of 4000 blocks at the
- * software power cap): 117-218 TFLOP/s (backward FLOPs = 2.5 forwards),
- * every gradient within FlashAttention's tolerance. 2.15x faster than
- * cuda_mma_bwd (geometric mean; 1.95-2.41x; predicted 2.0-2.2x: held);
- * 0.90x the speed of PyTorch 2.11's SDPA flash backward (0.75-1.28x:
- * faster at S = 512 and at S = 1024 causal D = 64, where PyTorch's
- * autograd dispatch is part of its time; 0.85-1.12x at S = 1024-2048
- * causal, the low end at S = 2048 D = 128; 0.75-0.86x at S = 8192) and
- * 0.49x cudnn_sdpa's backward (0.36-0.75x).
- * Still to take (the helper that wrote it measured Bc = 128 with 8 warps
- * 4% faster at D = 128 non-causal, not adopted here): the dQ atomics
+ * Measured (NVIDIA H200, 2026-11-24, reports/bwd-ladder/bwd-ladder.db, its
+ * report bwd-ladder-run1.md, experiments/bwd-ladder.cfg: 40 configurations,
+ * D = 64/128, S = 512..8192 at B*S = 16384, H = 16, causal or not,
+ * fp16/bf16; hot mode, 40 samples in 20 rounds; SM clocks 1875-1980 MHz,
+ * 571 of 4000 blocks at the software power cap): 117-218 TFLOP/s
+ * (FlashAttention's backward FLOP count), every gradient within
+ * FlashAttention's tolerance. 2.15x faster than cuda_mma_bwd (geometric
+ * mean; 1.95-2.41x; the prediction above held); 0.89x the speed of PyTorch
+ * 2.11's SDPA flash backward (0.75-1.27x: faster at S = 512 and at S = 1024
+ * causal D = 64, where PyTorch's autograd dispatch is part of its time;
+ * 0.85-1.12x at S = 1024-2048 causal, the low end at S = 2048 D = 128;
+ * 0.75-0.86x at S = 8192) and 0.49x cudnn_sdpa's backward (0.36-0.75x).
+ *
+ * Still to take (Bc = 128 with 8 warps timed 4% faster by the helper that
+ * wrote it, at D = 128 non-causal, in no committed database; not adopted
+ * here): the dQ atomics
  * (FlashAttention-2 keeps them; FlashAttention-3 moves dQ through a
  * separate accumulation warpgroup), the D = 128 register spill, and Hopper's
  * wgmma/TMA, which cudnn's 2x lead stands on.

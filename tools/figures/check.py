@@ -298,8 +298,12 @@ def main(argv):
     uncovered = 0
     for doc in docs:
         spans = getattr(doc, "figures", [])
+        seen = set()
         for s, e in doc.covered:
             for m in NUMBER.finditer(doc.text, s, e):
+                if m.start() in seen:
+                    continue
+                seen.add(m.start())
                 if m.start() > 0 and doc.text[m.start() - 1] in "0123456789.":
                     continue
                 if any(fs <= m.start() and m.end() <= fe for fs, fe in spans):
