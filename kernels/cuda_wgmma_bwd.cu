@@ -66,11 +66,14 @@
  * 1.3-1.6: held), 1.26x at D = 64 (1.16-1.32; predicted 1.2-1.4: held);
  * 0.62x cudnn_sdpa (0.56-0.76), fp16 the same (0.62x); Llama 3 8B (B = 1,
  * H = 32, H_kv = 8, D = 128, causal, bf16, S = 2K/4K/8K) 157.4, 211.0,
- * 281.8 TFLOP/s, 0.52x cudnn_sdpa. Every gradient within FlashAttention's
- * tolerance; gpu_check_bwd 120 cases and compute-sanitizer memcheck,
- * racecheck, synccheck over gpu_check_bwd --small clean
- * (reports/hopper-bwd/). ptxas (nvcc 13.0, sm_90a): 240 registers (D =
- * 128), 178 (D = 64), no spills. Nsight Compute at B=4 H=16 S=4096 D=128
+ * 281.8 TFLOP/s, 0.52x cudnn_sdpa.
+ *
+ * Checked: every gradient within FlashAttention's tolerance; gpu_check_bwd
+ * 120 cases and compute-sanitizer memcheck, racecheck, synccheck over
+ * gpu_check_bwd --small clean (reports/hopper-bwd/). ptxas (nvcc 13.0,
+ * sm_90a): 240 registers (D = 128), 178 (D = 64), no spills.
+ * Profiled (no database: the figures are in the log named): Nsight
+ * Compute at B=4 H=16 S=4096 D=128
  * bf16 non-causal (reports/hopper-bwd/ncu-call1.log): 3.97 ms for the main
  * kernel against cuda_mma_bwd_pipeline's 6.28; tensor pipe active 36.9% of
  * peak, issue slots 31.5%; per issued instruction the warps wait on

@@ -32,7 +32,9 @@
  * 198.3-393.9 TFLOP/s over the 20 bf16 configurations; 0.92x
  * cuda_wgmma_bwd_ws at D = 128 (geometric mean, 0.91-0.94), 0.98x at
  * D = 64 (0.97-0.99); Llama 3 8B 0.92x (185.1-328.9 TFLOP/s). The
- * prediction (1.05-1.15x, or 1.0x in lock step) did not hold. Nsight
+ * prediction (1.05-1.15x, or 1.0x in lock step) did not hold.
+ *
+ * Profiled (no database: the figures are in the log named): Nsight
  * Compute at B=4 H=16 S=4096 D=128 bf16 non-causal
  * (reports/hopper-bwd/ncu-call3.log): 3.33 ms against cuda_wgmma_bwd_ws's
  * 3.06, tensor pipe active 44.1% of peak (48.1%), warps waiting on
@@ -41,8 +43,8 @@
  * warpgroup now waits for two small dQ products in turn (4 k-steps of
  * m64n64 each, a wgmma wait and 32 shared-memory stores between them)
  * instead of one 8-k-step product per warpgroup, and the producer reads
- * two buffers per atomic. Kept as a measured rung; cuda_wgmma_bwd_ws stays
- * the best own backward. Every gradient within FlashAttention's
+ * two buffers per atomic. Kept as a rung that was timed; cuda_wgmma_bwd_ws
+ * stays the best own backward. Every gradient within FlashAttention's
  * tolerance; gpu_check_bwd 120 cases and memcheck, racecheck, synccheck
  * clean. ptxas: 168 registers at entry, no spills.
  *

@@ -46,15 +46,17 @@
  * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd/hopper-bwd.db runs
  * 1-3, the same experiments as cuda_wgmma_bwd's): 200.6-445.7 TFLOP/s over
  * the 20 bf16 configurations; 1.28x cuda_wgmma_bwd at D = 128 (geometric
- * mean, 1.20-1.33; predicted 1.15-1.35: held), 1.22x at D = 64 (1.16-1.29;
+ * mean, 1.20-1.32; predicted 1.15-1.35: held), 1.22x at D = 64 (1.16-1.28;
  * predicted 1.1-1.3: held); 0.78x cudnn_sdpa (0.73-0.88; fp16 0.78x,
- * 0.73-0.88), the best own backward; Llama 3 8B (S = 2K/4K/8K) 200.6,
+ * 0.73-0.88), the best own backward; Llama 3 8B (S = 2K/4K/8K) 200.5,
  * 270.6, 364.7 TFLOP/s, 0.66x cudnn_sdpa (0.63-0.70: B = 1 and H_kv = 8
- * give 128-512 blocks on 132 SMs). Every gradient within FlashAttention's
- * tolerance; gpu_check_bwd 120 cases and memcheck, racecheck, synccheck
- * clean (reports/hopper-bwd/). ptxas: 168 registers at entry, no spills
- * (the producer's dQ loop kept at unroll 1 to stay inside 24). Nsight
- * Compute at B=4 H=16 S=4096 D=128 bf16 non-causal
+ * leave the 132 SMs short of blocks).
+ *
+ * Checked: every gradient within FlashAttention's tolerance; gpu_check_bwd
+ * 120 cases and memcheck, racecheck, synccheck clean (reports/hopper-bwd/).
+ * ptxas: 168 registers at entry, no spills (the producer's dQ loop kept at
+ * unroll 1 to stay inside 24). Profiled (no database: the figures are in
+ * the log named): Nsight Compute at B=4 H=16 S=4096 D=128 bf16 non-causal
  * (reports/hopper-bwd/ncu-call3.log): 3.06 ms for the main kernel
  * (cuda_wgmma_bwd 3.97), tensor pipe active 48.1% of peak (36.9%), issue
  * slots 41.1%; the consumers still wait on their own wgmma results (1.32

@@ -18,8 +18,11 @@ that would let a measured figure through is a hole in the check.
               Python, protocol, flash-attn-4, compute capability
   identifier  run 3, runs 2 and 3, seed 004, instance #2, Algorithm 1,
               section 3.2, Llama 3
-  design      a count the experiment was designed with: 40 configurations,
-              50 rounds, 20 identical pairs, 10000 resamples, 5 warm-up
+  design      a count the experiment or the GPU was designed with: 40
+              configurations, 20-30 samples, the 20 bf16 configurations,
+              50 rounds, 10000 resamples, 5 warm-up, 132 SMs
+  prediction  a value predicted before the run, from "predicted" or
+              "prediction" to the next ':', ';' or ')'
 """
 
 import re
@@ -34,8 +37,9 @@ VERSION = re.compile(r"(?:driver|CUDA(?: runtime)?|cuDNN|PyTorch|nvcc|gcc|Ubuntu
                      r"protocol|flash-attn-4|compute capability)\s+\d+(?:\.\d+)*")
 IDENT = re.compile(r"(?:\bruns?|\bseeds?|\binstances?|\bAlgorithm|\bsection|\bsec\.|\bLlama|#)"
                    rf"\s*#?\d+(?:\s*(?:,|and|-|–|to)\s*#?\d+)*")
-DESIGN = re.compile(r"\d+\s+(?:configurations|rounds|samples|resamples|identical pairs|"
-                    r"instances|warm-up|shapes)\b")
+DESIGN = re.compile(r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s+(?:[\w-]+\s+)?(?:configurations|rounds|"
+                    r"samples|resamples|identical pairs|instances|warm-up|shapes|SMs)\b")
+PREDICTED = re.compile(r"[Pp]redict(?:ed|ion)[^;:)]*")
 CODE = re.compile(r"`[^`\n]*`")
 PATHWORD = re.compile(r"[^\s()\[\],;]*(?:/|\.(?:md|db|cu|cuh|cfg|log|py|svg|json|sh|c|h)\b)"
                       r"[^\s()\[\],;]*")
@@ -63,7 +67,7 @@ def allowed(text, start, end):
         return True
     if after.isalpha() and after not in "x×":
         return True
-    for pat in (CODE, PATHWORD, SHAPE, BOUND, DATE, VERSION, IDENT, DESIGN):
+    for pat in (CODE, PATHWORD, SHAPE, BOUND, DATE, VERSION, IDENT, DESIGN, PREDICTED):
         if _inside(pat, text, start, end):
             return True
     return False
