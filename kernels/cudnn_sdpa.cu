@@ -40,20 +40,17 @@
  * at D = 8, 16, 32, 40, 80, 96, 160, 192, 256, 512, 520. Engine 2 (the flash
  * kernel) serves 2 <= S and D <= 256; engine 1 serves S = 1 and D > 256. D not
  * a multiple of 8 (e.g. 100) is refused: setup fails with cuDNN's status.
- * Measured (NVIDIA H200, 2026-11-21; gpu_check --time: hot mode, median of 50),
- * under the GPU machine's cuDNN 9.14.0 and under PyTorch 2.11's own cuDNN
- * 9.19.0 (LD_LIBRARY_PATH), against torch's SDPBackend.CUDNN_ATTENTION on
- * that same 9.19.0 in the same device call (median of 50, same timing):
- *                                      cuDNN 9.14        cuDNN 9.19        torch 9.19
- *     B=4  H=16 S=4096 D=128 fp16        0.843 ms 652 TF   0.844 ms 651 TF   0.847 ms 649 TF
- *     B=4  H=16 S=4096 D=128 fp16 causal 0.480 ms 573 TF   0.494 ms 556 TF   0.506 ms 543 TF
- *     B=32 H=8  S=512  D=64  fp16        0.049 ms 350 TF   0.049 ms 349 TF   0.051 ms 335 TF
- *     B=32 H=8  S=512  D=64  fp16 causal 0.046 ms 186 TF   0.041 ms 210 TF   0.040 ms 213 TF
- *     B=4  H=16 S=4096 D=128 bf16        0.810 ms 679 TF   0.813 ms 676 TF   0.820 ms 671 TF
- * (TF = TFLOP/s, 4*B*H*S^2*D, halved for causal.) Same library, same speed
- * as PyTorch (0.96-1.01x its time; torch's own medians moved 2-7% between
- * calls); the gap at the small causal shape is the cuDNN version, not the
- * graph.
+ * Measured (NVIDIA H200, 2026-11-21, reports/attnbench.db, hot mode,
+ * cuDNN 9.14): run 10 (ladder-d128, report reports/ladder-d128-run10.md)
+ * 666 TFLOP/s at B=4 H=16 S=4096 D=128 fp16, 581 causal, 689 bf16; run 6
+ * (seed-004-sdpa) 0.0485 ms at B=32 H=8 S=512 D=64 fp16, PyTorch 2.11's
+ * default SDPA 0.0494 ms in the same run.
+ *
+ * Under PyTorch 2.11's own cuDNN 9.19.0 (LD_LIBRARY_PATH) the same graph
+ * ran at the speed of torch's SDPBackend.CUDNN_ATTENTION on that library,
+ * and faster than under cuDNN 9.14 at the small causal shape: the gap there
+ * is the cuDNN version, not the graph (gpu_check --time on 2026-11-21; not
+ * in a committed database).
  *
  * Backward (run_bwd): the flash-attention bprop graph (see
  * build_graph_bwd; grouped-query heads summed by a reduction, S_kv != S by
@@ -61,16 +58,18 @@
  * gpu_check_bwd case (fp16/bf16, D 64/128, causal or not, S = 1..1025,
  * H_kv = 2 and 1, S_kv = 300 > S; 104 cases, reports/bwd-ladder/
  * gpu-bwd-suite-cudnn.log). Measured (NVIDIA H200, 2026-11-24, H_kv = H,
- * reports/bwd-ladder/bwd-ladder-run1.md, 40 configurations): 157-598
+ * reports/bwd-ladder/bwd-ladder.db, report bwd-ladder-run1.md, 40
+ * configurations, ratios of medians): 157-598
  * TFLOP/s, 1.82x PyTorch's flash backward and 1.11x PyTorch's own cuDNN
  * backend (geometric means; the same engine, reached without autograd's
  * dispatch: 1.03-1.06x at S = 8192, 1.01-1.45x at S = 512).
- * S != S_kv (NVIDIA H100, 2026-11-25, reports/bwd-ladder/bwd-kv-run1.md,
- * H = 32, H_kv = 8, D = 128, bf16): causal with S < S_kv 1.65-1.70x
- * PyTorch's default backward; causal with S > S_kv (rows that see no key,
- * handled by a logsumexp copy with -inf as +inf: 120 gpu_check_bwd cases,
- * reports/bwd-ladder/gpu-bwd-suite-kv.log) the fused engine does not skip the
- * empty rows' tiles: 0.42 ms against 0.40 ms unmasked, 0.79x PyTorch's.
+ * S != S_kv (NVIDIA H100, 2026-11-25, reports/bwd-ladder/bwd-kv.db, its
+ * report bwd-kv-run1.md, H = 32, H_kv = 8, D = 128, bf16; the report's
+ * round estimates): causal with S < S_kv 1.57-1.61x PyTorch's default
+ * backward; causal with S > S_kv (rows that see no key, handled by a
+ * logsumexp copy with -inf as +inf, checked by gpu_check_bwd:
+ * reports/bwd-ladder/gpu-bwd-suite-kv.log) the fused engine does not skip
+ * the empty rows' tiles: 0.42 ms against 0.40 ms unmasked, 0.80x PyTorch's.
  *
  * Set AB_CUDNN_SDPA_VERBOSE=1 to have setup print the chosen engine, the
  * graph used, the number of configs tried, the workspace and the setup time

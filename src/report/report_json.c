@@ -6,7 +6,8 @@
  *
  *   {"run": 3, "experiment": "...", "baseline": "...", "alpha": 0.05,
  *    "practical": 0.01, "provenance": {VARIANT: {"route", ...}} (provenance.h),
- *    "comparisons": [{"config": {"B", "H", "S", "D", "causal", "dtype"},
+ *    "comparisons": [{"config": {"B", "H", "S", "D", "causal", "dtype", "H_kv",
+ *       "S_kv", "pass"},
  *       "variant", "baseline", "speedup", "speedup_ci": [lo, hi],
  *       "p", "p_adjusted" (null where the rounds are too few for the test
  *       to reach alpha), "verdict", "method", "p_method", "paired", "rounds",
@@ -81,8 +82,9 @@ static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); 
 
 static json_t *config(const ab_rmeas *r)
 {
-    return json_pack("{s:i, s:i, s:i, s:i, s:b, s:s}", "B", r->B, "H", r->H, "S", r->S, "D", r->D,
-                     "causal", r->causal, "dtype", r->dtype);
+    return json_pack("{s:i, s:i, s:i, s:i, s:b, s:s, s:i, s:i, s:s}", "B", r->B, "H", r->H, "S",
+                     r->S, "D", r->D, "causal", r->causal, "dtype", r->dtype, "H_kv", r->H_kv,
+                     "S_kv", r->S_kv, "pass", r->pass);
 }
 
 int ab_report_json(FILE *out, long long run_id, const char *experiment, const char *baseline,

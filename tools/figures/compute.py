@@ -47,9 +47,15 @@ class Context:
             raise FigureError(f"{db_path}: no such database")
         self.db_path = db_path
         self.attnbench = attnbench
-        self.conn = sqlite3.connect(f"file:{os.path.abspath(db_path)}?mode=ro", uri=True)
         self._reports = {}
         self._tmp = None
+        self.conn = sqlite3.connect(f"file:{os.path.abspath(db_path)}?mode=ro", uri=True)
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(measurement_summary)")}
+        if not set(CONFIG_COLUMNS) | {"gbs"} <= cols:
+            # a database from before the view had every column: read the
+            # copy attnbench migrated (the committed file stays as it is)
+            self.conn.close()
+            self.conn = sqlite3.connect(f"file:{self._migrated()}?mode=ro", uri=True)
 
     def close(self):
         self.conn.close()
@@ -62,6 +68,27 @@ class Context:
             raise FigureError(f"{self.db_path} holds {len(ids)} runs: name run=")
         return ids[0]
 
+    def _migrated(self):
+        """A temporary copy of the database migrated to the current schema
+        by attnbench itself (importing an empty export migrates)."""
+        copy = os.path.join(self._tmp or "", "copy.db")
+        if self._tmp:
+            return copy
+        if not self.attnbench:
+            raise FigureError(f"{self.db_path}: an older schema or a report figure needs the "
+                              "attnbench binary (--attnbench)")
+        self._tmp = tempfile.mkdtemp(prefix="figures-")
+        copy = os.path.join(self._tmp, "copy.db")
+        shutil.copy(self.db_path, copy)
+        empty = os.path.join(self._tmp, "none.json")
+        with open(empty, "w") as f:
+            f.write('{"attnbench_export": 1, "runs": []}\n')
+        p = subprocess.run([self.attnbench, "import", empty, "--db", copy],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            raise FigureError(f"{self.db_path}: attnbench could not migrate a copy: {p.stderr.strip()}")
+        return copy
+
     def report(self, run, flags):
         """The parsed output of `attnbench report RUN FLAGS --json` on a
         migrated temporary copy of the database (report may migrate the
@@ -69,20 +96,10 @@ class Context:
         key = (run, flags)
         if key in self._reports:
             return self._reports[key]
-        if not self.attnbench:
-            raise FigureError("report figures need the attnbench binary (--attnbench)")
-        if not self._tmp:
-            self._tmp = tempfile.mkdtemp(prefix="figures-")
-            shutil.copy(self.db_path, os.path.join(self._tmp, "copy.db"))
-            empty = os.path.join(self._tmp, "none.json")
-            with open(empty, "w") as f:
-                f.write('{"attnbench_export": 1, "runs": []}\n')
-            subprocess.run([self.attnbench, "import", empty, "--db",
-                            os.path.join(self._tmp, "copy.db")],
-                           check=True, stdout=subprocess.DEVNULL)
+        copy = self._migrated()
         out = os.path.join(self._tmp, f"r{run}-{len(self._reports)}.json")
         cmd = [self.attnbench, "report", str(run)] + flags.split() + [
-            "--db", os.path.join(self._tmp, "copy.db"), "--json", "--no-plots", "-o", out]
+            "--db", copy, "--json", "--no-plots", "-o", out]
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if p.returncode != 0:
             raise FigureError(f"attnbench report {run} {flags} failed: {p.stderr.strip()}")
@@ -171,17 +188,28 @@ def library(ctx):
         c = report_comparison(variant, run=run, baseline=baseline, flags=flags, **cfg)
         return (c["speedup"], c["speedup_ci"][0], c["speedup_ci"][1])
 
-    def report_comparison(variant, run=None, baseline=None, flags="", **cfg):
+    def _report_hits(variant, run, baseline, flags, cfg):
         if run is None:
             run = ctx.default_run()
         rep = ctx.report(run, flags)
-        hits = [c for c in rep["comparisons"]
+        return [c for c in rep["comparisons"]
                 if c["variant"] == variant and (baseline is None or c["baseline"] == baseline)
                 and all(_cfg_eq(c["config"], k, v) for k, v in cfg.items())]
+
+    def report_comparison(variant, run=None, baseline=None, flags="", **cfg):
+        hits = _report_hits(variant, run, baseline, flags, cfg)
         if len(hits) != 1:
             raise FigureError(f"report {run} {flags}: {len(hits)} comparisons of {variant} "
                               f"against {baseline} with {cfg}")
         return hits[0]
+
+    def report_speedups(variant, run=None, baseline=None, flags="", **cfg):
+        """The report's speedup estimates of VARIANT over every configuration
+        matching CFG (a series, for minmax or geomean)."""
+        hits = _report_hits(variant, run, baseline, flags, cfg)
+        if not hits:
+            raise FigureError(f"report {run} {flags}: no comparison of {variant} with {cfg}")
+        return Series((tuple(sorted(c["config"].items())), c["speedup"]) for c in hits)
 
     def verdicts(variant, verdict, run=None, baseline=None, flags="", where_cfg=None):
         """How many of VARIANT's comparisons in the report have a verdict
@@ -271,7 +299,7 @@ def library(ctx):
         return 1.0 / x
 
     fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, speedup_best=speedup_best,
-               report_speedup=report_speedup, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
+               report_speedup=report_speedup, report_speedups=report_speedups, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
                sql=sql, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
                count=count, pct=pct, scale=scale, inverse=inverse)
     return fns
