@@ -37,7 +37,8 @@
  * Prediction (written before the first run). Headline B=4 H=16 S=4096
  * D=128 fp16 non-causal: 4 B H S^2 D = 137.4 GFLOP; ideal traffic Q, K, V
  * read once and O written once = 268 MB. Ceilings on the H200: fp16 GEMM
- * 755-779 TFLOP/s measured -> 0.18 ms; 268 MB at ~4.5 TB/s
+ * 755-779 TFLOP/s (attnbench env --measure-peaks, before the run) -> 0.18 ms;
+ * 268 MB at ~4.5 TB/s
  * -> 0.06 ms; so compute-bound by 3x, the K/V re-reads (32 query tiles per
  * head) hit L2. cuda_mma_pipeline reaches 368 TFLOP/s (49% of the GEMM
  * ceiling, tensor pipe 52% active). wgmma removes the ldmatrix traffic
@@ -55,15 +56,17 @@
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
  * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
  * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
- * 385.9-439.2 TFLOP/s over the 16 configurations; B=4 S=4096 fp16: 404.2
+ * 348.5-439.2 TFLOP/s over the 16 configurations; B=4 S=4096 fp16: 404.2
  * non-causal (cuda_mma_pipeline 368.6, 1.10x; cudnn_sdpa 646.7, 0.63x),
  * 382.1 causal (332.0; 579.9). Geometric mean against cudnn_sdpa 0.64
  * (0.59-0.71). Below the prediction (1.2-1.35x the previous rung): the
  * next rung, which changes only how tiles reach shared memory, gained
- * 1.29-1.34x, so most of what this rung lacks is the cost of 256 threads
+ * 1.17-1.35x, so most of what this rung lacks is the cost of 256 threads
  * issuing cp.async copies (address and predicate arithmetic, wait_group,
  * proxy fence, a block barrier per tile) on the same warps that run the
- * softmax, not the tensor-core instruction. ptxas (nvcc 13.0, sm_90a): 226
+ * softmax, not the tensor-core instruction.
+ *
+ * ptxas (nvcc 13.0, sm_90a): 226
  * registers (D=128 non-causal) / 232 (causal) / 168 (D=64), no spills,
  * 160 KiB + 1 KiB dynamic shared memory at D=128; SASS shows
  * HGMMA.64x128x16.F32 (and .BF16) and LDGSTS.E.BYPASS.128, no LDL/STL.

@@ -30,8 +30,9 @@
  *
  * Prediction (before the first run). FlashAttention-3's ablation (Table
  * 2, H100, D = 128, non-causal): removing the GEMM-softmax pipelining
- * costs 661 -> 582 TFLOP/s (-12%). cuda_wgmma_ws measured 575 TFLOP/s at
- * the headline (fp16, H200) against cudnn_sdpa's 659; this rung should
+ * costs 661 -> 582 TFLOP/s (-12%). cuda_wgmma_ws timed 575 TFLOP/s at
+ * the headline (gpu_check --time, fp16, H200, before the committed run)
+ * against cudnn_sdpa's 659; this rung should
  * close most of that: +8-15%, 620-660 TFLOP/s, i.e. 0.94-1.0x cudnn_sdpa.
  *
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
@@ -47,9 +48,10 @@
  * cudnn_sdpa 0.975 (0.90-1.04; non-causal 1.00, causal 0.95). Against the
  * prediction (+8-15%, 0.94-1.0x cuDNN): non-causal -1% to +14% over
  * cuda_wgmma_ws, 0.97-1.04x cuDNN; causal -5% to +4%: short causal query
- * tiles (S = 2048: 1 to 16 key tiles) pay the block start-up (barrier
+ * tiles (few key tiles each at S = 2048) pay the block start-up (barrier
  * init, Q and first (K, V) load) and the O store in the open, which the
  * overlap cannot hide.
+ *
  * ptxas: 168 registers at entry, no spills; SASS keeps the overlap
  * (WARPGROUP.DEPBAR.LE gsb0, 0x1 between the two wgmma groups, BAR.ARV /
  * BAR.SYNC for the turns). Checked: gpu_check (64 cases), memcheck and

@@ -38,8 +38,9 @@
  * 404.2, 1.34x; cudnn_sdpa 646.7, 0.84x), 479.7 causal (1.26x; 0.83x).
  * Geometric mean against cudnn_sdpa 0.81 (0.77-0.88). Far above the
  * prediction (+3-8%): the copies, not the tensor-core instruction, were
- * cuda_wgmma's bottleneck (one thread's 4 TMA per tile instead of 32
- * LDGSTS per thread, no wait_group/fence, 30 fewer registers: 196 vs 226).
+ * cuda_wgmma's bottleneck (one thread's TMA copies per tile instead of
+ * LDGSTS in every thread, no wait_group/fence, fewer registers).
+ *
  * ptxas: 196 registers (D=128) / 154 (D=64), no spills; SASS: HGMMA,
  * UTMALDG.3D, SYNCS (mbarrier) instructions. Checked: gpu_check (64 cases),
  * memcheck and racecheck clean.

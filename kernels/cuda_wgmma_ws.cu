@@ -37,8 +37,10 @@
  * 540.3, 1.11x; cudnn_sdpa 646.7, 0.93x), 535.8 causal (1.12x; 0.92x); the
  * fastest own kernel at S = 16384 causal (bf16 640.7 vs cudnn_sdpa 622.0,
  * fp16 616.9 vs 620.2). Geometric mean against cudnn_sdpa 0.93
- * (0.87-1.03); over cuda_wgmma_tma 1.10-1.29x, more than the +5-15%
- * predicted. ptxas: 168 registers at entry
+ * (0.87-1.03); over cuda_wgmma_tma 1.10-1.29x, more than predicted
+ * (+5-15%).
+ *
+ * ptxas: 168 registers at entry
  * (384 threads, one block per SM), setmaxnreg 24 / 240 in SASS
  * (USETMAXREG), no spills. Checked: gpu_check (64 cases), memcheck and
  * racecheck clean.

@@ -20,7 +20,7 @@ that would let a measured figure through is a hole in the check.
               section 3.2, Llama 3
   design      a count the experiment or the GPU was designed with: 40
               configurations, 20-30 samples, the 20 bf16 configurations,
-              50 rounds, 10000 resamples, 5 warm-up, 132 SMs
+              50 rounds, 10000 resamples, 5 warm-up, 132 SMs, 256 threads
   prediction  a value predicted before the run, from "predicted" or
               "prediction" to the next ':', ';' or ')'
 """
@@ -38,7 +38,7 @@ VERSION = re.compile(r"(?:driver|CUDA(?: runtime)?|cuDNN|PyTorch|nvcc|gcc|Ubuntu
 IDENT = re.compile(r"(?:\bruns?|\bseeds?|\binstances?|\bAlgorithm|\bsection|\bsec\.|\bLlama|#)"
                    rf"\s*#?\d+(?:\s*(?:,|and|-|–|to)\s*#?\d+)*")
 DESIGN = re.compile(r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s+(?:[\w-]+\s+)?(?:configurations|rounds|"
-                    r"samples|resamples|identical pairs|instances|warm-up|shapes|SMs)\b")
+                    r"samples|resamples|identical pairs|instances|warm-up|shapes|SMs|threads)\b")
 PREDICTED = re.compile(r"[Pp]redict(?:ed|ion)[^;:)]*")
 CODE = re.compile(r"`[^`\n]*`")
 PATHWORD = re.compile(r"[^\s()\[\],;]*(?:/|\.(?:md|db|cu|cuh|cfg|log|py|svg|json|sh|c|h)\b)"
