@@ -41,8 +41,9 @@
  * first, heads grouped for L2; the FlashAttention-3 code's LPT scheduler,
  * read, not copied). Previous rung: cuda_wgmma_pingpong.
  *
- * Prediction (before the first run). cuda_wgmma_pingpong measured 613
- * TFLOP/s at the headline (0.95x cudnn_sdpa's 646); its ~58 us per block
+ * Prediction (before the first run). cuda_wgmma_pingpong timed 613
+ * TFLOP/s at the headline (gpu_check --time before the committed run;
+ * 0.95x cudnn_sdpa's 646); its ~58 us per block
  * spent an estimated 3-5 us on exposed start-up and O stores, so hiding
  * them should give +5-8% non-causal (640-660 TFLOP/s, ~1.0x cudnn_sdpa);
  * causal less (static schedule imbalance). D = 64: 413 -> 450-480 TFLOP/s
@@ -52,25 +53,28 @@
  * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
+ * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
  * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
  * non-causal 623.5-698.8 TFLOP/s, the fastest own kernel in 7 of the 8
  * non-causal configurations and at or above cudnn_sdpa from S = 4096 on
  * (bf16 S = 8192: 697.2 vs 626.3, 1.11x; fp16 B=4 S=4096: 652.2 vs 646.7,
  * 1.01x; S = 2048: 0.98-0.985x). Causal it is SLOWER than cuda_wgmma_pingpong
- * (371.5-569.0, 0.60-0.95x cudnn_sdpa; S = 16384: 0.60-0.64x): the static
- * round-robin gives block c the tiles L = c + 132k, whose query-tile index
- * within a head cycles with step 132 mod nqt, so at S = 16384 (nqt = 128)
- * block 0 gets tiles of 128, 124, ... key tiles and block 64 tiles of 64,
- * 60, ...: about 3x more work on some SMs than on others. A longest-first
- * order across heads (L -> query tile nqt - 1 - L / (B*H)) or an atomic
- * tile counter would fix that; not done. Prediction (+5-8% non-causal)
- * met at S >= 8192 (bf16 +9-11% over pingpong), not at S <= 4096 (+0-1%).
+ * (371.5-569.0, 0.60-0.92x cudnn_sdpa; S = 16384: 0.60-0.64x): the static
+ * round-robin's imbalance (below). Prediction (+5-8% non-causal) met at
+ * S >= 8192 (bf16 +9-11% over pingpong), not at S <= 4096 (+0-1%).
  * D = 64 (hopper-d64 run 2, fp16, three consumer warpgroups): 523.4
  * TFLOP/s at B=4 S=4096 non-causal (cudnn_sdpa 531.9, 0.98x; pingpong
  * 423.1), 501.1 at S = 16384 (552.4, 0.91x); causal again behind pingpong.
- * Nsight Compute at B=4 H=16 S=4096 D=128 fp16 non-causal (clocks left
- * alone; reports/hopper-forward/ncu-hopper-d128-headline.log): 849 us against cuDNN's
+ *
+ * The imbalance: the static round-robin gives block c the tiles L = c +
+ * 132k, whose query-tile index within a head cycles with step 132 mod nqt,
+ * so at S = 16384 (nqt = 128) block 0 gets tiles of 128, 124, ... key
+ * tiles and block 64 tiles of 64, 60, ...: about 3x more work on some SMs
+ * than on others. A longest-first order across heads (L -> query tile
+ * nqt - 1 - L / (B*H)) or an atomic tile counter fixes that (below).
+ * Profiled (no database: the figures are in the log named): Nsight
+ * Compute at B=4 H=16 S=4096 D=128 fp16 non-causal (clocks left
+ * alone; reports/ncu/hopper-d128-headline.log): 849 us against cuDNN's
  * 854 us; tensor pipe active 76.9% of peak (cuDNN 75.7%), issue slots
  * 41.9% (43.8%), the same 8.39 M wgmma instructions, 201 MB DRAM read
  * (both), 4.04 GB of L2 traffic (cuDNN 3.12 GB). ptxas: 168 registers at
@@ -80,18 +84,22 @@
  * The causal scheduler (2026-11-24). Prediction: with the imbalance gone
  * (static round-robin: up to 3x the key tiles on some SMs), causal should
  * reach its non-causal ratio to cudnn_sdpa, about 1.0x. Section size
- * measured (gpu_check --time, six causal shapes, G in {1, 2, 4, 8, all
- * heads, half of L2}): 8 heads best or within 1%; all heads at once lost
- * 6-17% at S <= 4096 (K/V of every head in flight, L2 misses). Measured
- * (attnbench run experiments/hopper-lpt.cfg, reports/hopper-forward/hopper-lpt.db run 1,
- * report reports/hopper-forward/hopper-lpt-run1.md; NVIDIA H200, 2026-11-24, hot timing,
- * 80-100 samples in rounds of 4, 1230 of 2956 clock blocks at the software
- * power cap, SM 1440-1980 MHz): causal D = 128 494.6-571.8 TFLOP/s, 0.96-0.99x
- * cudnn_sdpa (static schedule before: 0.60-0.95x) and 1.04-1.07x
+ * timed with gpu_check --time (no committed database; six causal shapes,
+ * G in {1, 2, 4, 8, all heads, half of L2}): 8 heads best or within 1%;
+ * all heads at once lost 6-17% at S <= 4096 (K/V of every head in flight,
+ * L2 misses).
+ * Measured (attnbench run experiments/hopper-lpt.cfg, reports/hopper-lpt.db
+ * run 1, report reports/hopper-lpt-run1.md; NVIDIA H200, 2026-11-24, hot
+ * timing, 80-100 samples in rounds, 1230 of 2956 clock blocks at the
+ * software power cap, SM 1440-1980 MHz; speedups against cudnn_sdpa are
+ * the report's round estimates): causal D = 128 494.6-571.8 TFLOP/s, 0.96-0.98x
+ * cudnn_sdpa (static schedule before: 0.60-0.92x) and 1.04-1.07x
  * cuda_wgmma_pingpong for S <= 8192 (0.98x at S = 16384, where pingpong's
  * one-head-at-a-time hardware order keeps K/V in L2 better); causal D = 64
  * 349-470, 1.15-1.23x pingpong, 0.91-0.95x cudnn_sdpa. Non-causal
- * unchanged (615.6 at the headline, 1.03x cudnn_sdpa's 599.4). ptxas: the
+ * unchanged (615.6 at the headline, 1.03x cudnn_sdpa's 599.4).
+ *
+ * ptxas: the
  * causal producer spills 8-16 bytes at its 24 registers (per tile, not in
  * the loop); 32 would leave the consumers' setmaxnreg.inc 240 short of the
  * 168 x 384 launch pool and hang (tried: it did, at D = 128).
@@ -136,10 +144,11 @@
  * run 1, round-paired Hodges-Lehmann speedup vs cudnn_sdpa): S = 1024..16384
  * at H_kv = 8 0.889x, 0.919x, 0.924x, 0.924x, 0.924x (412-580 TFLOP/s);
  * H_kv = 1 at S = 4096 0.926x; S = 2048 against S_kv = 8192 0.916x;
- * 1.65-1.78x cuda_mma_pipeline. The prediction (0.95-1.0x at S >= 2048) did not
+ * 1.63-1.78x cuda_mma_pipeline. The prediction (0.95-1.0x at S >= 2048) did not
  * hold. A second run at H_kv = 32, 8, 1 (gqa-vs-mha-hopper.db, same folder):
  * causal 0.918-0.930x at every H_kv, non-causal 1.023-1.026x: the K/V
  * head mapping costs nothing; the gap is the causal one at H = 32.
+ *
  * GPU suite: 56 grouped-query / S_kv cases, 0 failed (same day).
  */
 #include "entry_points.h"

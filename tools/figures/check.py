@@ -189,7 +189,7 @@ def parse_manifest(path, rel):
 ALLOWED_NODES = (ast.Expression, ast.Call, ast.Name, ast.Load, ast.Constant, ast.Tuple,
                  ast.List, ast.keyword, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
                  ast.UnaryOp, ast.USub, ast.Compare, ast.Gt, ast.GtE, ast.Lt, ast.LtE,
-                 ast.Eq, ast.NotEq)
+                 ast.Eq, ast.NotEq, ast.Subscript)
 
 
 def evaluate(expr, fns, where):
