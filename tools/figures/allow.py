@@ -6,13 +6,15 @@ is a pattern over the whitespace-collapsed text around the number; the list
 is documented in tools/figures/README.md and kept short on purpose: a rule
 that would let a measured figure through is a hole in the check.
 
-  name        part of a name: fp16, H200, sm_90a, FlashAttention-2, 8B, 64K
-              (a letter, '_' or letter-hyphen right before it, or a letter
-              right after it; x3.2 and ×1.05 are ratios, not names)
+  name        part of a name: fp16, H200, sm_90a, FlashAttention-2, 8B, 64K,
+              64-row (a letter, '_' or letter-hyphen right before it, a
+              letter or hyphen-letter right after it; x3.2 and ×1.05 are
+              ratios, not names)
   code        inside `inline code`, or in a word with '/' or a file suffix
   shape       a shape or tile parameter's value: B=4, S = 512..8192,
               S_kv = 4K–128K, D in {64, 128}, B·S = 16384, Br = 64
-  bound       a bound of a comparison: p < 0.05, ≥ 70%, S ≤ 1024, ± 1%
+  bound       a bound of a comparison: p < 0.05, ≥ 70%, S ≤ 1024, ± 1%,
+              exceed 256 MB
   date        dates and clock times: 2026-11-24, 15:30
   version     after driver, CUDA, cuDNN, PyTorch, nvcc, gcc, Ubuntu, Debian,
               Python, protocol, flash-attn-4, compute capability
@@ -22,7 +24,8 @@ that would let a measured figure through is a hole in the check.
               configurations, 20-30 samples, the 20 bf16 configurations,
               50 rounds, 10000 resamples, 5 warm-up, 132 SMs, 256 threads
   prediction  a value predicted before the run, from "predicted" or
-              "prediction" to the next ':', ';' or ')'
+              "prediction" (and a colon right after it) to the next ':', ';'
+              or ')'
 """
 
 import re
@@ -31,7 +34,7 @@ SHAPE_NAMES = r"(?:B·S|B\*S|H_kv|S_kv|B|H|S|D|Br|Bc|G|nsplit|splits)"
 VALUE = r"\d+(?:\.\d+)?[KM]?"
 VLIST = rf"\{{?\s*{VALUE}(?:\s*(?:\.\.\.?|–|-|,|and|or|to)\s*{VALUE})*\s*\}}?"
 SHAPE = re.compile(rf"(?<![\w]){SHAPE_NAMES}\s*(?:=|≤|≥|<=|>=|<|>|≠|!=|in|∈)\s*{VLIST}")
-BOUND = re.compile(rf"(?:<=|>=|≤|≥|<|>|±)\s*{VLIST}")
+BOUND = re.compile(rf"(?:<=|>=|≤|≥|<|>|±|\bexceeds?)\s*{VLIST}")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?Z?)?|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 VERSION = re.compile(r"(?:driver|CUDA(?: runtime)?|cuDNN|PyTorch|nvcc|gcc|Ubuntu|Debian|Python|"
                      r"protocol|flash-attn-4|compute capability)\s+\d+(?:\.\d+)*")
@@ -39,7 +42,7 @@ IDENT = re.compile(r"(?:\bruns?|\bseeds?|\binstances?|\bAlgorithm|\bsection|\bse
                    rf"\s*#?\d+(?:\s*(?:,|and|-|–|to)\s*#?\d+)*")
 DESIGN = re.compile(r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s+(?:[\w-]+\s+)?(?:configurations|rounds|"
                     r"samples|resamples|identical pairs|instances|warm-up|shapes|SMs|threads)\b")
-PREDICTED = re.compile(r"[Pp]redict(?:ed|ion)[^;:)]*")
+PREDICTED = re.compile(r"[Pp]redict(?:ed|ion)\s*:?[^;:)]*")
 CODE = re.compile(r"`[^`\n]*`")
 PATHWORD = re.compile(r"[^\s()\[\],;]*(?:/|\.(?:md|db|cu|cuh|cfg|log|py|svg|json|sh|c|h)\b)"
                       r"[^\s()\[\],;]*")
@@ -67,6 +70,8 @@ def allowed(text, start, end):
         return True
     if after.isalpha() and after not in "x×":
         return True
+    if after == "-" and end + 1 < len(text) and text[end + 1].isalpha():
+        return True  # a compound: 64-row tiles, 4-row chunks
     for pat in (CODE, PATHWORD, SHAPE, BOUND, DATE, VERSION, IDENT, DESIGN, PREDICTED):
         if _inside(pat, text, start, end):
             return True

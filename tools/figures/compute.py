@@ -173,6 +173,11 @@ def library(ctx):
         ms (above 1: the variant is faster)."""
         return _pair(ms(variant, **sel), ms(baseline, **sel), lambda v, b: b / v)
 
+    def ratio(a, b):
+        """a / b per configuration both selections hold (across runs: the
+        same configuration in two runs)."""
+        return _pair(a, b, lambda x, y: x / y)
+
     def speedup_best(variants, baseline, **sel):
         """Per configuration, the fastest of VARIANTS (smallest median)
         against the baseline: ratio of medians."""
@@ -298,7 +303,7 @@ def library(ctx):
             return tuple(1.0 / v for v in x)
         return 1.0 / x
 
-    fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, speedup_best=speedup_best,
+    fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, ratio=ratio, speedup_best=speedup_best,
                report_speedup=report_speedup, report_speedups=report_speedups, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
                sql=sql, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
                count=count, pct=pct, scale=scale, inverse=inverse)
