@@ -36,11 +36,11 @@
  * are issued as 4x that on the tensor cores (rows padded 4 -> 16): about 16
  * FLOP per byte, a small fraction of mma.sync's rate, so the bound is DRAM.
  * Expected: 80-90% of the run's copy ceiling where K/V exceed 256 MB (a pure
- * read stream with ample bytes in flight), i.e. 3400-3800 GB/s against the 4228
- * GB/s measured on an H200 (run 3 of reports/llama3-8b/llama3-8b.db): S_kv = 32K in 35-40
- * us, 128K in 141-159 us, within 0.9-1.1x of cudnn_sdpa's time; short caches (B
- * = 1, S_kv = 4K: 16.8 MB) well under it (launch and the pipeline's fill, about
- * 6-9 us).
+ * read stream with ample bytes in flight), i.e. 3400-3800 GB/s against the
+ * 4228 GB/s measured on an H200 (run 3 of reports/llama3-8b.db). Predicted:
+ * S_kv = 32K in 35-40 us, 128K in 141-159 us, within 0.9-1.1x of cudnn_sdpa's
+ * time; short caches (B = 1, S_kv = 4K: 16.8 MB) well under it (launch and
+ * the pipeline's fill, about 6-9 us).
  *
  * Measured (attnbench run of experiments/llama3-8b-decode.cfg, run 1 of
  * reports/llama3-8b-decode/llama3-8b-decode.db, report
@@ -53,12 +53,15 @@
  * GB/s (106%, 108%; 1.001x, 1.005x). Shorter caches: B = 1, S_kv = 4K, 16K, 32K
  * 1166, 2583, 3266 GB/s (1.046x, 1.027x, 0.997x); B = 8, 4K 3376 (1.009x).
  * cuda_decode_split_kv in the same run 380-1379 GB/s: this rung is 3.0-4.8x
- * faster. The prediction holds where K/V are large (89-108% against 80-90%
- * predicted; 128K in 128.1 us against 141-159), misses at 32K (41.1 us against
- * 35-40: 77%, the fixed cost below weighs more) and is beaten at short caches
- * (S_kv = 4K: 14.4 us, of which about 3.4 us is the hot timer's floor). Nsight
+ * faster. The prediction holds where K/V are large (89-108% where the
+ * prediction said 80-90%; 128K in 128.1 us, predicted 141-159), misses at
+ * 32K (41.1 us, predicted 35-40: 77%, the fixed cost below weighs more) and
+ * is beaten at short caches (S_kv = 4K: 14.4 us, of which about 3.4 us is
+ * the hot timer's floor).
+ *
+ * Profiled (no database: the figures are in the logs named): Nsight
  * Compute (reports/llama3-8b-decode/ncu-run1.log, same call; before:
- * reports/llama3-8b/ncu-decode-llama3-64k.log, cuda_decode_split_kv at 21% of DRAM peak):
+ * reports/ncu/decode-llama3-64k.log, cuda_decode_split_kv at 21% of DRAM peak):
  * at B = 1, S_kv = 64K the kernel takes 70.8 us, DRAM 79.5% of peak (cuDNN's
  * profiled kernel 65.4 us, 86.1%, though 70.3 us end to end: it spends about 5
  * us outside that kernel), 128K 127.0 us and 88.3% (cuDNN 122.4 us, 91.6%),
@@ -66,7 +69,9 @@
  * memory), issue slots 24% busy, tensor pipe 11%, stalls mostly long scoreboard
  * (waiting on memory): DRAM-bound. ptxas (sm_90a): 149 registers with R <= 8,
  * 166 with two row halves, no spills; SASS 192 HMMA, 288 LDGSTS, 96 LDSM, no
- * local memory. Checked on the same GPU: the GPU suite (40 cases, 24 with H_kv
+ * local memory.
+ *
+ * Checked on the same GPU: the GPU suite (40 cases, 24 with H_kv
  * < H or S_kv != S), every configuration of the experiment over every row
  * (gpu_check --shape), and compute-sanitizer memcheck and racecheck clean on
  * small shapes reaching one and several splits, one and two row halves, several
@@ -79,18 +84,21 @@
  * L2 round trips) after the m, l loads. Tried: the last block fetching a whole
  * batch of partial rows into shared memory by cp.async at once, overlapped with
  * the m, l loads. Prediction: 2-3 us less at B = 1 (S_kv = 64K 71.1 -> 68-69
- * us; 4K 14.4 -> 12), unchanged at B = 64 (one split, no merge). Measured (run
- * 2 of the same database, same GPU and day, commit dde5d8e): 1.1-1.7 us SLOWER
- * at B = 1 (4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2, 128K 128.1 -> 129.2), B = 8
- * and 64 unchanged: its copies formed their addresses with three run-time
- * integer divisions each, 33 copies a thread, about 3000 instructions on the
- * tail's path. With the addresses formed once per thread (run 3, commit
- * 93cdec7; the card about 1.5% slower for cudnn_sdpa too, copy ceiling 4261
- * GB/s): back to run 1's level and no better, 0.982-1.029x cudnn_sdpa at B = 1,
- * 1.002-1.022x at B = 8 and 64; Nsight 70.9 us at 64K (run 1's code 70.8). So
- * the merge's loads are not the 5 us; the change is not kept (this file is run
- * 1's kernel), and where the fixed cost goes (the first tiles' latency, the 264
- * blocks' uneven finish, the in-block merge) is open.
+ * us; 4K 14.4 -> 12), unchanged at B = 64 (one split, no merge).
+ * Measured (run 2 of the same database, same GPU and day, commit dde5d8e):
+ * 1.1-2.4 us SLOWER at B = 1 (4K 14.4 -> 16.1 us, 64K 71.1 -> 72.2, 128K
+ * 128.1 -> 129.2), B = 8 and 64 unchanged. With the addresses formed once
+ * per thread (run 3, commit 93cdec7; the card about 1.6% slower for
+ * cudnn_sdpa too, copy ceiling 4261 GB/s): back to run 1's level and no
+ * better, 0.982-1.029x cudnn_sdpa at B = 1, 1.002-1.022x at B = 8 and 64.
+ *
+ * Why run 2 lost: its copies formed their addresses with three run-time
+ * integer divisions each, 33 copies a thread, about 3000 instructions on
+ * the tail's path. Nsight gives 70.9 us at 64K for run 3's code (run 1's
+ * 70.8). So the merge's loads are not the 5 us; the change is not kept
+ * (this file is run 1's kernel), and where the fixed cost goes (the first
+ * tiles' latency, the 264 blocks' uneven finish, the in-block merge) is
+ * open.
  *
  * Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context
  * inference" (2023); FlashAttention-2's register reuse of the S accumulators as

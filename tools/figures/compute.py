@@ -178,6 +178,20 @@ def library(ctx):
         same configuration in two runs)."""
         return _pair(a, b, lambda x, y: x / y)
 
+    def difference(a, b):
+        """a - b per configuration both selections hold."""
+        return _pair(a, b, lambda x, y: x - y)
+
+    def timer_floor_ms(run=None, mode="hot"):
+        """The run's empty-kernel timer floor (timer_floor.median_ms)."""
+        if run is None:
+            run = ctx.default_run()
+        r = ctx.conn.execute("SELECT median_ms FROM timer_floor WHERE run_id = ? AND timing_mode = ?",
+                             (run, mode)).fetchone()
+        if not r:
+            raise FigureError(f"run {run} has no {mode} timer floor")
+        return r[0]
+
     def speedup_best(variants, baseline, **sel):
         """Per configuration, the fastest of VARIANTS (smallest median)
         against the baseline: ratio of medians."""
@@ -303,7 +317,8 @@ def library(ctx):
             return tuple(1.0 / v for v in x)
         return 1.0 / x
 
-    fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, ratio=ratio, speedup_best=speedup_best,
+    fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, ratio=ratio, difference=difference,
+               timer_floor_ms=timer_floor_ms, speedup_best=speedup_best,
                report_speedup=report_speedup, report_speedups=report_speedups, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
                sql=sql, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
                count=count, pct=pct, scale=scale, inverse=inverse)
