@@ -5,7 +5,7 @@
  * scratch buffer, so O stays correct). It exists for the power
  * study: a variant that is slower than cuda_mma_pipeline by a known small
  * amount (about 2.5%), so that the verdict rule's power to call a real
- * 2-3% slowdown "slower" can be measured in the same run as its A/A false
+ * slowdown of that size "slower" can be measured in the same run as its A/A false
  * positives.
  *
  * Sizing S'. At a compute-bound shape the kernel runs in waves of one block

@@ -25,8 +25,10 @@
  * nvcc cannot contract them into FMAs the plain computation does not have.
  * Measured: NVIDIA H200, 2026-11-26 (reports/device-inputs, one-*.db): the
  * check of one variant at B=1 H=16 S=16384 D=128 causal bf16, reference
- * included, 0.88 s against 4.03 s with the warp-per-row kernel. ptxas
- * (nvcc 13.0, sm_90a): reference_tiles 158-170 registers, no spills.
+ * included, 0.88 s against 4.03 s with the warp-per-row kernel (the runs'
+ * check time).
+ *
+ * ptxas (nvcc 13.0, sm_90a): reference_tiles 158-170 registers, no spills.
  * Checked against the CPU oracle over every row by the GPU suite
  * (`gpu_check --reference`: fp16, bf16, fp32; D = 1, 64, 128, 200; causal
  * and not; S = 1..200; H_kv < H and S_kv != S).
