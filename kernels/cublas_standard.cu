@@ -35,16 +35,16 @@
  * NeurIPS 2022; the cuBLAS documentation of cublasGemmStridedBatchedEx.
  * Rung: the library form of cuda_naive; the reference point for the fused
  * SIMT variants and for the tensor-core rungs.
- * Measured:
- *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
- *   hot-mode samples after 5 warm-up runs; TFLOP/s = 4*B*H*S^2*D / t,
- *   halved when causal:
- *     B=16 H=8  S=512  D=64  causal fp16     0.2002 ms   21.45 TFLOP/s
- *     B=1  H=1  S=4096 D=64  full   fp16     0.0981 ms   43.77 TFLOP/s
- *     B=4  H=16 S=4096 D=128 full   fp16     5.2040 ms  105.64 TFLOP/s
- *     B=16 H=8  S=512  D=64  causal fp32     0.3982 ms   10.79 TFLOP/s
- *     B=4  H=16 S=4096 D=128 causal bf16     3.9105 ms   70.29 TFLOP/s
- *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21); fp32 max error ~1e-7
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 42.4-104.6 TFLOP/s over run 10's 20 configurations
+ * (104.5 at B=4 S=4096 fp16 non-causal), 17.1-53.7 over run 9's 5 shapes;
+ * 12.93x cuda_naive (geometric mean of the ratios of medians over run 10,
+ * 7.87-17.71x).
+ *
+ * Checked: gpu_check: 96 cases, 0 failed (H200, 2026-11-21); fp32 max error ~1e-7
  *   (no TF32). The softmax kernel: 20 registers, no spills.
  *   Other head dims (gpu_check rebuilt with D in {3, 40, 80, 96, 256}, S in
  *   {1, 17, 97, 200, 1025}, all dtypes, causal and not): 150 cases, 0 failed

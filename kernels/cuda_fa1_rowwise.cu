@@ -28,17 +28,16 @@
  * Rung: after cuda_naive (fused, no score matrix in global memory); the
  * baseline that cuda_fa2_warps (seed 002 priority 2) and cuda_split_kv
  * (priority 1) improve on.
- * Measured:
- *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
- *   hot-mode samples after 5 warm-up runs; TFLOP/s = 4*B*H*S^2*D / t,
- *   halved when causal:
- *     B=16 H=8  S=512  D=64  causal fp16     0.5781 ms    7.43 TFLOP/s
- *     B=1  H=1  S=4096 D=64  full   fp16     1.3407 ms    3.20 TFLOP/s
- *     B=4  H=16 S=4096 D=128 full   fp16   154.4262 ms    3.56 TFLOP/s
- *     B=16 H=8  S=512  D=64  causal fp32     0.5878 ms    7.31 TFLOP/s
- *     B=4  H=16 S=4096 D=128 causal bf16    78.8471 ms    3.49 TFLOP/s
- *   (seed 000 reported 23.9 ms for the first shape on an L4: another GPU.)
- *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 127
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 3.0-3.6 TFLOP/s over run 10's 20 configurations (3.5 at
+ * B=4 S=4096 fp16 non-causal), 7.0-9.8 over run 9's 5 shapes; 0.59x
+ * cuda_naive (geometric mean of the ratios of medians over run 10,
+ * 0.56-0.61x).
+ *
+ * Checked: gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 127
  *   registers (D=64), 166-170 (D=128), no spills; 64/112 KiB dynamic shared
  *   memory: 2 resp. 1 block(s) of 256 threads per SM, set by the registers.
  */

@@ -19,23 +19,19 @@
  * seed 002 (/work/shared/seeds/) "priority 2: optimize thread utilization".
  * Rung: after cuda_fa1_rowwise; cuda_split_kv adds seed 002's "priority 1"
  * (parallelism over the keys) on top of it.
- * Measured (speed-up over cuda_fa1_rowwise in the same run):
- *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
- *   hot-mode samples after 5 warm-up runs; TFLOP/s = 4*B*H*S^2*D / t,
- *   halved when causal:
- *     B=16 H=8  S=512  D=64  causal fp16    0.1748 ms  24.57 TFLOP/s (fa1 x3.3)
- *     B=1  H=1  S=1024 D=64  full   fp16    0.1096 ms   2.45 TFLOP/s (fa1 x3.1)
- *     B=1  H=1  S=2048 D=64  full   fp16    0.2125 ms   5.05 TFLOP/s (fa1 x3.2)
- *     B=1  H=1  S=4096 D=64  full   fp16    0.4173 ms  10.29 TFLOP/s (fa1 x3.2)
- *     B=1  H=1  S=4096 D=64  causal fp16    0.4233 ms   5.07 TFLOP/s (fa1 x3.2)
- *     B=1  H=1  S=4096 D=128 full   fp16    0.7133 ms  12.04 TFLOP/s (fa1 x6.6)
- *     B=4  H=16 S=4096 D=128 full   fp16   17.6533 ms  31.14 TFLOP/s (fa1 x8.7)
- *     B=16 H=8  S=512  D=64  causal fp32    0.1822 ms  23.57 TFLOP/s (fa1 x3.2)
- *     B=4  H=16 S=4096 D=128 causal bf16    8.7687 ms  31.35 TFLOP/s (fa1 x9.0)
- *   Large grids reach ~31 TFLOP/s, about 46% of the H200's fp32 FMA peak
- *   (2 x 128 x 132 SMs x 1.98 GHz = 66.9 TFLOP/s). B=H=1 leaves most SMs
- *   idle (64 blocks for S=4096): cuda_split_kv's case.
- *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 141
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 23.8-32.1 TFLOP/s over run 10's 20 configurations (30.8
+ * at B=4 S=4096 fp16 non-causal), 16.1-31.3 over run 9's 5 shapes; 8.50x
+ * cuda_fa1_rowwise (geometric mean of the ratios of medians over run 10,
+ * 7.88-9.14x). The largest grids reach 48% of the H200's fp32 FMA peak
+ * (below).
+ *
+ * The H200's fp32 FMA peak: 2 x 128 x 132 SMs x 1.98 GHz = 66.9 TFLOP/s.
+ * B=H=1 leaves most SMs idle (64 blocks for S=4096): cuda_split_kv's case.
+ * Checked: gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 141
  *   registers (D=64), 168 (D=128), no spills, 53.25 / 86.5 KiB dynamic
  *   shared memory: 3 resp. 2 blocks of 128 threads per SM (D=64 limited by
  *   registers; capping at 128 registers for 4 blocks spilled).

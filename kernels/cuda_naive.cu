@@ -20,16 +20,14 @@
  * Source: "standard attention" (Algorithm 0 of Dao et al., FlashAttention,
  * NeurIPS 2022), the baseline every FlashAttention paper starts from.
  * Rung: the first CUDA rung, the correctness anchor for the others.
- * Measured:
- *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
- *   hot-mode samples after 5 warm-up runs; TFLOP/s = 4*B*H*S^2*D / t,
- *   halved when causal:
- *     B=16 H=8  S=512  D=64  causal fp16     0.8863 ms    4.85 TFLOP/s
- *     B=1  H=1  S=4096 D=64  full   fp16     0.8513 ms    5.04 TFLOP/s
- *     B=4  H=16 S=4096 D=128 full   fp16    92.5592 ms    5.94 TFLOP/s
- *     B=16 H=8  S=512  D=64  causal fp32     0.8870 ms    4.84 TFLOP/s
- *     B=4  H=16 S=4096 D=128 causal bf16    47.1907 ms    5.82 TFLOP/s
- *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 31-32
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 5.4-5.9 TFLOP/s over run 10's 20 configurations (5.9 at
+ * B=4 S=4096 fp16 non-causal), 4.6-5.6 over run 9's 5 shapes.
+ *
+ * Checked: gpu_check: 96 cases, 0 failed (H200, 2026-11-21). ptxas (sm_90a): 31-32
  *   registers, 2.1 KiB static shared memory per GEMM kernel, 20 registers
  *   for the softmax; no spills.
  *   Other head dims (gpu_check rebuilt with D in {3, 40, 80, 96, 256}, S in

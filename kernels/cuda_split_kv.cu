@@ -36,22 +36,19 @@
  * read the same K/V (from L2 after the first); packing them into one tile
  * is the next step, not done.
  * Rung: after cuda_fa2_warps; wins where the grid is small (B*H small).
- * Measured (speed-up over cuda_fa2_warps in the same run):
- *   NVIDIA H200 (sm_90), 2026-11-21, `gpu_check --time`: median of 50
- *   hot-mode samples after 5 warm-up runs; TFLOP/s = 4*B*H*S^2*D / t,
- *   halved when causal:
- *     B=16 H=8  S=512  D=64  causal fp16    0.1747 ms  24.59 TFLOP/s (fa2 x1.00)
- *     B=1  H=1  S=1024 D=64  full   fp16    0.0226 ms  11.90 TFLOP/s (fa2 x4.85, ws 4.1 MiB)
- *     B=1  H=1  S=2048 D=64  full   fp16    0.0611 ms  17.56 TFLOP/s (fa2 x3.48, ws 8.2 MiB)
- *     B=1  H=1  S=4096 D=64  full   fp16    0.1668 ms  25.75 TFLOP/s (fa2 x2.50, ws 13.4 MiB)
- *     B=1  H=1  S=4096 D=64  causal fp16    0.1163 ms  18.47 TFLOP/s (fa2 x3.64, ws 13.4 MiB)
- *     B=1  H=1  S=4096 D=128 full   fp16    0.3052 ms  28.14 TFLOP/s (fa2 x2.34, ws 16.2 MiB)
- *     B=4  H=16 S=4096 D=128 full   fp16   17.6571 ms  31.14 TFLOP/s (fa2 x1.00)
- *     B=16 H=8  S=512  D=64  causal fp32    0.1826 ms  23.52 TFLOP/s (fa2 x1.00)
- *     B=4  H=16 S=4096 D=128 causal bf16    8.7664 ms  31.36 TFLOP/s (fa2 x1.00)
- *   Small grids (B=H=1) win 2.3-4.8x over cuda_fa2_warps; where the unsplit
- *   grid fills a wave, nsplit = 1 and the time is cuda_fa2_warps's.
- *   gpu_check: 96 cases, 0 failed (H200, 2026-11-21; B=2, H=3, so S >= 65
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 23.8-32.1 TFLOP/s over run 10's 20 configurations (31.1
+ * at B=4 S=4096 fp16 non-causal), 16.1-31.2 over run 9's 5 shapes; 1.00x
+ * cuda_fa2_warps (geometric mean of the ratios of medians over run 10,
+ * 1.00-1.01x). At a small grid (run 5, seed-001-latency: B=1 H=8 S=512 D=64
+ * fp16) 1.48x cuda_fa2_warps non-causal and 2.15x causal.
+ *
+ * Where the unsplit grid fills a wave, nsplit = 1 and the time is
+ * cuda_fa2_warps's.
+ * Checked: gpu_check: 96 cases, 0 failed (H200, 2026-11-21; B=2, H=3, so S >= 65
  *   takes the split path, S=1025 and 2049 with empty causal splits).
  *   ptxas (sm_90a): split kernel 155-157 registers (D=64), 175 (D=128), no
  *   spills; combine kernel 32 registers.
