@@ -37,26 +37,25 @@
  * Causal (key j > query i masked) stops at the tile holding the block's last
  * diagonal element. D in {64, 128}; fp16 and bf16 (templated).
  *
- * Measured: NVIDIA H200 (the machine lent that day), 2026-11-21,
- * `gpu_check --time` (5 warm-up, median of 50 hot-mode samples), fp16 unless
- * noted; PyTorch 2.11 SDPA flash backend (FlashAttention-2) timed the same
- * way in the same device run (tests/gpu/sdpa_flash_time.py, driven by
- * tests/gpu/mma_ladder.sh):
- *   B  H   S    D   causal  median ms  TFLOP/s   torch flash TFLOP/s
- *   4  16  4096 128 0       11.266     48.8      357.5
- *   4  16  4096 128 0 bf16  11.255     48.9      350.1
- *   4  16  4096 128 1        5.977     46.0      302.4
- *   32 8   512  64  0        0.368     46.7      236.9
- *   32 8   512  64  1        0.239     35.9      131.1
- *   4  32  4096 64  0       11.299     48.7      300.3
- *   4  32  4096 64  1        5.866     46.9      280.6
- * About 14-27% of FlashAttention-2, 3.2-4.7x slower than cuda_mma_swizzle.
- * Nsight Compute at B=4 H=16 S=1024 D=128 fp16 non-causal: 4.72 M
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 40.0-49.2 TFLOP/s over run 10's 20 configurations (49.2
+ * at B=4 S=4096 fp16 non-causal), 35.6-48.4 over run 9's 5 shapes; 1.59x
+ * cuda_fa2_warps (geometric mean of the ratios of medians over run 10,
+ * 1.44-1.74x). 14-22% of PyTorch flash's speed in run 10, 3.8-4.8x slower
+ * than cuda_mma_swizzle.
+ *
+ * Profiled (Nsight Compute the same day; no committed log or database;
+ * reports/ladder-profile.md profiles every rung at another shape) at B=4
+ * H=16 S=1024 D=128 fp16 non-causal: 4.72 M
  * ldmatrix.x4, 151.2 M shared-load wavefronts (32 per ldmatrix.x4, 8x the
  * conflict-free 4), of which 132.3 M are bank conflicts; 799 us; tensor pipe
  * active 7.6% of cycles (cuda_mma_swizzle: 19.0 M wavefronts, 0.1 M
  * conflicts, 184 us, 32.5%). The bank conflicts are the whole story of this
  * rung.
+ *
  * ptxas (nvcc 13.0, sm_90a): 135 registers at D = 128, 101 (119 causal) at
  * D = 64, 0 spill bytes; dynamic shared memory (64 + 2 * 64) * D * 2 bytes
  * (24 KiB at D = 64, 48 KiB at D = 128); 128 threads per block.

@@ -28,25 +28,25 @@
  *
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16: as cuda_mma.
  *
- * Measured: NVIDIA H200, 2026-11-21, `gpu_check --time` (5 warm-up, median
- * of 50 hot-mode samples), fp16 unless noted; PyTorch 2.11 SDPA flash
- * backend timed the same way in the same device run:
- *   B  H   S    D   causal  median ms  TFLOP/s   vs cuda_mma  torch flash TFLOP/s
- *   4  16  4096 128 0        2.411     228.0     4.67x        357.5
- *   4  16  4096 128 0 bf16   2.411     228.0     4.67x        350.1
- *   4  16  4096 128 1        1.320     208.2     4.53x        302.4
- *   32 8   512  64  0        0.107     160.9     3.45x        236.9
- *   32 8   512  64  1        0.075     115.0     3.20x        131.1
- *   4  32  4096 64  0        2.858     192.4     3.95x        300.3
- *   4  32  4096 64  1        1.562     175.9     3.75x        280.6
- * The largest step of the ladder, as predicted. Nsight Compute at B=4 H=16
- * S=1024 D=128 fp16 non-causal: 19.0 M shared-load wavefronts for 4.72 M
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 151.7-230.1 TFLOP/s over run 10's 20 configurations
+ * (225.4 at B=4 S=4096 fp16 non-causal), 78.0-189.5 over run 9's 5 shapes;
+ * 4.36x cuda_mma (geometric mean of the ratios of medians over run 10,
+ * 3.78-4.76x). 63-83% of PyTorch flash's speed in run 10.
+ *
+ * The largest step of the ladder, as predicted. Profiled (Nsight Compute
+ * the same day; no committed log or database; reports/ladder-profile.md
+ * profiles every rung at another shape) at B=4 H=16 S=1024 D=128 fp16 non-causal: 19.0 M shared-load wavefronts for 4.72 M
  * ldmatrix.x4 (4.0 each, the conflict-free minimum; cuda_mma: 151.2 M, 32
  * each), 0.1 M bank conflicts (cuda_mma: 132.3 M); 184 us against 799 us;
  * tensor pipe active 32.5% of cycles (cuda_mma 7.6%). What is left is
  * exposed load latency (synchronous copies, two barriers per tile), Q
  * re-read from shared memory for every tile, per-element masking of every
  * tile, untuned tiles: cuda_mma_pipeline.
+ *
  * ptxas (nvcc 13.0, sm_90a): 161 registers at D = 128, 101 at D = 64, 0
  * spill bytes; shared memory as cuda_mma (24 / 48 KiB); 128 threads.
  */
