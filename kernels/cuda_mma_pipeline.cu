@@ -54,7 +54,8 @@
  * passed), then timed with `AB_TUNE=c gpu_check --time SHAPE
  * cuda_mma_pipeline` (5 warm-up, median of 50 hot-mode samples; fp16;
  * tests/gpu/mma_ladder.sh, steps tunecheck and tune) on an NVIDIA H200,
- * 2026-11-21. TFLOP/s (higher is better; * = chosen):
+ * 2026-11-21; not in a committed database. TFLOP/s (higher is better;
+ * * = chosen):
  *   cand  Br  warps Bc  stages       D=128 B4 H16 S4096   D=64 B32 H8 S512   D=64 B4 H32 S4096
  *                                     non-causal causal   non-causal          non-causal causal
  *   0     64  4     64  2             306.7      294.6    242.3               293.5      279.6
@@ -70,7 +71,7 @@
  *   10    128 4x32  64  4 mbarrier    250.0      215.6    250.8               316.4      290.6
  *   11    128 8     128 3 mbarrier, per-thread release (added 2026-11-23, below)
  * ("4x32": 4 warps owning 32 rows each.) Rule: the fastest median; within
- * 1% (the same kernel measured in two device runs moved 0.1-1.6%) the one
+ * 1% (the same kernel's medians moved 0.1-1.6% between two device runs) the one
  * without register spills. D = 128 non-causal: 2 and 9 tie (370.0, 368.3)
  * and 2 spills 132 bytes, so 9. D = 64, S = 512: 6, 2, 10 tie (253.2,
  * 252.5, 250.8); 2 wins at S = 4096 in both modes, so 2 for D = 64.
@@ -86,39 +87,38 @@
  * wins outright.
  *
  * Candidate 11 (racecheck flagged 9's warp-level stage release,
- * see the MBAR comment in pipe_fwd) timed against 9 and 2 in one device run,
+ * see the MBAR comment in pipe_fwd) timed against 9 and 2 in one device run
+ * (not in a committed database),
  * `AB_TUNE=c gpu_check --time` (median of 50 hot-mode samples), fp16, D=128,
  * NVIDIA H200, 2026-11-23, TFLOP/s for cand 9 / 11 / 2:
  *   B4 H16 S4096 non-causal 369.8 / 365.7 / 368.7   causal 331.4 / 331.8 / 319.3
  *   B8 H16 S2048 non-causal 354.1 / 353.7 / 360.0   causal 300.9 / 303.9 / 296.5
  *   B1 H16 S16384 causal    361.4 / 357.8 / 335.8
  * 11 is within 1.1% of 9 everywhere (the spread of one kernel between
- * device runs, above) and racecheck-clean, so D = 128 uses 11; the rows
- * below were measured with 9.
- * Measured: NVIDIA H200, 2026-11-21, `gpu_check --time` (5 warm-up, median
- * of 50 hot-mode samples) with the table above, fp16 unless noted; PyTorch
- * 2.11 SDPA flash backend (FlashAttention-2) timed the same way in the same
- * device run (tests/gpu/sdpa_flash_time.py via tests/gpu/mma_ladder.sh):
- *   B  H   S    D   causal  median ms  TFLOP/s  vs swizzle  torch flash ms  TFLOP/s  ratio
- *   4  16  4096 128 0        1.506     365.1    1.60x       1.538           357.5    1.02
- *   4  16  4096 128 0 bf16   1.491     368.7    1.62x       1.570           350.1    1.05
- *   4  16  4096 128 1        0.828     332.0    1.59x       0.909           302.4    1.10
- *   32 8   512  64  0        0.068     251.3    1.56x       0.073           236.9    1.06
- *   32 8   512  64  1        0.053     161.8    1.41x       0.066           131.1    1.23
- *   4  32  4096 64  0        1.703     322.9    1.68x       1.831           300.3    1.08
- *   4  32  4096 64  1        0.911     301.6    1.71x       0.980           280.6    1.07
- * (ratio: this kernel's TFLOP/s over torch flash's; seed 004's headline
- * B=32 H=8 S=512 D=64 fp16: 0.068 ms, torch 0.073 ms.) A second device run
- * the same day (setup's host-side fallback added, kernels unchanged), same
- * rows in order: 367.8 / 367.6 / 330.6 / 251.0 / 160.7 / 322.7 / 301.6
- * TFLOP/s against torch 351.4 / 340.5 / 298.9 / 236.3 / 130.9 / 299.9 /
- * 277.5: ratios 1.05 1.08 1.11 1.06 1.23 1.08 1.09. Nsight Compute at
+ * device runs, above) and racecheck-clean, so D = 128 uses 11; the
+ * attnbench runs below ran candidate 9.
+ *
+ * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
+ * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 202.9-379.5 TFLOP/s over run 10's 20 configurations
+ * (370.3 at B=4 S=4096 fp16 non-causal), 95.6-317.4 over run 9's 5 shapes;
+ * 1.54x cuda_mma_swizzle (geometric mean of the ratios of medians over run
+ * 10, 1.34-1.67x). Against PyTorch flash, run 10's baseline (the report's
+ * ratios of medians with BCa CIs): 1.094x [1.092, 1.097] at B=4 S=4096 fp16
+ * non-causal; faster in 12 of the 12 configurations with S >= 2048; short at
+ * S <= 1024 non-causal (0.95-0.99x); 1.049x [1.047, 1.051] at seed 004's
+ * B=32 H=8 S=512 D=64 (run 9).
+ *
+ * Profiled (Nsight Compute the same day; no committed log or database) at
  * B=4 H=16 S=1024 D=128 fp16 non-causal (candidate 9): 112 us (swizzle 184),
  * 4.23 M ldmatrix.x4 (Q once per block instead of once per tile), 17.1 M
  * shared-load wavefronts (4.0 each), 21 K bank conflicts, tensor pipe active
  * 52.0% of cycles (swizzle 32.5%), 8 warps per SM. mma.sync is Hopper's
  * legacy tensor path: wgmma (FlashAttention-3) is the next step, not more
  * tuning here.
+ *
  * ptxas (nvcc 13.0, sm_90a), table entries: D = 128 (candidate 9, now 11, 256
  * threads) 254 registers non-causal / 255 causal, 0 / 4 spill bytes (the 4:
  * one value stored at entry and reloaded in the epilogue, none in the

@@ -230,16 +230,11 @@ def library(ctx):
             raise FigureError(f"report {run} {flags}: no comparison of {variant} with {cfg}")
         return Series((tuple(sorted(c["config"].items())), c["speedup"]) for c in hits)
 
-    def verdicts(variant, verdict, run=None, baseline=None, flags="", where_cfg=None):
-        """How many of VARIANT's comparisons in the report have a verdict
-        starting with VERDICT."""
-        if run is None:
-            run = ctx.default_run()
-        rep = ctx.report(run, flags)
-        return float(sum(1 for c in rep["comparisons"]
-                         if c["variant"] == variant
-                         and (baseline is None or c["baseline"] == baseline)
-                         and (c["verdict"] or "").startswith(verdict)))
+    def verdicts(variant, verdict, run=None, baseline=None, flags="", **cfg):
+        """How many of VARIANT's comparisons in the report (those matching
+        CFG) have a verdict starting with VERDICT."""
+        hits = _report_hits(variant, run, baseline, flags, cfg)
+        return float(sum(1 for c in hits if (c["verdict"] or "").startswith(verdict)))
 
     def ceiling_gbs(run=None):
         """The run's measured copy ceiling (runs.peak_copy_gbs)."""
