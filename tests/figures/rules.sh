@@ -7,7 +7,9 @@
 # source of the values below). Checks: the figure at 2 and at 1 decimal
 # passes (printed = computed rounded to the printed digits), a wrong last
 # digit fails naming the figure, a number no figure covers fails naming it,
-# shape parameters and dates pass as allowed, and a missing region fails.
+# shape parameters and dates pass as allowed, a kernel header's Measured
+# paragraph is scanned to its end and its other paragraphs are not, and a
+# missing region fails.
 set -u
 PY=$1 SRC=$2
 tmp=$(mktemp -d) || exit 1
@@ -40,6 +42,22 @@ case_ uncovered 1 "README.md:4: number 12.5 is covered by no figure" \
   "At B=32 S=512: 67.8 TFLOP/s (1.267 ms), 12.5% faster." "{67.8} TFLOP/s ({1.267} ms)"
 case_ not-found 1 'not found in README.md: "68 TFLOP/s (1.267 ms)"' \
   "At B=32 S=512: 67.8 TFLOP/s (1.267 ms)." "{68} TFLOP/s ({1.267} ms)"
+# kernel headers: a Measured paragraph is checked to its end, a line with
+# "measured" alone, other paragraphs not at all
+printf '# t\n\n<!-- results-summary:begin -->\n<!-- results-summary:end -->\n' >"$tmp/README.md"
+hdr() {
+  printf '/*\n * t.cu: a header.\n *\n * Idea: 12 warps, 3 stages.\n *\n * Measured (run 1): 67.80 TFLOP/s\n * at B=32 S=512.%s\n *\n * ptxas: 99 registers.\n */\n' "$1" >"$tmp/kernels/t.cu"
+  printf 'doc: kernels/t.cu\ndb: reports/t.db\n\nfigure: {67.80} TFLOP/s\nvalue: value(tflops(%s))\n' \
+    "$SEL" >"$tmp/tools/figures/manifest/t.fig"
+  "$PY" "$SRC/tools/figures/check.py" --root "$tmp" >"$tmp/out" 2>&1
+}
+hdr ""
+if [ $? -eq 0 ]; then echo "ok   header"; else echo "FAIL header:"; cat "$tmp/out"; fails=$((fails + 1)); fi
+hdr " Then 12.5 more."
+if [ $? -eq 1 ] && grep -q "kernels/t.cu:7: number 12.5 is covered by no figure" "$tmp/out"; then
+  echo "ok   header-uncovered"
+else echo "FAIL header-uncovered:"; cat "$tmp/out"; fails=$((fails + 1)); fi
+rm -f "$tmp/kernels/t.cu"
 printf '# t\nno markers\n' >"$tmp/README.md"
 rm -f "$tmp/tools/figures/manifest/t.fig"
 "$PY" "$SRC/tools/figures/check.py" --root "$tmp" >"$tmp/out" 2>&1
