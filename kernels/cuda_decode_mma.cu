@@ -37,7 +37,7 @@
  * FLOP per byte, a small fraction of mma.sync's rate, so the bound is DRAM.
  * Expected: 80-90% of the run's copy ceiling where K/V exceed 256 MB (a pure
  * read stream with ample bytes in flight), i.e. 3400-3800 GB/s against the
- * 4228 GB/s measured on an H200 (run 3 of reports/llama3-8b.db). Predicted:
+ * 4228 GB/s measured on an H200 (run 3 of reports/llama3-8b/llama3-8b.db). Predicted:
  * S_kv = 32K in 35-40 us, 128K in 141-159 us, within 0.9-1.1x of cudnn_sdpa's
  * time; short caches (B = 1, S_kv = 4K: 16.8 MB) well under it (launch and
  * the pipeline's fill, about 6-9 us).
@@ -61,7 +61,7 @@
  *
  * Profiled (no database: the figures are in the logs named): Nsight
  * Compute (reports/llama3-8b-decode/ncu-run1.log, same call; before:
- * reports/ncu/decode-llama3-64k.log, cuda_decode_split_kv at 21% of DRAM peak):
+ * reports/llama3-8b/ncu-decode-llama3-64k.log, cuda_decode_split_kv at 21% of DRAM peak):
  * at B = 1, S_kv = 64K the kernel takes 70.8 us, DRAM 79.5% of peak (cuDNN's
  * profiled kernel 65.4 us, 86.1%, though 70.3 us end to end: it spends about 5
  * us outside that kernel), 128K 127.0 us and 88.3% (cuDNN 122.4 us, 91.6%),

@@ -29,10 +29,10 @@
  * memory-bound at 50-70% of the copy ceiling at long caches (the loads of
  * a warp are one K and one V row per step, 2-4 in flight); cuda_split_kv
  * (64-row tiles, one block per query head) measured 0.36-0.44 TFLOP/s
- * where K/V exceed 256 MB, cudnn_sdpa 15-18 (reports/llama3-8b.db run 1).
+ * where K/V exceed 256 MB, cudnn_sdpa 15-18 (reports/llama3-8b/llama3-8b.db run 1).
  *
- * Measured (attnbench run experiments/llama3-8b.cfg, reports/llama3-8b.db
- * run 1, report reports/llama3-8b-run1.md; NVIDIA H200, 2026-11-24, hot
+ * Measured (attnbench run experiments/llama3-8b.cfg, reports/llama3-8b/llama3-8b.db
+ * run 1, report reports/llama3-8b/llama3-8b-run1.md; NVIDIA H200, 2026-11-24, hot
  * timing; H = 32, H_kv = 8, D = 128, bf16, S = 1; copy ceiling measured in
  * the run 4228 GB/s): B = 1, S_kv = 1K..64K 0.026-0.314 ms, 159-855 GB/s
  * (cudnn_sdpa 271-3797, cuda_split_kv 74-106); B = 8 and 64: 632-1023
@@ -42,7 +42,7 @@
  * behind cuDNN there: the prediction (50-70%) is NOT met.
  *
  * Profiled (no database: the figures are in the log named): Nsight Compute at B = 1,
- * S_kv = 64K (reports/ncu/decode-llama3-64k.log; same day): 268 us, DRAM
+ * S_kv = 64K (reports/llama3-8b/ncu-decode-llama3-64k.log; same day): 268 us, DRAM
  * 21% of peak (cuDNN's kernel: 65 us, 86%), issue slots busy 41.9% of
  * active cycles against cuDNN's 17.9% for the same 268 MB, warps active
  * 24.7% (116 registers: 4 blocks per SM), stalls per issue short
@@ -56,7 +56,7 @@
  * Then (same day): 4-row chunks when a group has at most 4 rows, 64
  * registers instead of 116, 8 blocks per SM instead of 4. Prediction:
  * 1.5-1.9x at long caches (twice the warps to hide the chains). Measured
- * (run 3 of reports/llama3-8b.db, reports/llama3-8b-run3.md): B = 1,
+ * (run 3 of reports/llama3-8b/llama3-8b.db, reports/llama3-8b/llama3-8b-run3.md): B = 1,
  * S_kv = 64K 855 -> 1241 GB/s (1.45x), 16K 585 -> 776, B = 8 and 64
  * 864-1250 GB/s (1.22-1.37x); short caches unchanged (157-381 at B = 1,
  * S_kv <= 4K); cudnn_sdpa in the same run 3824-4479 where K/V exceed 256

@@ -37,10 +37,10 @@
  * Causal (key j > query i masked) stops at the tile holding the block's last
  * diagonal element. D in {64, 128}; fp16 and bf16 (templated).
  *
- * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
  * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 40.0-49.2 TFLOP/s over run 10's 20 configurations (49.2
  * at B=4 S=4096 fp16 non-causal), 35.6-48.4 over run 9's 5 shapes; 1.59x
  * cuda_fa2_warps (geometric mean of the ratios of medians over run 10,
@@ -48,7 +48,7 @@
  * than cuda_mma_swizzle.
  *
  * Profiled (Nsight Compute the same day; no committed log or database;
- * reports/ladder-profile.md profiles every rung at another shape) at B=4
+ * reports/seeds-and-ladders/ladder-profile.md profiles every rung at another shape) at B=4
  * H=16 S=1024 D=128 fp16 non-causal: 4.72 M
  * ldmatrix.x4, 151.2 M shared-load wavefronts (32 per ldmatrix.x4, 8x the
  * conflict-free 4), of which 132.3 M are bank conflicts; 799 us; tensor pipe

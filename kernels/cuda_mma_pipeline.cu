@@ -98,10 +98,10 @@
  * device runs, above) and racecheck-clean, so D = 128 uses 11; the
  * attnbench runs below ran candidate 9.
  *
- * Measured (reports/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/ladder-d128-run10.md: D = 128,
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
+ * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
  * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 202.9-379.5 TFLOP/s over run 10's 20 configurations
  * (370.3 at B=4 S=4096 fp16 non-causal), 95.6-317.4 over run 9's 5 shapes;
  * 1.54x cuda_mma_swizzle (geometric mean of the ratios of medians over run

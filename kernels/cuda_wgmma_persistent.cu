@@ -53,7 +53,7 @@
  * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper.db, report reports/hopper-d128-run1.md; NVIDIA H200,
+ * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
  * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
  * non-causal 623.5-698.8 TFLOP/s, the fastest own kernel in 7 of the 8
  * non-causal configurations and at or above cudnn_sdpa from S = 4096 on
@@ -74,7 +74,7 @@
  * nqt - 1 - L / (B*H)) or an atomic tile counter fixes that (below).
  * Profiled (no database: the figures are in the log named): Nsight
  * Compute at B=4 H=16 S=4096 D=128 fp16 non-causal (clocks left
- * alone; reports/ncu/hopper-d128-headline.log): 849 us against cuDNN's
+ * alone; reports/hopper-forward/ncu-hopper-d128-headline.log): 849 us against cuDNN's
  * 854 us; tensor pipe active 76.9% of peak (cuDNN 75.7%), issue slots
  * 41.9% (43.8%), the same 8.39 M wgmma instructions, 201 MB DRAM read
  * (both), 4.04 GB of L2 traffic (cuDNN 3.12 GB). ptxas: 168 registers at
@@ -88,8 +88,8 @@
  * G in {1, 2, 4, 8, all heads, half of L2}): 8 heads best or within 1%;
  * all heads at once lost 6-17% at S <= 4096 (K/V of every head in flight,
  * L2 misses).
- * Measured (attnbench run experiments/hopper-lpt.cfg, reports/hopper-lpt.db
- * run 1, report reports/hopper-lpt-run1.md; NVIDIA H200, 2026-11-24, hot
+ * Measured (attnbench run experiments/hopper-lpt.cfg, reports/hopper-forward/hopper-lpt.db
+ * run 1, report reports/hopper-forward/hopper-lpt-run1.md; NVIDIA H200, 2026-11-24, hot
  * timing, 80-100 samples in rounds, 1230 of 2956 clock blocks at the
  * software power cap, SM 1440-1980 MHz; speedups against cudnn_sdpa are
  * the report's round estimates): causal D = 128 494.6-571.8 TFLOP/s, 0.96-0.98x
