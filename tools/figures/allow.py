@@ -11,16 +11,19 @@ that would let a measured figure through is a hole in the check.
               letter or hyphen-letter right after it; x3.2 and ×1.05 are
               ratios, not names)
   code        inside `inline code`, or in a word with '/' or a file suffix
-  shape       a shape or tile parameter's value: B=4, S = 512..8192,
+  shape       a shape, tile or simulation parameter's value: B=4, S = 512..8192, φ 0.5,
               S_kv = 4K–128K, D in {64, 128}, B·S = 16384, Br = 64
   bound       a bound of a comparison: p < 0.05, ≥ 70%, S ≤ 1024, ± 1%,
-              exceed 256 MB
+              exceed 256 MB, above 60 µs
   date        dates and clock times: 2026-11-24, 15:30
-  version     after driver, CUDA, cuDNN, PyTorch, nvcc, gcc, Ubuntu, Debian,
-              Python, protocol, flash-attn-4, compute capability
+  version     after driver, CUDA, cuDNN, PyTorch, nvcc, gcc, gnuplot, Ubuntu,
+              Debian, Python, protocol, flash-attn-4, compute capability
+              (also "CUDA version, 13.0", "CUDA runtime was 13.0")
+  inventory   a count of the repository's files or GPUs and a model's
+              order: 70 markdown reports, 426 SVGs, 2 × H200, AR(1)
   identifier  run 3, runs 2 and 3, seed 004, instance #2, Algorithm 1,
-              section 3.2, Llama 3
-  design      a count the experiment or the GPU was designed with: 40
+              section 3.2, Llama 3, copy 0, exits 0
+  design      a count the experiment or the GPU was designed with: rounds of 2, 40
               configurations, 20-30 samples, the 20 bf16 configurations,
               50 rounds, 10000 resamples, 5 warm-up, 132 SMs, 256 threads
   prediction  a value predicted before the run, from "predicted" or
@@ -30,17 +33,22 @@ that would let a measured figure through is a hole in the check.
 
 import re
 
-SHAPE_NAMES = r"(?:B·S|B\*S|H_kv|S_kv|B|H|S|D|Br|Bc|G|nsplit|splits)"
+SHAPE_NAMES = r"(?:B·S|B\*S|H_kv|S_kv|B|H|S|D|Br|Bc|G|nsplit|splits|φ)"
 VALUE = r"\d+(?:\.\d+)?[KM]?"
 VLIST = rf"\{{?\s*{VALUE}(?:\s*(?:\.\.\.?|–|-|,|and|or|to)\s*{VALUE})*\s*\}}?"
-SHAPE = re.compile(rf"(?<![\w]){SHAPE_NAMES}\s*(?:=|≤|≥|<=|>=|<|>|≠|!=|in|∈)\s*{VLIST}")
-BOUND = re.compile(rf"(?:<=|>=|≤|≥|<|>|±|\bexceeds?)\s*{VLIST}")
+SHAPE = re.compile(rf"(?<![\w]){SHAPE_NAMES}\s*(?:=|≤|≥|<=|>=|<|>|≠|!=|in|∈)?\s*{VLIST}")
+BOUND = re.compile(rf"(?:<=|>=|≤|≥|<|>|±|\bexceeds?|\babove)\s*{VLIST}")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?Z?)?|\b\d{1,2}:\d{2}(?::\d{2})?\b")
-VERSION = re.compile(r"(?:driver|CUDA(?: runtime)?|cuDNN|PyTorch|nvcc|gcc|Ubuntu|Debian|Python|"
-                     r"protocol|flash-attn-4|compute capability)\s+\d+(?:\.\d+)*")
-IDENT = re.compile(r"(?:\bruns?|\bseeds?|\binstances?|\bAlgorithm|\bsection|\bsec\.|\bLlama|#)"
+VERSION = re.compile(r"(?:driver|CUDA(?: runtime)?|cuDNN|PyTorch|nvcc|gcc|gnuplot|Ubuntu|Debian|"
+                     r"Python|protocol|flash-attn-4|compute capability)(?:'s)?(?: version,?| was)?"
+                     r"\s+\d+(?:\.\d+)*")
+INVENTORY = re.compile(r"\d+\s+(?:markdown reports|JSON summaries|SVGs|plots|transcripts)\b"
+                       r"|\d+\s*×\s*[A-Z]\d+|[A-Za-z]+\(\d+\)")
+IDENT = re.compile(r"(?:\bruns?|\bseeds?|\binstances?|\bAlgorithm|\bsection|\bsec\.|\bLlama|"
+                   r"\bcopy|\bexits?|\bexit status|#)"
                    rf"\s*#?\d+(?:\s*(?:,|and|-|–|to)\s*#?\d+)*")
-DESIGN = re.compile(r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s+(?:[\w-]+\s+)?(?:configurations|rounds|"
+ROUNDS_OF = re.compile(r"rounds of \d+")
+DESIGN = re.compile(r"\d+(?:\s*(?:-|–|to)\s*\d+)?\s+(?:[\w-]+\s+)?(?:configurations|rounds|runs|"
                     r"samples|resamples|identical pairs|instances|warm-up|shapes|SMs|threads)\b")
 PREDICTED = re.compile(r"[Pp]redict(?:ed|ion)\s*:?[^;:)]*")
 CODE = re.compile(r"`[^`\n]*`")
@@ -72,7 +80,7 @@ def allowed(text, start, end):
         return True
     if after == "-" and end + 1 < len(text) and text[end + 1].isalpha():
         return True  # a compound: 64-row tiles, 4-row chunks
-    for pat in (CODE, PATHWORD, SHAPE, BOUND, DATE, VERSION, IDENT, DESIGN, PREDICTED):
+    for pat in (CODE, PATHWORD, SHAPE, BOUND, DATE, VERSION, IDENT, DESIGN, ROUNDS_OF, PREDICTED, INVENTORY):
         if _inside(pat, text, start, end):
             return True
     return False

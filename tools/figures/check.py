@@ -138,8 +138,9 @@ class Figure:
         for m in FIGURE.finditer(self.marked):
             out.append(self.marked[pos:m.start()])
             start = sum(len(x) for x in out)
-            out.append(m.group(1))
-            figs.append((start, start + len(m.group(1)), m.group(1)))
+            text, _, op = m.group(1).partition("|")
+            out.append(text)
+            figs.append((start, start + len(text), m.group(1)))
             pos = m.end()
         out.append(self.marked[pos:])
         return "".join(out), figs
@@ -225,10 +226,18 @@ def evaluate(expr, fns, where):
 
 def matches(printed, computed):
     """The printed number equals the computed one rounded to the printed
-    digits (Python's rounding of the binary value, as printf's)."""
-    p = printed.lstrip("+")
+    digits (Python's rounding of the binary value, as printf's). PRINTED
+    "3|<=" (a bound: "within 3%") holds when the computed value, rounded to
+    the printed digits, is <= 3; likewise >=."""
+    p, _, op = printed.partition("|")
+    p = p.lstrip("+")
     digits = len(p.split(".")[1]) if "." in p else 0
-    return f"{computed:.{digits}f}" == p
+    r = f"{computed:.{digits}f}"
+    if op == "<=":
+        return float(r) <= float(p)
+    if op == ">=":
+        return float(r) >= float(p)
+    return r == p
 
 
 def main(argv):
@@ -296,7 +305,8 @@ def main(argv):
             print(f"{fig.doc}:{doc.line(hits[0])}: {printed}  <- {', '.join(f'{v:.6g}' for v in vals)}")
         if bad:
             failures.append(f"{fig.doc}:{doc.line(hits[0])}: figure \"{printed}\" ({fig.where()}, "
-                            f"{fig.db}): " + "; ".join(f"printed {t}, database gives {v:.6g}"
+                            f"{fig.db}): " + "; ".join(f"printed {t.replace('|', ' as ')}, "
+                                                      f"database gives {v:.6g}"
                                                       for t, v in bad))
             continue
         ok += 1

@@ -192,6 +192,25 @@ def library(ctx):
             raise FigureError(f"run {run} has no {mode} timer floor")
         return r[0]
 
+    def first_second(variant, run=None, where=None, **cfg):
+        """Per measurement: the median over its rounds of the round's first
+        sample / its second (samples in idx order within a round; rounds
+        with fewer than two left out), the first-sample effect."""
+        ids = _select(ctx, "measurement_id", variant, run=run, where=where, **cfg)
+        out = Series()
+        for key, mid in ids:
+            by_round = {}
+            for rnd, ms in ctx.conn.execute(
+                    "SELECT round, ms FROM samples WHERE measurement_id = ? AND throttled = 0 "
+                    "ORDER BY round, idx", (mid,)):
+                by_round.setdefault(rnd, []).append(ms)
+            r = sorted(v[0] / v[1] for v in by_round.values() if len(v) >= 2)
+            if not r:
+                raise FigureError(f"{variant} {key}: no round with two samples")
+            n = len(r)
+            out.append((key, r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2))
+        return out
+
     def speedup_best(variants, baseline, **sel):
         """Per configuration, the fastest of VARIANTS (smallest median)
         against the baseline: ratio of medians."""
@@ -313,7 +332,7 @@ def library(ctx):
         return 1.0 / x
 
     fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, ratio=ratio, difference=difference,
-               timer_floor_ms=timer_floor_ms, speedup_best=speedup_best,
+               timer_floor_ms=timer_floor_ms, first_second=first_second, speedup_best=speedup_best,
                report_speedup=report_speedup, report_speedups=report_speedups, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
                sql=sql, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
                count=count, pct=pct, scale=scale, inverse=inverse)
