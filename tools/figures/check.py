@@ -263,6 +263,10 @@ def main(argv):
     except SyntaxError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    def resolve(committed):
+        c = os.path.normpath(committed)
+        return override.get(c, os.path.join(root, c))
+
     docs, failures = documents(root)
     bydoc = {d.path: d for d in docs}
     contexts = {}
@@ -287,7 +291,7 @@ def main(argv):
         path = override.get(db, os.path.join(root, db))
         try:
             if path not in contexts:
-                contexts[path] = compute.Context(path, a.attnbench)
+                contexts[path] = compute.Context(path, a.attnbench, resolve)
             ctx = contexts[path]
             vals = evaluate(fig.value, compute.library(ctx), fig.where())
         except SyntaxError as e:

@@ -42,11 +42,13 @@ class Context:
     """One committed database opened read-only, with the attnbench binary
     used for `report --json` (None: report figures cannot be computed)."""
 
-    def __init__(self, db_path, attnbench=None):
+    def __init__(self, db_path, attnbench=None, resolve=None):
         if not os.path.isfile(db_path):
             raise FigureError(f"{db_path}: no such database")
         self.db_path = db_path
         self.attnbench = attnbench
+        self.resolve = resolve  # committed path -> the file to read (check.py's --db)
+        self._others = {}
         self._reports = {}
         self._tmp = None
         self.conn = sqlite3.connect(f"file:{os.path.abspath(db_path)}?mode=ro", uri=True)
@@ -57,7 +59,18 @@ class Context:
             self.conn.close()
             self.conn = sqlite3.connect(f"file:{self._migrated()}?mode=ro", uri=True)
 
+    def other(self, committed):
+        """The Context of another committed database (figures comparing two
+        studies' runs), opened once."""
+        if committed not in self._others:
+            if not self.resolve:
+                raise FigureError(f"{committed}: no way to find another database")
+            self._others[committed] = Context(self.resolve(committed), self.attnbench, self.resolve)
+        return self._others[committed]
+
     def close(self):
+        for o in self._others.values():
+            o.close()
         self.conn.close()
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
@@ -274,6 +287,11 @@ def library(ctx):
             raise FigureError(f"sql {query!r}: {len(rows)} rows, expected 1")
         return rows[0][0] if len(rows[0]) == 1 else tuple(rows[0])
 
+    def sql_in(db, query, *args):
+        """sql() on another committed database (DB: its path in the
+        repository), for a figure that compares two databases' runs."""
+        return library(ctx.other(db))["sql"](query, *args)
+
     def _vals(s):
         if isinstance(s, Series):
             return s.values()
@@ -334,7 +352,7 @@ def library(ctx):
     fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, ratio=ratio, difference=difference,
                timer_floor_ms=timer_floor_ms, first_second=first_second, speedup_best=speedup_best,
                report_speedup=report_speedup, report_speedups=report_speedups, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
-               sql=sql, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
+               sql=sql, sql_in=sql_in, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
                count=count, pct=pct, scale=scale, inverse=inverse)
     return fns
 
