@@ -35,13 +35,14 @@
  * NeurIPS 2022; the cuBLAS documentation of cublasGemmStridedBatchedEx.
  * Rung: the library form of cuda_naive; the reference point for the fused
  * SIMT variants and for the tensor-core rungs.
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
- * 128..2048, fp16): 42.4-104.6 TFLOP/s over run 10's 20 configurations
- * (104.5 at B=4 S=4096 fp16 non-causal), 17.1-53.7 over run 9's 5 shapes;
- * 12.93x cuda_naive (geometric mean of the ratios of medians over run 10,
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * 128..2048, fp16): 42.4-104.6 TFLOP/s over run 10's 20 configurations (104.5
+ * at B=4 S=4096 fp16 non-causal), 17.1-53.7 over run 9's 5 shapes; 12.93x
+ * cuda_naive (geometric mean of the ratios of medians over run 10,
  * 7.87-17.71x).
  *
  * Checked: gpu_check: 96 cases, 0 failed (H200, 2026-11-21); fp32 max error ~1e-7

@@ -31,15 +31,16 @@
  * (64-row tiles, one block per query head) measured 0.36-0.44 TFLOP/s
  * where K/V exceed 256 MB, cudnn_sdpa 15-18 (reports/llama3-8b/llama3-8b.db run 1).
  *
- * Measured (attnbench run experiments/llama3-8b.cfg, reports/llama3-8b/llama3-8b.db
- * run 1, report reports/llama3-8b/llama3-8b-run1.md; NVIDIA H200, 2026-11-24, hot
- * timing; H = 32, H_kv = 8, D = 128, bf16, S = 1; copy ceiling measured in
- * the run 4228 GB/s): B = 1, S_kv = 1K..64K 0.026-0.314 ms, 159-855 GB/s
- * (cudnn_sdpa 271-3797, cuda_split_kv 74-106); B = 8 and 64: 632-1023
- * GB/s (cudnn_sdpa 1807-4497). 4.1-9.6x cuda_split_kv at S_kv >= 4096,
- * but only 17-24% of the copy ceiling where K/V exceed 256 MB (B = 1
- * S_kv = 64K, B = 8 S_kv = 8K and 32K, B = 64 S_kv = 1K and 4K), 4.2-5.8x
- * behind cuDNN there: the prediction (50-70%) is NOT met.
+ * Measured (attnbench run experiments/llama3-8b.cfg,
+ * reports/llama3-8b/llama3-8b.db run 1, report
+ * reports/llama3-8b/llama3-8b-run1.md; NVIDIA H200, 2026-11-24, hot timing; H
+ * = 32, H_kv = 8, D = 128, bf16, S = 1; copy ceiling measured in the run 4228
+ * GB/s): B = 1, S_kv = 1K..64K 0.026-0.314 ms, 159-855 GB/s (cudnn_sdpa
+ * 271-3797, cuda_split_kv 74-106); B = 8 and 64: 632-1023 GB/s (cudnn_sdpa
+ * 1807-4497). 4.1-9.6x cuda_split_kv at S_kv >= 4096, but only 17-24% of the
+ * copy ceiling where K/V exceed 256 MB (B = 1 S_kv = 64K, B = 8 S_kv = 8K and
+ * 32K, B = 64 S_kv = 1K and 4K), 4.2-5.8x behind cuDNN there: the prediction
+ * (50-70%) is NOT met.
  *
  * Profiled (no database: the figures are in the log named): Nsight Compute at B = 1,
  * S_kv = 64K (reports/llama3-8b/ncu-decode-llama3-64k.log; same day): 268 us, DRAM

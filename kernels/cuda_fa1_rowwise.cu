@@ -28,10 +28,11 @@
  * Rung: after cuda_naive (fused, no score matrix in global memory); the
  * baseline that cuda_fa2_warps (seed 002 priority 2) and cuda_split_kv
  * (priority 1) improve on.
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 3.0-3.6 TFLOP/s over run 10's 20 configurations (3.5 at
  * B=4 S=4096 fp16 non-causal), 7.0-9.8 over run 9's 5 shapes; 0.59x
  * cuda_naive (geometric mean of the ratios of medians over run 10,

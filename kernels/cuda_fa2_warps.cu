@@ -19,10 +19,11 @@
  * seed 002 (/work/shared/seeds/) "priority 2: optimize thread utilization".
  * Rung: after cuda_fa1_rowwise; cuda_split_kv adds seed 002's "priority 1"
  * (parallelism over the keys) on top of it.
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 23.8-32.1 TFLOP/s over run 10's 20 configurations (30.8
  * at B=4 S=4096 fp16 non-causal), 16.1-31.3 over run 9's 5 shapes; 8.50x
  * cuda_fa1_rowwise (geometric mean of the ratios of medians over run 10,

@@ -37,10 +37,11 @@
  * Causal (key j > query i masked) stops at the tile holding the block's last
  * diagonal element. D in {64, 128}; fp16 and bf16 (templated).
  *
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 40.0-49.2 TFLOP/s over run 10's 20 configurations (49.2
  * at B=4 S=4096 fp16 non-causal), 35.6-48.4 over run 9's 5 shapes; 1.59x
  * cuda_fa2_warps (geometric mean of the ratios of medians over run 10,

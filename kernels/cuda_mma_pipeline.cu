@@ -98,18 +98,19 @@
  * device runs, above) and racecheck-clean, so D = 128 uses 11; the
  * attnbench runs below ran candidate 9.
  *
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 202.9-379.5 TFLOP/s over run 10's 20 configurations
  * (370.3 at B=4 S=4096 fp16 non-causal), 95.6-317.4 over run 9's 5 shapes;
  * 1.54x cuda_mma_swizzle (geometric mean of the ratios of medians over run
  * 10, 1.34-1.67x). Against PyTorch flash, run 10's baseline (the report's
  * ratios of medians with BCa CIs): 1.094x [1.092, 1.097] at B=4 S=4096 fp16
  * non-causal; faster in 12 of the 12 configurations with S >= 2048; short at
- * S <= 1024 non-causal (0.95-0.99x); 1.049x [1.047, 1.051] at seed 004's
- * B=32 H=8 S=512 D=64 (run 9).
+ * S <= 1024 non-causal (0.95-0.99x); 1.049x [1.047, 1.051] at seed 004's B=32
+ * H=8 S=512 D=64 (run 9).
  *
  * Profiled (Nsight Compute the same day; no committed log or database) at
  * B=4 H=16 S=1024 D=128 fp16 non-causal (candidate 9): 112 us (swizzle 184),

@@ -28,10 +28,11 @@
  *
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16: as cuda_mma.
  *
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 151.7-230.1 TFLOP/s over run 10's 20 configurations
  * (225.4 at B=4 S=4096 fp16 non-causal), 78.0-189.5 over run 9's 5 shapes;
  * 4.36x cuda_mma (geometric mean of the ratios of medians over run 10,

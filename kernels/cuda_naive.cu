@@ -20,10 +20,11 @@
  * Source: "standard attention" (Algorithm 0 of Dao et al., FlashAttention,
  * NeurIPS 2022), the baseline every FlashAttention paper starts from.
  * Rung: the first CUDA rung, the correctness anchor for the others.
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 5.4-5.9 TFLOP/s over run 10's 20 configurations (5.9 at
  * B=4 S=4096 fp16 non-causal), 4.6-5.6 over run 9's 5 shapes.
  *

@@ -36,10 +36,11 @@
  * read the same K/V (from L2 after the first); packing them into one tile
  * is the next step, not done.
  * Rung: after cuda_fa2_warps; wins where the grid is small (B*H small).
- * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21, hot timing,
- * medians; run 10 ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md: D = 128,
- * B*S = 16384, H = 16, S = 512..8192, causal or not, fp16/bf16; run 9
- * ladder-d64, report reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
+ * Measured (reports/seeds-and-ladders/attnbench.db, NVIDIA H200, 2026-11-21,
+ * hot timing, medians; run 10 ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md: D = 128, B*S = 16384, H =
+ * 16, S = 512..8192, causal or not, fp16/bf16; run 9 ladder-d64, report
+ * reports/seeds-and-ladders/ladder-d64-run9.md: B = 32, H = 8, D = 64, S =
  * 128..2048, fp16): 23.8-32.1 TFLOP/s over run 10's 20 configurations (31.1
  * at B=4 S=4096 fp16 non-causal), 16.1-31.2 over run 9's 5 shapes; 1.00x
  * cuda_fa2_warps (geometric mean of the ratios of medians over run 10,

@@ -54,17 +54,17 @@
  * built when gpu_targets includes 90a, setup refuses other devices.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
- * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
- * 348.5-439.2 TFLOP/s over the 16 configurations; B=4 S=4096 fp16: 404.2
- * non-causal (cuda_mma_pipeline 368.6, 1.10x; cudnn_sdpa 646.7, 0.63x),
- * 382.1 causal (332.0; 579.9). Geometric mean against cudnn_sdpa 0.64
- * (0.59-0.71). Below the prediction (1.2-1.35x the previous rung): the
- * next rung, which changes only how tiles reach shared memory, gained
- * 1.17-1.35x, so most of what this rung lacks is the cost of 256 threads
- * issuing cp.async copies (address and predicate arithmetic, wait_group,
- * proxy fence, a block barrier per tile) on the same warps that run the
- * softmax, not the tensor-core instruction.
+ * reports/hopper-forward/hopper.db, report
+ * reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200, 2026-11-23, hot
+ * timing, medians; B*S = 16K tokens, H = 16, D = 128): 348.5-439.2 TFLOP/s
+ * over the 16 configurations; B=4 S=4096 fp16: 404.2 non-causal
+ * (cuda_mma_pipeline 368.6, 1.10x; cudnn_sdpa 646.7, 0.63x), 382.1 causal
+ * (332.0; 579.9). Geometric mean against cudnn_sdpa 0.64 (0.59-0.71). Below
+ * the prediction (1.2-1.35x the previous rung): the next rung, which changes
+ * only how tiles reach shared memory, gained 1.17-1.35x, so most of what this
+ * rung lacks is the cost of 256 threads issuing cp.async copies (address and
+ * predicate arithmetic, wait_group, proxy fence, a block barrier per tile) on
+ * the same warps that run the softmax, not the tensor-core instruction.
  *
  * ptxas (nvcc 13.0, sm_90a): 226
  * registers (D=128 non-causal) / 232 (causal) / 168 (D=64), no spills,

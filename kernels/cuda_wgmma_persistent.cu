@@ -53,18 +53,19 @@
  * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
- * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
- * non-causal 623.5-698.8 TFLOP/s, the fastest own kernel in 7 of the 8
- * non-causal configurations and at or above cudnn_sdpa from S = 4096 on
- * (bf16 S = 8192: 697.2 vs 626.3, 1.11x; fp16 B=4 S=4096: 652.2 vs 646.7,
- * 1.01x; S = 2048: 0.98-0.985x). Causal it is SLOWER than cuda_wgmma_pingpong
- * (371.5-569.0, 0.60-0.92x cudnn_sdpa; S = 16384: 0.60-0.64x): the static
- * round-robin's imbalance (below). Prediction (+5-8% non-causal) met at
- * S >= 8192 (bf16 +9-11% over pingpong), not at S <= 4096 (+0-1%).
- * D = 64 (hopper-d64 run 2, fp16, three consumer warpgroups): 523.4
- * TFLOP/s at B=4 S=4096 non-causal (cudnn_sdpa 531.9, 0.98x; pingpong
- * 423.1), 501.1 at S = 16384 (552.4, 0.91x); causal again behind pingpong.
+ * reports/hopper-forward/hopper.db, report
+ * reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200, 2026-11-23, hot
+ * timing, medians; B*S = 16K tokens, H = 16, D = 128): non-causal 623.5-698.8
+ * TFLOP/s, the fastest own kernel in 7 of the 8 non-causal configurations and
+ * at or above cudnn_sdpa from S = 4096 on (bf16 S = 8192: 697.2 vs 626.3,
+ * 1.11x; fp16 B=4 S=4096: 652.2 vs 646.7, 1.01x; S = 2048: 0.98-0.985x).
+ * Causal it is SLOWER than cuda_wgmma_pingpong (371.5-569.0, 0.60-0.92x
+ * cudnn_sdpa; S = 16384: 0.60-0.64x): the static round-robin's imbalance
+ * (below). Prediction (+5-8% non-causal) met at S >= 8192 (bf16 +9-11% over
+ * pingpong), not at S <= 4096 (+0-1%). D = 64 (hopper-d64 run 2, fp16, three
+ * consumer warpgroups): 523.4 TFLOP/s at B=4 S=4096 non-causal (cudnn_sdpa
+ * 531.9, 0.98x; pingpong 423.1), 501.1 at S = 16384 (552.4, 0.91x); causal
+ * again behind pingpong.
  *
  * The imbalance: the static round-robin gives block c the tiles L = c +
  * 132k, whose query-tile index within a head cycles with step 132 mod nqt,
@@ -88,16 +89,17 @@
  * G in {1, 2, 4, 8, all heads, half of L2}): 8 heads best or within 1%;
  * all heads at once lost 6-17% at S <= 4096 (K/V of every head in flight,
  * L2 misses).
- * Measured (attnbench run experiments/hopper-lpt.cfg, reports/hopper-forward/hopper-lpt.db
- * run 1, report reports/hopper-forward/hopper-lpt-run1.md; NVIDIA H200, 2026-11-24, hot
- * timing, 80-100 samples in rounds, 1230 of 2956 clock blocks at the
- * software power cap, SM 1440-1980 MHz; speedups against cudnn_sdpa are
- * the report's round estimates): causal D = 128 494.6-571.8 TFLOP/s, 0.96-0.98x
- * cudnn_sdpa (static schedule before: 0.60-0.92x) and 1.04-1.07x
- * cuda_wgmma_pingpong for S <= 8192 (0.98x at S = 16384, where pingpong's
- * one-head-at-a-time hardware order keeps K/V in L2 better); causal D = 64
- * 349-470, 1.15-1.23x pingpong, 0.91-0.95x cudnn_sdpa. Non-causal
- * unchanged (615.6 at the headline, 1.03x cudnn_sdpa's 599.4).
+ * Measured (attnbench run experiments/hopper-lpt.cfg,
+ * reports/hopper-forward/hopper-lpt.db run 1, report
+ * reports/hopper-forward/hopper-lpt-run1.md; NVIDIA H200, 2026-11-24, hot
+ * timing, 80-100 samples in rounds, 1230 of 2956 clock blocks at the software
+ * power cap, SM 1440-1980 MHz; speedups against cudnn_sdpa are the report's
+ * round estimates): causal D = 128 494.6-571.8 TFLOP/s, 0.96-0.98x cudnn_sdpa
+ * (static schedule before: 0.60-0.92x) and 1.04-1.07x cuda_wgmma_pingpong for
+ * S <= 8192 (0.98x at S = 16384, where pingpong's one-head-at-a-time hardware
+ * order keeps K/V in L2 better); causal D = 64 349-470, 1.15-1.23x pingpong,
+ * 0.91-0.95x cudnn_sdpa. Non-causal unchanged (615.6 at the headline, 1.03x
+ * cudnn_sdpa's 599.4).
  *
  * ptxas: the
  * causal producer spills 8-16 bytes at its 24 registers (per tile, not in

@@ -39,18 +39,18 @@
  * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
- * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
- * 485.5-676.7 TFLOP/s; B=4 S=4096 fp16: 650.7 non-causal (cuda_wgmma_ws
- * 599.4, 1.09x; cudnn_sdpa 646.7, 1.01x), 546.5 causal (1.02x; 0.94x).
- * The fastest own kernel for causal S <= 8192 (0.90-0.97x cudnn_sdpa) and
- * fp16 non-causal S = 16384 (670.4 vs 645.9). Geometric mean against
- * cudnn_sdpa 0.975 (0.90-1.04; non-causal 1.00, causal 0.95). Against the
- * prediction (+8-15%, 0.94-1.0x cuDNN): non-causal -1% to +14% over
- * cuda_wgmma_ws, 0.97-1.04x cuDNN; causal -5% to +4%: short causal query
- * tiles (few key tiles each at S = 2048) pay the block start-up (barrier
- * init, Q and first (K, V) load) and the O store in the open, which the
- * overlap cannot hide.
+ * reports/hopper-forward/hopper.db, report
+ * reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200, 2026-11-23, hot
+ * timing, medians; B*S = 16K tokens, H = 16, D = 128): 485.5-676.7 TFLOP/s;
+ * B=4 S=4096 fp16: 650.7 non-causal (cuda_wgmma_ws 599.4, 1.09x; cudnn_sdpa
+ * 646.7, 1.01x), 546.5 causal (1.02x; 0.94x). The fastest own kernel for
+ * causal S <= 8192 (0.90-0.97x cudnn_sdpa) and fp16 non-causal S = 16384
+ * (670.4 vs 645.9). Geometric mean against cudnn_sdpa 0.975 (0.90-1.04;
+ * non-causal 1.00, causal 0.95). Against the prediction (+8-15%, 0.94-1.0x
+ * cuDNN): non-causal -1% to +14% over cuda_wgmma_ws, 0.97-1.04x cuDNN; causal
+ * -5% to +4%: short causal query tiles (few key tiles each at S = 2048) pay
+ * the block start-up (barrier init, Q and first (K, V) load) and the O store
+ * in the open, which the overlap cannot hide.
  *
  * ptxas: 168 registers at entry, no spills; SASS keeps the overlap
  * (WARPGROUP.DEPBAR.LE gsb0, 0x1 between the two wgmma groups, BAR.ARV /

@@ -32,14 +32,15 @@
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
- * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
- * 428.1-544.9 TFLOP/s; B=4 S=4096 fp16: 540.3 non-causal (cuda_wgmma
- * 404.2, 1.34x; cudnn_sdpa 646.7, 0.84x), 479.7 causal (1.26x; 0.83x).
- * Geometric mean against cudnn_sdpa 0.81 (0.77-0.88). Far above the
- * prediction (+3-8%): the copies, not the tensor-core instruction, were
- * cuda_wgmma's bottleneck (one thread's TMA copies per tile instead of
- * LDGSTS in every thread, no wait_group/fence, fewer registers).
+ * reports/hopper-forward/hopper.db, report
+ * reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200, 2026-11-23, hot
+ * timing, medians; B*S = 16K tokens, H = 16, D = 128): 428.1-544.9 TFLOP/s;
+ * B=4 S=4096 fp16: 540.3 non-causal (cuda_wgmma 404.2, 1.34x; cudnn_sdpa
+ * 646.7, 0.84x), 479.7 causal (1.26x; 0.83x). Geometric mean against
+ * cudnn_sdpa 0.81 (0.77-0.88). Far above the prediction (+3-8%): the copies,
+ * not the tensor-core instruction, were cuda_wgmma's bottleneck (one thread's
+ * TMA copies per tile instead of LDGSTS in every thread, no wait_group/fence,
+ * fewer registers).
  *
  * ptxas: 196 registers (D=128) / 154 (D=64), no spills; SASS: HGMMA,
  * UTMALDG.3D, SYNCS (mbarrier) instructions. Checked: gpu_check (64 cases),

@@ -31,14 +31,14 @@
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16; sm_90a only.
  *
  * Measured (attnbench run experiments/hopper-d128.cfg: run 1 of
- * reports/hopper-forward/hopper.db, report reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200,
- * 2026-11-23, hot timing, medians; B*S = 16K tokens, H = 16, D = 128):
- * 471.4-640.7 TFLOP/s; B=4 S=4096 fp16: 599.4 non-causal (cuda_wgmma_tma
- * 540.3, 1.11x; cudnn_sdpa 646.7, 0.93x), 535.8 causal (1.12x; 0.92x); the
- * fastest own kernel at S = 16384 causal (bf16 640.7 vs cudnn_sdpa 622.0,
- * fp16 616.9 vs 620.2). Geometric mean against cudnn_sdpa 0.93
- * (0.87-1.03); over cuda_wgmma_tma 1.10-1.29x, more than predicted
- * (+5-15%).
+ * reports/hopper-forward/hopper.db, report
+ * reports/hopper-forward/hopper-d128-run1.md; NVIDIA H200, 2026-11-23, hot
+ * timing, medians; B*S = 16K tokens, H = 16, D = 128): 471.4-640.7 TFLOP/s;
+ * B=4 S=4096 fp16: 599.4 non-causal (cuda_wgmma_tma 540.3, 1.11x; cudnn_sdpa
+ * 646.7, 0.93x), 535.8 causal (1.12x; 0.92x); the fastest own kernel at S =
+ * 16384 causal (bf16 640.7 vs cudnn_sdpa 622.0, fp16 616.9 vs 620.2).
+ * Geometric mean against cudnn_sdpa 0.93 (0.87-1.03); over cuda_wgmma_tma
+ * 1.10-1.29x, more than predicted (+5-15%).
  *
  * ptxas: 168 registers at entry
  * (384 threads, one block per SM), setmaxnreg 24 / 240 in SASS

@@ -40,11 +40,12 @@
  * at D = 8, 16, 32, 40, 80, 96, 160, 192, 256, 512, 520. Engine 2 (the flash
  * kernel) serves 2 <= S and D <= 256; engine 1 serves S = 1 and D > 256. D not
  * a multiple of 8 (e.g. 100) is refused: setup fails with cuDNN's status.
- * Measured (NVIDIA H200, 2026-11-21, reports/seeds-and-ladders/attnbench.db, hot mode,
- * cuDNN 9.14): run 10 (ladder-d128, report reports/seeds-and-ladders/ladder-d128-run10.md)
- * 666 TFLOP/s at B=4 H=16 S=4096 D=128 fp16, 581 causal, 689 bf16; run 6
- * (seed-004-sdpa) 0.0485 ms at B=32 H=8 S=512 D=64 fp16, PyTorch 2.11's
- * default SDPA 0.0494 ms in the same run.
+ * Measured (NVIDIA H200, 2026-11-21, reports/seeds-and-ladders/attnbench.db,
+ * hot mode, cuDNN 9.14): run 10 (ladder-d128, report
+ * reports/seeds-and-ladders/ladder-d128-run10.md) 666 TFLOP/s at B=4 H=16
+ * S=4096 D=128 fp16, 581 causal, 689 bf16; run 6 (seed-004-sdpa) 0.0485 ms at
+ * B=32 H=8 S=512 D=64 fp16, PyTorch 2.11's default SDPA 0.0494 ms in the same
+ * run.
  *
  * Under PyTorch 2.11's own cuDNN 9.19.0 (LD_LIBRARY_PATH) the same graph
  * ran at the speed of torch's SDPBackend.CUDNN_ATTENTION on that library,
