@@ -4,7 +4,9 @@
  * (run/calibration_run.c), runs it like any run and prints its analysis
  * (report/calibrate.c).
  */
-#include "calibrate.h"
+#include "aa_samples.h"
+#include "calibration.h"
+#include "calibration_table.h"
 #include "calibration_run.h"
 #include "commands.h"
 #include "experiment.h"
@@ -87,7 +89,12 @@ int cmd_calibrate(int argc, char **argv)
         goto cleanup;
     }
     ab_calibration s;
-    if (ab_calibration_summary(db, run, &s))
+    ab_aa_run loaded; /* load (db/), analyse (src/analysis/), print (src/report/) */
+    if (ab_aa_run_load(db, run, &loaded))
+        goto cleanup;
+    int st = ab_calibration_of_run(&loaded, &s);
+    ab_aa_run_free(&loaded);
+    if (st)
         goto cleanup;
     printf("%lld\n", (long long)run);
     fprintf(stderr,

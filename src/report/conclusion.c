@@ -6,6 +6,7 @@
  */
 #include "units.h"
 #include "conclusion.h"
+#include "claims.h"
 #include "spread.h"
 
 #include <jansson.h>
@@ -14,127 +15,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct claim {
-    const char *variant, *than; /* into the parsed config (valid while it lives) */
-    ab_verdict verdict;
-} claim;
-
-static const char *baseline_of(const ab_experiment *e)
-{
-    return e->baseline ? e->baseline : e->nvariants ? e->variants[0].name : "";
-}
-
-/* 1 when measurement variant v is the one a claim names (with
- * `instances`, one of its instances name#k). */
-static int names(const ab_experiment *e, const char *v, const char *name)
-{
-    return e->instances > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
-}
-
-static int is_variant(const ab_experiment *e, const char *name)
-{
-    for (size_t i = 0; i < e->nvariants; i++)
-        if (names(e, e->variants[i].name, name))
-            return 1;
-    return 0;
-}
-
-static int fail_at(char *err, size_t n, const ab_experiment *e, const config_setting_t *s,
-                   const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    snprintf(err, n, "%s:%d: expect: %s", e->path, s ? config_setting_source_line(s) : 0, msg);
-    return -1;
-}
-
-/* Parses e->text into cfg and its `expect` list into claims (malloc'd, *nc
- * entries; none when the experiment has no `expect`). Returns 0 or -1 with
- * err. cfg must be destroyed by the caller either way. */
-static int load_claims(const ab_experiment *e, config_t *cfg, claim **out, size_t *nc, char *err,
-                       size_t n)
-{
-    *out = NULL;
-    *nc = 0;
-    if (!e->text || config_read_string(cfg, e->text) != CONFIG_TRUE)
-        return 0; /* the experiment parser reports syntax errors */
-    const config_setting_t *list = config_lookup(cfg, "expect");
-    if (!list)
-        return 0;
-    if (!config_setting_is_list(list) && !config_setting_is_array(list))
-        return fail_at(err, n, e, list, "must be a list of groups ( { variant = ...; verdict = ...; } )");
-    const int len = config_setting_length(list);
-    claim *c = calloc(len ? (size_t)len : 1, sizeof *c);
-    if (!c) {
-        snprintf(err, n, "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < len; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
-        const char *verdict = NULL;
-        if (!config_setting_is_group(g)) {
-            free(c);
-            return fail_at(err, n, e, g, "each entry must be a group { variant = ...; verdict = ...; }");
-        }
-        if (!config_setting_lookup_string(g, "variant", &c[i].variant) ||
-            !is_variant(e, c[i].variant)) {
-            free(c);
-            return fail_at(err, n, e, g, "variant must name one of the experiment's variants");
-        }
-        if (!config_setting_lookup_string(g, "than", &c[i].than))
-            c[i].than = baseline_of(e);
-        else if (!is_variant(e, c[i].than)) {
-            const char *than = c[i].than; /* points into cfg, not into c */
-            free(c);
-            return fail_at(err, n, e, g, "than '%s' is not one of the experiment's variants", than);
-        }
-        if (!config_setting_lookup_string(g, "verdict", &verdict) ||
-            (strcmp(verdict, "faster") && strcmp(verdict, "slower") && strcmp(verdict, "no difference"))) {
-            free(c);
-            return fail_at(err, n, e, g, "verdict must be \"faster\", \"slower\" or \"no difference\"");
-        }
-        c[i].verdict = strcmp(verdict, "faster") == 0   ? AB_FASTER
-                       : strcmp(verdict, "slower") == 0 ? AB_SLOWER
-                                                        : AB_NO_DIFFERENCE;
-    }
-    *out = c;
-    *nc = (size_t)len;
-    return 0;
-}
-
-int ab_expect_check(const ab_experiment *e, char *err, size_t n)
-{
-    config_t cfg;
-    claim *c;
-    size_t nc;
-    config_init(&cfg);
-    int rc = load_claims(e, &cfg, &c, &nc, err, n);
-    if (rc == 0)
-        free(c);
-    config_destroy(&cfg);
-    return rc;
-}
-
-int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, const char *),
-                    void *arg)
-{
-    config_t cfg;
-    claim *c = NULL;
-    size_t nc = 0;
-    char err[512];
-    config_init(&cfg);
-    int rc = load_claims(e, &cfg, &c, &nc, err, sizeof err) ? -1 : 0;
-    for (size_t i = 0; rc == 0 && i < nc; i++)
-        if (strcmp(c[i].than, baseline_of(e)) != 0)
-            fn(arg, c[i].variant, c[i].than);
-    free(c);
-    config_destroy(&cfg);
-    return rc;
-}
 
 static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *name)
 {
@@ -149,11 +29,11 @@ enum { NO_CLAIM, STATED, AA_TEST };
 /* The claim for (variant, than) and where it comes from (*source): the
  * experiment's `expect`, else "no difference" when both are instances of one
  * built-in variant in one timing mode (an A/A test), else none. */
-static ab_verdict claim_for(const ab_experiment *e, const claim *c, size_t nc, const char *variant,
+static ab_verdict claim_for(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
                             const char *than, int *source)
 {
     for (size_t i = 0; i < nc; i++)
-        if (names(e, variant, c[i].variant) && names(e, than, c[i].than)) {
+        if (ab_claim_names(e, variant, c[i].variant) && ab_claim_names(e, than, c[i].than)) {
             *source = STATED;
             return c[i].verdict;
         }
@@ -222,7 +102,7 @@ static const char *claim_text(ab_verdict v)
  * for both writers. */
 typedef struct judged {
     config_t cfg;      /* the claims point into it */
-    claim *claims;
+    ab_claim *claims;
     part *parts;
     size_t np;
     ab_spread *sp;
@@ -247,7 +127,7 @@ static int judge_all(judged *J, const ab_experiment *e, const ab_outcome *o, siz
     char err[512];
     memset(J, 0, sizeof *J);
     config_init(&J->cfg);
-    if (load_claims(e, &J->cfg, &J->claims, &nclaims, err, sizeof err))
+    if (ab_claims_load(e, &J->cfg, &J->claims, &nclaims, err, sizeof err))
         J->claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
     J->parts = calloc(n ? n : 1, sizeof *J->parts);
     J->sp = calloc(nmeas ? nmeas : 1, sizeof *J->sp);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "abstats.h"
+#include "claims.h" /* the claims judged (src/analysis/claims.h) */
 #include "experiment.h"
 #include "rundata.h"
 
@@ -37,21 +38,6 @@ typedef struct ab_outcome {
     int computed;       /* 0: not compared (a side failed or has < 2 samples) */
     ab_verdict verdict; /* after the family correction and the timer floor */
 } ab_outcome;
-
-/* Checks the experiment's `expect` list (its text, e->text): a list of
- * groups, each with `variant` and optional `than` naming variants of the
- * experiment and `verdict` one of "faster", "slower", "no difference".
- * Returns 0, or -1 with one line in err naming the file, line and field
- * ("x.cfg:9: expect: verdict must be \"faster\", \"slower\" or \"no
- * difference\""). */
-int ab_expect_check(const ab_experiment *e, char *err, size_t n);
-
-/* Calls fn(arg, variant, than) for each claim of e's `expect` whose `than`
- * is not the experiment's baseline (a comparison the report adds to its
- * family so that the claim is judged). Returns 0, or -1 when `expect` does
- * not parse (nothing called). */
-int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, const char *),
-                    void *arg);
 
 /* Writes the "## Conclusion" section: a table of the parts (claim, verdict
  * counts over configurations, measurements with wide samples, outcome),

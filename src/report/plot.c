@@ -13,9 +13,7 @@
 #include "experiment.h"
 #include "outfile.h"
 #include "proc.h"
-#include "read.h"
 #include "rundata.h"
-#include "store.h"
 #include "util.h"
 
 #include <errno.h>

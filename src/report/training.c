@@ -15,14 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the median of x's usable samples in ms, or NAN */
+/* the median of x's usable samples in ms (the analysis's summary), or NAN */
 static double median_of(const ab_rep_meas *x)
 {
-    ab_summary s;
-    if (!x || strcmp(x->r.status, "ok") != 0 || x->r.n < 2 ||
-        ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
-        return NAN;
-    return s.median;
+    return x && x->have_summary ? x->s.median : NAN;
 }
 
 /* same configuration but for `ignore_pass`, `ignore_B` */

@@ -42,6 +42,30 @@ cleanup:
     return rc == SQLITE_OK ? 0 : -1;
 }
 
+/* The provenance entry of variant v, from its first adapter env (JSON
+ * text or NULL) and the count of distinct ones. */
+static json_t *entry(const ab_exp_variant *v, const char *env, long long distinct)
+{
+    json_t *envj = env ? json_loads(env, 0, NULL) : NULL;
+    json_t *o;
+    if (v->library) {
+        json_t *p = json_object_get(envj, "plugin");
+        o = json_pack("{s:s, s:s, s:O, s:O, s:O}", "route", "plugin", "library", v->library,
+                      "path", json_object_get(p, "library") ?: json_null(),
+                      "size", json_object_get(p, "size") ?: json_null(),
+                      "sha256", json_object_get(p, "sha256") ?: json_null());
+    } else if (v->command) {
+        o = json_pack("{s:s, s:s, s:i, s:O, s:I}", "route", "adapter", "command", v->command,
+                      "protocol", v->protocol, "version", envj ? envj : json_null(),
+                      "versions", (json_int_t)distinct);
+    } else {
+        o = json_pack("{s:s, s:s}", "route", "built-in", "variant",
+                      v->native ? v->native->name : v->name);
+    }
+    json_decref(envj);
+    return o ? o : json_null();
+}
+
 json_t *ab_provenance_load(sqlite3 *db, long long run_id, const ab_experiment *e, char *err)
 {
     json_t *prov = json_object();
@@ -53,28 +77,24 @@ json_t *ab_provenance_load(sqlite3 *db, long long run_id, const ab_experiment *e
             json_decref(prov);
             return NULL;
         }
-        json_t *envj = env ? json_loads(env, 0, NULL) : NULL;
+        json_object_set_new(prov, v->name, entry(v, env, distinct));
         free(env);
-        json_t *o;
-        if (v->library) {
-            json_t *p = json_object_get(envj, "plugin");
-            o = json_pack("{s:s, s:s, s:O, s:O, s:O}", "route", "plugin", "library", v->library,
-                          "path", json_object_get(p, "library") ?: json_null(),
-                          "size", json_object_get(p, "size") ?: json_null(),
-                          "sha256", json_object_get(p, "sha256") ?: json_null());
-        } else if (v->command) {
-            o = json_pack("{s:s, s:s, s:i, s:O, s:I}", "route", "adapter", "command", v->command,
-                          "protocol", v->protocol, "version", envj ? envj : json_null(),
-                          "versions", (json_int_t)distinct);
-        } else {
-            o = json_pack("{s:s, s:s}", "route", "built-in", "variant",
-                          v->native ? v->native->name : v->name);
-        }
-        json_decref(envj);
-        json_object_set_new(prov, v->name, o ? o : json_null());
     }
     if (!prov)
         snprintf(err, AB_ERR, "out of memory reading the provenance");
+    return prov;
+}
+
+json_t *ab_provenance_of_record(const ab_run_record *rec, const ab_experiment *e)
+{
+    if (rec->venvs_status)
+        return NULL;
+    json_t *prov = json_object();
+    for (size_t i = 0; prov && i < e->nvariants; i++) {
+        const ab_exp_variant *v = &e->variants[i];
+        const ab_variant_env *x = ab_run_record_variant_env(rec, v->name);
+        json_object_set_new(prov, v->name, entry(v, x ? x->first : NULL, x ? x->distinct : 0));
+    }
     return prov;
 }
 
