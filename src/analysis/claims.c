@@ -1,10 +1,11 @@
 /*
- * claims.c: the experiment's claims (`expect`), parsed and checked
- * (claims.h); the conclusion (src/report/conclusion.c) judges them from the
- * analysis's verdicts.
+ * claims.c: the experiment's claims (`expect`), parsed and checked, and
+ * judged from the run's verdicts with the spread of each measurement
+ * (claims.h); src/report/conclusion.c writes the result.
  */
 #include "claims.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +119,144 @@ int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, con
     free(c);
     config_destroy(&cfg);
     return rc;
+}
+
+static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *name)
+{
+    for (size_t i = 0; i < e->nvariants; i++)
+        if (strcmp(e->variants[i].name, name) == 0)
+            return &e->variants[i];
+    return NULL;
+}
+
+
+/* The claim for (variant, than) and where it comes from (*source): the
+ * experiment's `expect`, else "no difference" when both are instances of one
+ * built-in variant in one timing mode (an A/A test), else none. */
+static ab_verdict claim_for(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
+                            const char *than, int *source)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (ab_claim_names(e, variant, c[i].variant) && ab_claim_names(e, than, c[i].than)) {
+            *source = AB_STATED;
+            return c[i].verdict;
+        }
+    const ab_exp_variant *a = exp_variant(e, variant), *b = exp_variant(e, than);
+    *source = a && b && a->native && a->native == b->native && a->timing == b->timing &&
+                      !a->command && !b->command
+                  ? AB_AA_TEST
+                  : AB_NO_CLAIM;
+    return AB_NO_DIFFERENCE;
+}
+
+static const char *const outcome_name[] = {"held", "did not hold", "inconclusive", "not judged"};
+
+const char *ab_part_outcome_name(int outcome) { return outcome_name[outcome]; }
+
+int ab_part_judge(const ab_part *p)
+{
+    if (p->source == AB_NO_CLAIM)
+        return AB_NOT_JUDGED;
+    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
+    const int contradicting = p->claim == AB_FASTER   ? p->count[AB_SLOWER]
+                              : p->claim == AB_SLOWER ? p->count[AB_FASTER]
+                                                      : p->count[AB_FASTER] + p->count[AB_SLOWER];
+    if (contradicting > 0)
+        return AB_NOT_HELD;
+    if (total > 0 && p->count[p->claim] == total)
+        return AB_HELD;
+    return AB_INCONCLUSIVE;
+}
+
+const char *ab_part_finding(const ab_part *p)
+{
+    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
+    if (total == 0 || p->not_compared == total)
+        return "nothing compared";
+    if (p->count[AB_FASTER] == total)
+        return "faster everywhere";
+    if (p->count[AB_SLOWER] == total)
+        return "slower everywhere";
+    if (p->count[AB_NO_DIFFERENCE] == total)
+        return "no significant difference anywhere";
+    if (p->count[AB_FASTER] && p->count[AB_SLOWER])
+        return "faster in some configurations, slower in others";
+    if (p->count[AB_FASTER])
+        return "faster or no significant difference";
+    if (p->count[AB_SLOWER])
+        return "slower or no significant difference";
+    return "no significant difference where compared";
+}
+
+static const char *claim_text(ab_verdict v)
+{
+    return v == AB_FASTER ? "faster" : v == AB_SLOWER ? "slower" : "no difference";
+}
+
+void ab_judged_free(ab_judged *J)
+{
+    free(J->parts);
+    free(J->sp);
+    free(J->has_sp);
+    free(J->claims);
+    config_destroy(&J->cfg);
+}
+
+int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size_t n,
+                 const ab_rmeas *const *meas, size_t nmeas)
+{
+    size_t nclaims = 0;
+    char err[512];
+    memset(J, 0, sizeof *J);
+    config_init(&J->cfg);
+    if (ab_claims_load(e, &J->cfg, &J->claims, &nclaims, err, sizeof err))
+        J->claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
+    J->parts = calloc(n ? n : 1, sizeof *J->parts);
+    J->sp = calloc(nmeas ? nmeas : 1, sizeof *J->sp);
+    J->has_sp = calloc(nmeas ? nmeas : 1, sizeof *J->has_sp);
+    if (!J->parts || !J->sp || !J->has_sp)
+        return J->status = -1;
+    for (size_t i = 0; i < nmeas; i++)
+        J->has_sp[i] = strcmp(meas[i]->status, "ok") == 0 && meas[i]->n >= 2 &&
+                       ab_spread_check(meas[i]->ms, meas[i]->n, &J->sp[i]) == 0;
+    for (size_t i = 0; i < n; i++) {
+        ab_part *p = NULL;
+        for (size_t k = 0; k < J->np && !p; k++)
+            if (strcmp(J->parts[k].variant, o[i].variant->variant) == 0 &&
+                strcmp(J->parts[k].reference, o[i].reference->variant) == 0)
+                p = &J->parts[k];
+        if (!p) {
+            p = &J->parts[J->np++];
+            p->variant = o[i].variant->variant;
+            p->reference = o[i].reference->variant;
+            p->claim = claim_for(e, J->claims, nclaims, p->variant, p->reference, &p->source);
+        }
+        if (o[i].computed)
+            p->count[o[i].verdict]++;
+        else
+            p->not_compared++;
+        for (size_t k = 0; k < nmeas; k++)
+            if ((meas[k] == o[i].variant || meas[k] == o[i].reference) && J->has_sp[k] &&
+                J->sp[k].wide)
+                p->wide++;
+    }
+    return 0;
+}
+
+const char *ab_part_claim_name(const ab_part *p)
+{
+    return p->source == AB_NO_CLAIM  ? "none stated"
+           : p->source == AB_AA_TEST ? "no difference (A/A)"
+                                  : claim_text(p->claim);
+}
+
+const char *ab_conclusion_overall(const int tally[4], int *judged_n)
+{
+    *judged_n = tally[AB_HELD] + tally[AB_NOT_HELD] + tally[AB_INCONCLUSIVE];
+    if (*judged_n == 0)
+        return "not judged";
+    return tally[AB_NOT_HELD] == 0 && tally[AB_INCONCLUSIVE] == 0 ? "held"
+           : tally[AB_NOT_HELD] == 0                           ? "inconclusive"
+           : tally[AB_HELD] > 0                                ? "held in part"
+                                                            : "did not hold";
 }

@@ -282,6 +282,45 @@ static int build_family(const ab_run_record *rec, const ab_analysis_opts *o, ab_
     return 0;
 }
 
+/* The bandwidth per pass and variant (ab_pass_bandwidth), in the order the
+ * report lists them: by pass, then the variant's first measurement in
+ * sorted order. */
+static int pass_bandwidths(ab_run_analysis *an)
+{
+    static const char *const passes[] = {"fwd", "bwd", "fwd+bwd"};
+    meas *const *m = an->sorted;
+    const size_t n = an->n;
+    an->bw = calloc(3 * (n ? n : 1), sizeof *an->bw);
+    double *g = malloc((n ? n : 1) * sizeof *g);
+    if (!an->bw || !g) {
+        free(g);
+        return error("out of memory");
+    }
+    for (int p = 0; p < 3; p++)
+        for (size_t i = 0; i < n; i++) {
+            const meas *x = m[i];
+            if (strcmp(x->r.pass, passes[p]) != 0)
+                continue;
+            int seen = 0;
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = strcmp(m[k]->r.variant, x->r.variant) == 0 &&
+                       strcmp(m[k]->r.pass, passes[p]) == 0;
+            if (seen)
+                continue;
+            size_t ng = 0;
+            for (size_t k = 0; k < n; k++)
+                if (strcmp(m[k]->r.variant, x->r.variant) == 0 &&
+                    strcmp(m[k]->r.pass, passes[p]) == 0 && m[k]->have_summary &&
+                    m[k]->r.bytes > 0)
+                    g[ng++] = m[k]->r.bytes / (m[k]->s.median * 1e6);
+            ab_summary s;
+            if (ng > 0 && ab_summarize(g, ng, &s) == AB_STATS_OK)
+                an->bw[an->nbw++] = (ab_pass_bandwidth){passes[p], x->r.variant, ng, s.median, s.max};
+        }
+    free(g);
+    return 0;
+}
+
 int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_analysis *an)
 {
     char err[1024];
@@ -341,6 +380,9 @@ int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_a
     for (size_t i = 0; i < n; i++)
         an->baseline_ok |= ab_run_is_variant(an, m[i].r.variant, an->baseline) && usable(&m[i]);
 
+    if (pass_bandwidths(an))
+        return -1;
+
     /* the environment's A/A calibration, and a calibration run's own */
     an->cal_status = rec->aa.cal_status;
     if (an->cal_status == 0 && ab_calibration_of_run(&rec->aa.cal, &an->cal))
@@ -351,6 +393,19 @@ int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_a
                                              e->practical, &an->own) == 0 &&
                       an->own.pairs > 0;
     an->provenance = ab_provenance_of_record(rec, e);
+
+    /* the claims, judged from the verdicts (the conclusion) */
+    an->outcomes = calloc(an->ncmp ? an->ncmp : 1, sizeof *an->outcomes);
+    an->sorted_r = calloc(n ? n : 1, sizeof *an->sorted_r);
+    if (!an->outcomes || !an->sorted_r)
+        return error("out of memory");
+    for (size_t i = 0; i < an->ncmp; i++)
+        an->outcomes[i] = (ab_outcome){&an->cmps[i].a->r, &an->cmps[i].b->r, an->cmps[i].an.ok,
+                                       an->cmps[i].an.verdict};
+    for (size_t i = 0; i < n; i++)
+        an->sorted_r[i] = &an->sorted[i]->r;
+    ab_judge_all(&an->judged, e, an->outcomes, an->ncmp, an->sorted_r, n); /* judged.status */
+    an->judged_set = 1;
     return 0;
 }
 
@@ -362,5 +417,10 @@ void ab_run_analysis_free(ab_run_analysis *an)
     free(an->cmps);
     free(an->groups);
     json_decref(an->provenance);
+    free(an->bw);
+    free(an->outcomes);
+    free(an->sorted_r);
+    if (an->judged_set)
+        ab_judged_free(&an->judged);
     memset(an, 0, sizeof *an);
 }

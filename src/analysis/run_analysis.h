@@ -6,7 +6,8 @@
  * chain, the claims against other variants; paired over rounds, or by
  * instance) with their verdicts after the family correction and the A/A
  * resolution (resolution.h), the A/A calibration of the run's environment
- * and, for a calibration run, its own (calibration.h), and each variant's
+ * and, for a calibration run, its own (calibration.h), the experiment's
+ * claims judged from the verdicts (claims.h), and each variant's
  * provenance. The writers (src/report/: markdown, JSON, plots) print what
  * is here and compute nothing of their own from the samples.
  */
@@ -15,6 +16,7 @@
 
 #include "abstats.h"
 #include "calibration.h"
+#include "claims.h"
 #include "clocks.h"
 #include "experiment.h"
 #include "pair.h"
@@ -88,6 +90,14 @@ const char *ab_rep_method(const ab_rep_cmp *c);
  * difference (...)" with why (too few rounds, below the timer floor). */
 const char *ab_rep_verdict(const ab_rep_cmp *c);
 
+/* The achieved bandwidth of one variant in one pass over its
+ * configurations: bytes / median of each usable measurement (GB/s). */
+typedef struct ab_pass_bandwidth {
+    const char *pass, *variant; /* "fwd", "bwd", "fwd+bwd"; the measurement's */
+    size_t n;                   /* configurations */
+    double median, max;         /* GB/s */
+} ab_pass_bandwidth;
+
 /* What the analysis is asked. */
 typedef struct ab_analysis_opts {
     const char *baseline; /* NULL: the experiment's baseline, else its first variant */
@@ -117,6 +127,12 @@ typedef struct ab_run_analysis {
     int own_cal;              /* a calibration run ("*-calibration") with its own A/A table in own */
     ab_calibration own;
     json_t *provenance;       /* src/run/provenance.h; NULL when unread */
+    ab_outcome *outcomes;     /* outcomes[i]: cmps[i]'s verdict, for the claims */
+    const ab_rmeas **sorted_r; /* sorted[i]->r */
+    ab_pass_bandwidth *bw;    /* per pass (fwd, bwd, fwd+bwd) and variant in sorted order */
+    size_t nbw;
+    ab_judged judged;         /* the claims judged and the spread (claims.h) */
+    int judged_set;           /* judged was built (to be freed) */
     size_t ngroups;           /* the A/A groups of each timing mode used */
     ab_aa_groups *groups;
 } ab_run_analysis;

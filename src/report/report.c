@@ -645,7 +645,7 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
     }
 
     /* ---- backward passes: training step, scaling with B, bandwidth ---- */
-    ab_report_training(out, sorted, n, peak_copy);
+    ab_report_training(out, sorted, n, an->bw, an->nbw, peak_copy);
 
     /* ---- wall time (runs that recorded it) ---- */
     {
@@ -720,18 +720,8 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
             ab_provenance_markdown(out, an->provenance);
         }
     }
-    { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
-        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
-        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
-        for (size_t i = 0; oc && i < ncmp; i++) /* the verdicts as printed (ab_rep_decide) */
-            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].an.ok, cmps[i].an.verdict};
-        for (size_t i = 0; rm && i < n; i++)
-            rm[i] = &sorted[i]->r;
-        if (oc && rm)
-            ab_conclusion_write(out, &e, oc, ncmp, rm, n);
-        free(oc);
-        free(rm);
-    }
+    /* ---- conclusion against the hypothesis (conclusion.c) ---- */
+    ab_conclusion_write(out, &an->judged, an->sorted_r, n);
     rc = 0;
 cleanup:
     json_decref(fp);

@@ -106,16 +106,7 @@ json_t *ab_report_json_sections(const ab_run_record *rec, const ab_run_analysis 
                         (json_int_t)cc->sampled_total, "max_escape", cc->max_escape, "seeds",
                         cc->seeds ? cc->seeds : "")
             : json_null());
-    ab_outcome *oc = calloc(an->ncmp ? an->ncmp : 1, sizeof *oc);
-    const ab_rmeas **rm = calloc(an->n ? an->n : 1, sizeof *rm);
-    for (size_t i = 0; oc && i < an->ncmp; i++)
-        oc[i] = (ab_outcome){&an->cmps[i].a->r, &an->cmps[i].b->r, an->cmps[i].an.ok,
-                             an->cmps[i].an.verdict};
-    for (size_t i = 0; rm && i < an->n; i++)
-        rm[i] = &an->sorted[i]->r;
-    json_t *concl = oc && rm ? ab_conclusion_json(&an->e, oc, an->ncmp, rm, an->n) : NULL;
-    free(oc);
-    free(rm);
+    json_t *concl = ab_conclusion_json(&an->judged, an->sorted_r, an->n);
     json_object_set_new(sec, "conclusion", concl ? concl : json_null());
     /* provenance.h: built in, the plugin library (path, SHA-256) or the
      * adapter (command, version line) of each variant; null when unread */
