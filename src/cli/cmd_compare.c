@@ -81,33 +81,33 @@ static int between_runs_of(sqlite3 *db, const ab_rmeas *x, long long ra, long lo
     for (size_t i = 0; i < n; i++)
         if (hp[i].run == ra)
             env = hp[i].env;
-    double *med = malloc((n ? n : 1) * sizeof *med);
+    /* the other runs' samples (db/), their spread (src/analysis/between_runs.h) */
+    double **ms = calloc(n ? n : 1, sizeof *ms);
+    size_t *m = calloc(n ? n : 1, sizeof *m);
     int rc = -1;
-    if (!med) {
+    if (!ms || !m) {
         error("out of memory");
         goto cleanup;
     }
     for (size_t i = 0; env && i < n; i++) {
-        double *ms = NULL;
-        size_t m = 0;
-        ab_summary su;
         if (hp[i].run == ra || hp[i].run == rb || strcmp(hp[i].env, env) != 0)
             continue;
-        if (ab_db_samples(db, hp[i].mid, 0, &ms, &m, err)) {
-            free(ms);
+        if (ab_db_samples(db, hp[i].mid, 0, &ms[k], &m[k], err)) {
+            k++;
             error("compare: %s", err);
             goto cleanup;
         }
-        if (m >= 1 && ab_summarize(ms, m, &su) == AB_STATS_OK)
-            med[k++] = su.median;
-        free(ms);
+        k++;
     }
-    rc = ab_between_runs_sd(med, k, out) == 0 ? 0 : 1;
+    rc = ab_between_runs_of_samples(ms, m, k, out) == 0 ? 0 : 1;
 cleanup:
     for (size_t i = 0; i < n; i++)
         free(hp[i].fp);
     free(hp);
-    free(med);
+    for (size_t i = 0; ms && i < k; i++)
+        free(ms[i]);
+    free(ms);
+    free(m);
     return rc;
 }
 
