@@ -15,7 +15,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "abstats.h"
 #include "claims.h" /* the claims judged (src/analysis/claims.h) */
 #include "experiment.h"
 #include "rundata.h"

@@ -9,7 +9,6 @@
  * succeeded: a failed or hung gnuplot leaves no empty or partial image.
  */
 #include "plot.h"
-#include "abstats.h"
 #include "experiment.h"
 #include "outfile.h"
 #include "proc.h"
