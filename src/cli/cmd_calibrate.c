@@ -2,7 +2,8 @@
  * cmd_calibrate.c: `attnbench calibrate EXPERIMENT [--variant V] [--pairs K]`,
  * the A/A test of the verdict rule: builds the calibration experiment
  * (run/calibration_run.c), runs it like any run and prints its analysis
- * (report/calibrate.c).
+ * (src/analysis/calibration.c computes it, src/report/calibration_table.c
+ * prints its table).
  */
 #include "aa_samples.h"
 #include "calibration.h"
