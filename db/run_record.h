@@ -23,20 +23,6 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-/* One external variant's own environment (the adapter's `env` JSON text),
- * one per distinct (variant, env), in order of first measurement. */
-typedef struct ab_adapter_env {
-    char *variant, *env; /* malloc'd */
-} ab_adapter_env;
-
-/* What the run's measurements of one variant hold of its adapter: the
- * first non-null adapter_env (malloc'd JSON text, NULL when none) and how
- * many distinct ones. */
-typedef struct ab_variant_env {
-    char *variant, *first; /* malloc'd; first may be NULL */
-    long long distinct;
-} ab_variant_env;
-
 #define AB_RECORD_MAX_FLOORS 16
 
 typedef struct ab_run_record {
@@ -67,11 +53,11 @@ typedef struct ab_run_record {
     char grads_err[1024];
     ab_grad_entry *grads;
     size_t ngrads;
-    ab_adapter_env *envs;
+    ab_adapter_env *envs;        /* external variants' own environments (read.h) */
     size_t nenvs;
     int venvs_status;            /* 0, or -1 with venvs_err */
     char venvs_err[1024];
-    ab_variant_env *venvs;
+    ab_variant_env *venvs;       /* each variant's adapter record (read.h) */
     size_t nvenvs;
     int shard_status;            /* ab_run_shard_info_load's return (1: a part) */
     ab_run_shard_info shard;
@@ -84,8 +70,5 @@ typedef struct ab_run_record {
  * after -1). */
 int ab_run_record_load(sqlite3 *db, long long run_id, ab_run_record *rec);
 void ab_run_record_free(ab_run_record *rec);
-
-/* The adapter record of variant in rec: NULL when no measurement of it. */
-const ab_variant_env *ab_run_record_variant_env(const ab_run_record *rec, const char *variant);
 
 #endif

@@ -341,8 +341,10 @@ int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_a
     if (!found)
         return error("baseline '%s' is not a variant of run %lld", an->baseline, rec->run_id);
     an->groups = calloc(AB_ANALYSIS_MAX_MODES, sizeof *an->groups);
-    if (!an->groups || take_measurements(rec, an))
+    if (!an->groups)
         return error("out of memory");
+    if (take_measurements(rec, an))
+        return -1;
     const size_t n = an->n;
     meas *m = an->m;
     an->sorted = malloc((n ? n : 1) * sizeof *an->sorted);
