@@ -210,11 +210,15 @@ void ab_run_header_free(ab_run_header *h)
     memset(h, 0, sizeof *h);
 }
 
-int ab_adapter_envs_each(sqlite3 *db, long long run_id,
-                         void (*fn)(void *arg, const char *variant, const char *env), void *arg)
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+int ab_adapter_envs_load(sqlite3 *db, long long run_id, ab_adapter_env **out, size_t *n)
 {
+    *out = NULL;
+    *n = 0;
     sqlite3_stmt *st = NULL;
     char err[AB_ERR];
+    size_t cap = 0;
     if (ab_db_prepare(db,
                       "SELECT variant, adapter_env FROM measurements WHERE run_id = ? AND "
                       "external = 1 AND adapter_env IS NOT NULL GROUP BY variant, adapter_env "
@@ -222,10 +226,80 @@ int ab_adapter_envs_each(sqlite3 *db, long long run_id,
                       &st, err))
         return -1;
     sqlite3_bind_int64(st, 1, run_id);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        fn(arg, ab_db_text(st, 0), ab_db_text(st, 1));
+    int rc = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 8;
+            ab_adapter_env *y = realloc(*out, cap * sizeof *y);
+            if (!y) {
+                rc = -1;
+                break;
+            }
+            *out = y;
+        }
+        ab_adapter_env *e = &(*out)[(*n)++];
+        e->variant = strdup(ab_db_text(st, 0));
+        e->env = strdup(ab_db_text(st, 1));
+    }
     sqlite3_finalize(st);
-    return 0;
+    return rc;
+}
+
+int ab_variant_envs_load(sqlite3 *db, long long run_id, ab_variant_env **out, size_t *n,
+                         char *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT m.variant, (SELECT adapter_env FROM measurements x WHERE "
+                                "x.run_id = ?1 AND x.variant = m.variant AND x.adapter_env IS NOT "
+                                "NULL ORDER BY x.id LIMIT 1), count(DISTINCT m.adapter_env) "
+                                "FROM measurements m WHERE m.run_id = ?1 GROUP BY m.variant",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, run_id);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 16;
+                ab_variant_env *y = realloc(*out, cap * sizeof *y);
+                if (!y)
+                    break;
+                *out = y;
+            }
+            ab_variant_env *v = &(*out)[(*n)++];
+            v->variant = strdup(ab_db_text(st, 0));
+            v->first = dup_or_null(ab_db_text_or_null(st, 1));
+            v->distinct = sqlite3_column_int64(st, 2);
+        }
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    if (rc == SQLITE_ROW)
+        snprintf(err, AB_ERR, "out of memory reading the provenance");
+    else if (rc != SQLITE_OK)
+        snprintf(err, AB_ERR, "reading the provenance: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+void ab_adapter_envs_free(ab_adapter_env *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].variant);
+        free(v[i].env);
+    }
+    free(v);
+}
+
+void ab_variant_envs_free(ab_variant_env *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].variant);
+        free(v[i].first);
+    }
+    free(v);
 }
 
 int ab_run_experiment_load(sqlite3 *db, long long run_id, char **path, char **definition,

@@ -79,11 +79,33 @@ int ab_run_header_load(sqlite3 *db, long long run_id, ab_run_header *h);
 /* Frees h's strings (the pointers, not h). */
 void ab_run_header_free(ab_run_header *h);
 
-/* Calls fn(arg, variant, adapter_env) for each distinct (variant, adapter
- * environment JSON text) of run run_id's external measurements, in order
- * of first measurement. Returns 0, or -1 on a database error (no call). */
-int ab_adapter_envs_each(sqlite3 *db, long long run_id,
-                         void (*fn)(void *arg, const char *variant, const char *env), void *arg);
+/* One external variant's own environment (the adapter's `env` JSON text),
+ * one per distinct (variant, env). */
+typedef struct ab_adapter_env {
+    char *variant, *env; /* malloc'd */
+} ab_adapter_env;
+
+/* Loads the distinct (variant, adapter environment JSON text) of run
+ * run_id's external measurements, in order of first measurement, into *out
+ * (malloc'd, *n of them). Returns 0, or -1 on a database error or out of
+ * memory (what was read stays in *out). Free with ab_adapter_envs_free. */
+int ab_adapter_envs_load(sqlite3 *db, long long run_id, ab_adapter_env **out, size_t *n);
+void ab_adapter_envs_free(ab_adapter_env *v, size_t n);
+
+/* What the run's measurements of one variant hold of its adapter: the
+ * first non-null adapter_env (JSON text, NULL when none) and how many
+ * distinct ones. */
+typedef struct ab_variant_env {
+    char *variant, *first; /* malloc'd; first may be NULL */
+    long long distinct;
+} ab_variant_env;
+
+/* Loads one ab_variant_env per variant measured in run run_id into *out
+ * (malloc'd, *n of them). Returns 0, or -1 with err (AB_ERR bytes) on a
+ * database error or out of memory. Free with ab_variant_envs_free. */
+int ab_variant_envs_load(sqlite3 *db, long long run_id, ab_variant_env **out, size_t *n,
+                         char *err);
+void ab_variant_envs_free(ab_variant_env *v, size_t n);
 
 /* Run run_id's experiment as stored: the file's path, its text and the
  * run's timing mode (each malloc'd, "" for NULL; a NULL pointer argument

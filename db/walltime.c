@@ -74,18 +74,22 @@ static const struct {
      offsetof(ab_walltime, reference_s)},
 };
 #define NVPHASES (sizeof vphases / sizeof vphases[0])
+
+size_t ab_walltime_nvphases(void) { return NVPHASES; }
+
+const char *ab_walltime_vphase_title(size_t i) { return vphases[i].title; }
 #define NFIELDS (sizeof(ab_walltime) / sizeof(double))
 
 /* Phase i of w; the sampling overhead is the sampling calls less their
  * samples. */
-static double vphase(const ab_walltime *w, size_t i)
+double ab_walltime_vphase(const ab_walltime *w, size_t i)
 {
     const double x = *(const double *)((const char *)w + vphases[i].off);
     return vphases[i].off == offsetof(ab_walltime, sampling_s) ? x - w->timed_s : x;
 }
 
 /* The mean fixed cost of x's measurements after its first; NAN with one. */
-static double later_mean(const ab_walltime_variant *x)
+double ab_walltime_later_mean(const ab_walltime_variant *x)
 {
     return x->measurements > 1
                ? (x->w.total_s - x->w.timed_s - x->first_fixed_s) / (x->measurements - 1)
@@ -154,7 +158,7 @@ int ab_walltime_variant_add(ab_walltime_variant **v, size_t *n, const char *name
 static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
 /* One variant's account as the JSON object stored and reported. */
-static json_t *variant_json(const ab_walltime_variant *x)
+json_t *ab_walltime_variant_json(const ab_walltime_variant *x)
 {
     json_t *o = json_object(), *ph = json_object();
     if (!o || !ph) {
@@ -163,7 +167,7 @@ static json_t *variant_json(const ab_walltime_variant *x)
         return NULL;
     }
     for (size_t i = 0; i < NVPHASES; i++)
-        json_object_set_new(ph, vphases[i].key, json_real(vphase(&x->w, i)));
+        json_object_set_new(ph, vphases[i].key, json_real(ab_walltime_vphase(&x->w, i)));
     json_object_set_new(o, "variant", json_string(x->variant));
     json_object_set_new(o, "measurements", json_integer(x->measurements));
     json_object_set_new(o, "total_s", json_real(x->w.total_s));
@@ -173,7 +177,7 @@ static json_t *variant_json(const ab_walltime_variant *x)
                                       ? (x->w.total_s - x->w.timed_s) / x->measurements
                                       : 0.0));
     json_object_set_new(o, "first_fixed_s", json_real(x->first_fixed_s));
-    json_object_set_new(o, "later_fixed_s_mean", num_or_null(later_mean(x)));
+    json_object_set_new(o, "later_fixed_s_mean", num_or_null(ab_walltime_later_mean(x)));
     json_object_set_new(o, "worst_fixed_s",
                         x->worst_fixed_s >= 0 ? json_real(x->worst_fixed_s) : json_null());
     json_object_set_new(o, "worst_config", json_string(x->worst_config));
@@ -187,7 +191,7 @@ int ab_walltime_variants_store(sqlite3 *db, long long run_id, const ab_walltime_
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < n; i++)
-        if (json_array_append_new(a, variant_json(&v[i]))) {
+        if (json_array_append_new(a, ab_walltime_variant_json(&v[i]))) {
             json_decref(a);
             a = NULL;
         }
@@ -239,107 +243,4 @@ int ab_walltime_variants_load(sqlite3 *db, long long run_id, ab_walltime_variant
     }
     json_decref(s);
     return rc;
-}
-
-/* The run-level phases: JSON key, report row, seconds. */
-typedef struct phase_row {
-    const char *key, *what;
-    double s;
-} phase_row;
-
-static size_t phase_rows(const ab_walltime *w, phase_row *rows)
-{
-    const double known = w->sampling_s + w->warmup_s + w->check_s + w->setup_s + w->inputs_s +
-                         w->ceilings_s + w->adapter_s + w->store_s;
-    const phase_row r[] = {
-        {"timed_s", "timed samples (the samples themselves)", w->timed_s},
-        {"sampling_overhead_s",
-         "sampling overhead (launches, synchronisation, NVML reads around the samples)",
-         w->sampling_s - w->timed_s},
-        {"warmup_s", "warm-up", w->warmup_s},
-        {"check_s", "correctness checks (float64 reference)", w->check_s},
-        {"setup_s", "variant setup and teardown", w->setup_s},
-        {"inputs_s", "input generation and upload", w->inputs_s},
-        {"ceilings_s", "timer floor and ceilings", w->ceilings_s},
-        {"adapter_s", "external adapters' own overhead (start-up, imports, their warm-up and check)",
-         w->adapter_s},
-        {"store_s", "database writes", w->store_s},
-        {"other_s", "other (report lines, allocation, statistics of adaptive stopping)",
-         w->total_s - known},
-    };
-    memcpy(rows, r, sizeof r);
-    return sizeof r / sizeof r[0];
-}
-
-json_t *ab_walltime_json(const ab_walltime *w, const ab_walltime_variant *v, size_t n)
-{
-    phase_row rows[16];
-    const size_t nr = phase_rows(w, rows);
-    json_t *o = json_object(), *ph = json_object(), *a = json_array();
-    if (!o || !ph || !a) {
-        json_decref(o);
-        json_decref(ph);
-        json_decref(a);
-        return NULL;
-    }
-    for (size_t i = 0; i < nr; i++)
-        json_object_set_new(ph, rows[i].key, json_real(rows[i].s));
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, variant_json(&v[i]));
-    json_object_set_new(o, "total_s", json_real(w->total_s));
-    json_object_set_new(o, "timed_share", json_real(w->total_s > 0 ? w->timed_s / w->total_s : 0));
-    json_object_set_new(o, "phases", ph);
-    json_object_set_new(o, "variants", a);
-    json_object_set_new(o, "fixed_cost_goal_s", json_real(AB_FIXED_COST_FLAG_S));
-    return o;
-}
-
-void ab_walltime_report(FILE *out, const ab_walltime *w, const ab_walltime_variant *v, size_t n)
-{
-    const double t = w->total_s > 0 ? w->total_s : 1;
-    phase_row rows[16];
-    const size_t nr = phase_rows(w, rows);
-    fprintf(out, "\n## Where the time went\n\nThe run took %.1f s of wall time; %.1f%% of it was "
-                 "timed samples.\n\n| phase | s | share |\n|---|---:|---:|\n",
-            w->total_s, 100 * w->timed_s / t);
-    for (size_t i = 0; i < nr; i++)
-        fprintf(out, "| %s | %.2f | %.1f%% |\n", rows[i].what, rows[i].s, 100 * rows[i].s / t);
-    if (n == 0)
-        return;
-    fprintf(out, "\nPer variant, seconds over its measurements: what the runner did for that "
-                 "variant alone (a configuration's inputs are in the table above only; the check "
-                 "that built a configuration's float64 reference, shared by its variants, is "
-                 "shown apart and left out of that variant's cost). Fixed cost: a measurement's "
-                 "wall time less its timed samples. A variant's first measurement carries what "
-                 "happens once (an adapter's start-up, a library's loading); a variant whose "
-                 "later measurements' fixed cost exceeds %.0f ms is **flagged**.\n\n"
-                 "| variant | measurements |",
-            1e3 * AB_FIXED_COST_FLAG_S);
-    for (size_t i = 0; i < NVPHASES; i++)
-        fprintf(out, " %s |", vphases[i].title);
-    fprintf(out, " timed share | fixed cost: first | later, mean | later, largest (configuration) "
-                 "|\n|---|---:|");
-    for (size_t i = 0; i < NVPHASES; i++)
-        fprintf(out, "---:|");
-    fprintf(out, "---:|---:|---:|---|\n");
-    int flagged = 0;
-    for (size_t k = 0; k < n; k++) {
-        const ab_walltime_variant *x = &v[k];
-        const int over = x->worst_fixed_s > AB_FIXED_COST_FLAG_S;
-        flagged += over;
-        fprintf(out, "| %s%s | %d |", x->variant, over ? " **flagged**" : "", x->measurements);
-        for (size_t i = 0; i < NVPHASES; i++)
-            fprintf(out, " %.2f |", vphase(&x->w, i));
-        fprintf(out, " %.1f%% | %.0f ms |",
-                x->w.total_s > 0 ? 100 * x->w.timed_s / x->w.total_s : 0.0,
-                1e3 * x->first_fixed_s);
-        if (x->worst_fixed_s >= 0)
-            fprintf(out, " %.0f ms | %.0f ms (%s) |\n", 1e3 * later_mean(x),
-                    1e3 * x->worst_fixed_s, x->worst_config);
-        else
-            fprintf(out, " - | - |\n");
-    }
-    if (flagged)
-        fprintf(out, "\n%d variant%s had a later measurement whose fixed cost exceeded %.0f ms.\n",
-                flagged, flagged == 1 ? "" : "s", 1e3 * AB_FIXED_COST_FLAG_S);
 }

@@ -8,7 +8,7 @@
  * runner did for one variant of one configuration), with its largest fixed
  * cost of one measurement, in the run's settings JSON under
  * "walltime_variants" (runs.run_settings). Reports print both, in markdown
- * and in `report --json` (walltime.c).
+ * and in `report --json` (src/report/walltime_report.h).
  */
 #ifndef ATTNBENCH_WALLTIME_H
 #define ATTNBENCH_WALLTIME_H
@@ -81,13 +81,22 @@ int ab_walltime_variants_store(sqlite3 *db, long long run_id, const ab_walltime_
 int ab_walltime_variants_load(sqlite3 *db, long long run_id, ab_walltime_variant **v,
                               size_t *n);
 
-/* The wall-time account as JSON for `report --json`: {"total_s",
- * "timed_share", "phases": {name: seconds}, "variants": [{"variant",
- * "measurements", "phases": {...}, "fixed_s_per_measurement",
- * "first_fixed_s", "later_fixed_s_mean" (null with one measurement),
- * "worst_fixed_s" (the largest later one; null with one), "worst_config",
- * "over_fixed_cost_goal"}], "fixed_cost_goal_s"}. NULL when out of memory. */
-json_t *ab_walltime_json(const ab_walltime *w, const ab_walltime_variant *v, size_t n);
+/* One variant's account as the JSON object stored in the run's settings
+ * and reported: {"variant", "measurements", "total_s", "phases": {...},
+ * "fixed_s_per_measurement", "first_fixed_s", "later_fixed_s_mean" (null
+ * with one measurement), "worst_fixed_s" (the largest later one; null with
+ * one), "worst_config", "over_fixed_cost_goal"}. NULL when out of memory. */
+json_t *ab_walltime_variant_json(const ab_walltime_variant *x);
+
+/* The phases a variant is charged for, in report order: how many, the
+ * column title of phase i, and its seconds in w (the sampling overhead is
+ * the sampling calls less their samples). */
+size_t ab_walltime_nvphases(void);
+const char *ab_walltime_vphase_title(size_t i);
+double ab_walltime_vphase(const ab_walltime *w, size_t i);
+
+/* The mean fixed cost of x's measurements after its first; NAN with one. */
+double ab_walltime_later_mean(const ab_walltime_variant *x);
 
 /* Stores w as run_id's wall-time account (replacing any). Returns 0 or -1
  * with a one-line message in err (AB_ERR bytes). */
@@ -96,13 +105,5 @@ int ab_walltime_store(sqlite3 *db, long long run_id, const ab_walltime *w, char 
 /* Loads run_id's account: 0 and *w filled, 1 when the run has none (runs
  * before it was recorded), -1 on a database error (message printed). */
 int ab_walltime_load(sqlite3 *db, long long run_id, ab_walltime *w);
-
-/* The report's "Where the time went" section: one row per phase with its
- * seconds and share of the total, the share in timed samples, and what the
- * rest is; then, when n > 0, one row per variant of v (its phases, the
- * fixed cost of its first measurement, the mean and the largest of its
- * later ones and where), flagging each variant with a later measurement
- * whose fixed cost exceeds AB_FIXED_COST_FLAG_S. */
-void ab_walltime_report(FILE *out, const ab_walltime *w, const ab_walltime_variant *v, size_t n);
 
 #endif

@@ -5,7 +5,7 @@
  * sample sizes can support the nominal confidence, the speedup CI clears the
  * practical threshold, and the Hodges-Lehmann shift is at least the minimum
  * resolvable shift (the A/A resolution of the environment and timing mode,
- * db/resolution.h; what feeds it is the caller's). `stats`, `compare`, `report` (every table) and `calibrate` all
+ * src/analysis/resolution.h; what feeds it is the caller's). `stats`, `compare`, `report` (every table) and `calibrate` all
  * decide through ab_decide_family, so the same samples get the same verdict
  * everywhere.
  */

@@ -3,6 +3,7 @@
  * the comparison of two runs judged by it (pair.h, ab_pair_between_runs).
  */
 #include "between_runs.h"
+#include "abstats.h"
 #include "pair.h"
 
 #include <math.h>
@@ -73,4 +74,20 @@ void ab_pair_between_runs(ab_pair_analysis *x, const ab_between_runs *b, double 
     x->p = 2 * gsl_cdf_tdist_Q(fabs(d) / se, df);
     if (x->p > 1)
         x->p = 1;
+}
+
+int ab_between_runs_of_samples(double *const *ms, const size_t *n, size_t k, ab_between_runs *out)
+{
+    double *med = malloc((k ? k : 1) * sizeof *med);
+    size_t m = 0;
+    if (!med)
+        return -1;
+    for (size_t i = 0; i < k; i++) {
+        ab_summary su;
+        if (n[i] >= 1 && ab_summarize(ms[i], n[i], &su) == AB_STATS_OK)
+            med[m++] = su.median;
+    }
+    const int rc = ab_between_runs_sd(med, m, out);
+    free(med);
+    return rc;
 }

@@ -35,6 +35,12 @@ typedef struct ab_between_runs {
  * -1 when k < AB_BETWEEN_RUNS_MIN or a median is not positive and finite. */
 int ab_between_runs_sd(const double *medians, size_t k, ab_between_runs *out);
 
+/* The same from the runs' samples: ms[i][0..n[i]) (ms) of run i, i < k;
+ * each run with samples gives its median (stats/ ab_summarize), a run
+ * without none. Returns 0, or -1 as ab_between_runs_sd (fewer than
+ * AB_BETWEEN_RUNS_MIN medians). */
+int ab_between_runs_of_samples(double *const *ms, const size_t *n, size_t k, ab_between_runs *out);
+
 /* The between-run sd of a series of medians[0..k) (ms, > 0) in run order
  * that may hold steps (`history`): the median absolute successive
  * difference of the log medians times 1.4826 / sqrt(2), the noise scale

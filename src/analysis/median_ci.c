@@ -8,6 +8,7 @@
 #include "rounds.h"
 
 #include <math.h>
+#include <string.h>
 
 int ab_measurement_median_ci(const double *x, const int *round, size_t n, int rounds,
                              const ab_boot_opts *o, double *lo, double *hi, int *over_rounds,
@@ -30,4 +31,24 @@ int ab_measurement_median_ci(const double *x, const int *round, size_t n, int ro
     if (name)
         *name = by_rounds ? "cluster bootstrap over rounds" : ab_median_ci_name(n, o);
     return st;
+}
+
+int ab_measurement_median(const ab_rmeas *x, double *median)
+{
+    ab_summary s;
+    if (strcmp(x->status, "ok") != 0 || x->n < 2 || ab_summarize(x->ms, x->n, &s) != AB_STATS_OK)
+        return -1;
+    *median = s.median;
+    return 0;
+}
+
+int ab_measurement_median_with_ci(const ab_rmeas *x, const ab_boot_opts *o, double *median,
+                                  double *lo, double *hi, int *over_rounds)
+{
+    if (ab_measurement_median(x, median))
+        return -1;
+    return ab_measurement_median_ci(x->ms, x->round, x->n, x->rounds, o, lo, hi, over_rounds,
+                                    NULL) == AB_STATS_OK
+               ? 0
+               : -1;
 }

@@ -7,6 +7,7 @@
 #define ATTNBENCH_ANALYSIS_MEDIAN_CI_H
 
 #include "abstats.h"
+#include "rundata.h"
 
 #include <stddef.h>
 
@@ -22,5 +23,15 @@
 int ab_measurement_median_ci(const double *x, const int *round, size_t n, int rounds,
                              const ab_boot_opts *o, double *lo, double *hi, int *over_rounds,
                              const char **name);
+
+/* The median (ms) of measurement x when it was measured ok with at least 2
+ * samples (stats/ ab_summarize): 0 with *median, else -1. */
+int ab_measurement_median(const ab_rmeas *x, double *median);
+
+/* The same with its CI (ab_measurement_median_ci over x's samples and
+ * rounds): 0 with *median, *lo, *hi and *over_rounds, else -1 (x not
+ * usable, or the method failed). */
+int ab_measurement_median_with_ci(const ab_rmeas *x, const ab_boot_opts *o, double *median,
+                                  double *lo, double *hi, int *over_rounds);
 
 #endif /* ATTNBENCH_ANALYSIS_MEDIAN_CI_H */

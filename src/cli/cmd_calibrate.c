@@ -2,9 +2,12 @@
  * cmd_calibrate.c: `attnbench calibrate EXPERIMENT [--variant V] [--pairs K]`,
  * the A/A test of the verdict rule: builds the calibration experiment
  * (run/calibration_run.c), runs it like any run and prints its analysis
- * (report/calibrate.c).
+ * (src/analysis/calibration.c computes it, src/report/calibration_table.c
+ * prints its table).
  */
-#include "calibrate.h"
+#include "aa_samples.h"
+#include "calibration.h"
+#include "calibration_table.h"
 #include "calibration_run.h"
 #include "commands.h"
 #include "experiment.h"
@@ -87,7 +90,12 @@ int cmd_calibrate(int argc, char **argv)
         goto cleanup;
     }
     ab_calibration s;
-    if (ab_calibration_summary(db, run, &s))
+    ab_aa_run loaded; /* load (db/), analyse (src/analysis/), print (src/report/) */
+    if (ab_aa_run_load(db, run, &loaded))
+        goto cleanup;
+    int st = ab_calibration_of_run(&loaded, &s);
+    ab_aa_run_free(&loaded);
+    if (st)
         goto cleanup;
     printf("%lld\n", (long long)run);
     fprintf(stderr,

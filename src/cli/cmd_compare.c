@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "env_diff.h"
 #include "read.h"
+#include "aa_samples.h"
 #include "resolution.h"
 #include "runenv.h"
 #include "rundata.h"
@@ -80,34 +81,64 @@ static int between_runs_of(sqlite3 *db, const ab_rmeas *x, long long ra, long lo
     for (size_t i = 0; i < n; i++)
         if (hp[i].run == ra)
             env = hp[i].env;
-    double *med = malloc((n ? n : 1) * sizeof *med);
+    /* the other runs' samples (db/), their spread (src/analysis/between_runs.h) */
+    double **ms = calloc(n ? n : 1, sizeof *ms);
+    size_t *m = calloc(n ? n : 1, sizeof *m);
     int rc = -1;
-    if (!med) {
+    if (!ms || !m) {
         error("out of memory");
         goto cleanup;
     }
     for (size_t i = 0; env && i < n; i++) {
-        double *ms = NULL;
-        size_t m = 0;
-        ab_summary su;
         if (hp[i].run == ra || hp[i].run == rb || strcmp(hp[i].env, env) != 0)
             continue;
-        if (ab_db_samples(db, hp[i].mid, 0, &ms, &m, err)) {
-            free(ms);
+        if (ab_db_samples(db, hp[i].mid, 0, &ms[k], &m[k], err)) {
+            k++;
             error("compare: %s", err);
             goto cleanup;
         }
-        if (m >= 1 && ab_summarize(ms, m, &su) == AB_STATS_OK)
-            med[k++] = su.median;
-        free(ms);
+        k++;
     }
-    rc = ab_between_runs_sd(med, k, out) == 0 ? 0 : 1;
+    rc = ab_between_runs_of_samples(ms, m, k, out) == 0 ? 0 : 1;
 cleanup:
     for (size_t i = 0; i < n; i++)
         free(hp[i].fp);
     free(hp);
-    free(med);
+    for (size_t i = 0; ms && i < k; i++)
+        free(ms[i]);
+    free(ms);
+    free(m);
     return rc;
+}
+
+/* The A/A groups (src/analysis/resolution.h) of each (environment, timing
+ * mode) that compare meets, each built once from the environment's A/A
+ * samples (db/aa_samples.h). */
+#define SHIFT_KEYS 16
+typedef struct shift_cache {
+    char env[SHIFT_KEYS][64];
+    ab_aa_groups g[SHIFT_KEYS];
+    size_t n;
+} shift_cache;
+
+/* The minimum resolvable shift (ms) of measurement x: its A/A resolution
+ * in its environment and timing mode times its median; 0 when none. */
+static double min_shift_of(sqlite3 *db, shift_cache *c, const ab_rmeas *x)
+{
+    char env[64], mode[16];
+    if (ab_measurement_env_mode(db, x->id, env, mode))
+        return 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->env[i], env) == 0 && strcmp(c->g[i].mode, mode) == 0)
+            return ab_aa_min_shift_ms(&c->g[i], x->ms, x->n);
+    if (c->n == SHIFT_KEYS)
+        return 0;
+    ab_aa_samples aa;
+    ab_aa_samples_load(db, env, &aa);
+    snprintf(c->env[c->n], sizeof c->env[0], "%s", env);
+    ab_aa_groups_build(&aa, mode, &c->g[c->n]);
+    ab_aa_samples_free(&aa);
+    return ab_aa_min_shift_ms(&c->g[c->n++], x->ms, x->n);
 }
 
 static json_t *run_fingerprint(sqlite3 *db, long long run)
@@ -237,15 +268,18 @@ int cmd_compare(int argc, char **argv)
         ab_pair_analysis **fam = malloc(np * sizeof *fam);
         double *shift = malloc(np * sizeof *shift);
         int st = AB_STATS_ENOMEM;
-        if (fam && shift) {
+        shift_cache *sc = calloc(1, sizeof *sc);
+        if (fam && shift && sc) {
             for (size_t k = 0; k < np; k++) {
                 fam[k] = &p[k].an;
-                shift[k] = ab_min_shift_pair_ms(db, p[k].a->id, p[k].b->id);
+                const double sa = min_shift_of(db, sc, p[k].a), sb = min_shift_of(db, sc, p[k].b);
+                shift[k] = sa > sb ? sa : sb;
             }
             st = ab_pair_decide_family(fam, np, shift, &co);
         }
         free(fam);
         free(shift);
+        free(sc);
         if (st != AB_STATS_OK) {
             free(dr);
             error("compare: %s", ab_stats_strerror(st));

@@ -3,16 +3,14 @@
  * one measurement across every run of the database in time order (median
  * with its 95% BCa CI, run, date, build commit, GPU, environment hash), and
  * the runs where performance moved, by airspeed velocity's step detection
- * (stats/changepoint.h: Friedrich et al. 2008's L1 Potts fit, gamma by asv's
- * information criterion), weighted as asv weights points: by the inverse
- * width of each median's CI. A step that coincides with an environment
+ * weighted as asv weights points (src/analysis/history.h computes them
+ * from the samples loaded here). A step that coincides with an environment
  * change names the fields that changed. --plot FILE draws the series.
  */
 #include "units.h"
 #include "abstats.h"
-#include "between_runs.h"
-#include "changepoint.h"
 #include "commands.h"
+#include "history.h"
 #include "env_diff.h"
 #include "plot.h"
 #include "read.h"
@@ -112,22 +110,12 @@ int cmd_history(int argc, char **argv)
     ab_boot_opts bo;
     ab_boot_opts_default(&bo);
     bo.method = AB_CI_BCA;
-    double *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
-    if (!y || !w) {
-        free(y);
-        free(w);
-        error("out of memory");
-        goto done;
-    }
     size_t used = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* the samples (db/), each run's point (src/analysis/) */
         double *ms = NULL;
         size_t k = 0;
-        ab_summary s;
-        if (ab_db_samples(db, p[i].mid, 0, &ms, &k, err) == 0 && k >= 2 &&
-            ab_summarize(ms, k, &s) == 0 &&
-            ab_bootstrap_median_ci(ms, k, &bo, &p[i].lo, &p[i].hi) == 0) {
-            p[i].median = s.median;
+        if (ab_db_samples(db, p[i].mid, 0, &ms, &k, err) == 0 &&
+            ab_history_point_summary(ms, k, &bo, &p[i].median, &p[i].lo, &p[i].hi) == 0) {
             p[i].n = k;
             p[used++] = p[i];
         } else {
@@ -137,66 +125,34 @@ int cmd_history(int argc, char **argv)
     }
     n = used;
     if (n == 0) {
-        free(y);
-        free(w);
         error("history: no measurement with 2+ samples");
         goto done;
     }
-    for (size_t i = 0; i < n; i++)
-        y[i] = p[i].median;
-    /* the between-run variance: each point's uncertainty is its CI's width
-     * and the spread runs of the same thing show between them (a 95% width
-     * 2 x 1.96 x sd x median, added in quadrature), so that a run whose
-     * within-run CI is narrow does not pin the fit where runs scatter */
-    ab_between_runs br;
-    int have_br = ab_between_runs_sd_steps(y, n, &br) == 0;
-    for (size_t i = 0; i < n; i++) {
-        double wd = p[i].hi - p[i].lo;
-        if (have_br) {
-            double b = 2 * 1.959964 * br.sd_log * p[i].median;
-            wd = sqrt(wd * wd + b * b);
-        }
-        w[i] = wd > 0 ? 1.0 / wd : NAN; /* NaN: the median weight */
-    }
-    ab_steps steps;
-    int src = ab_detect_steps(y, w, n, &steps);
-    if (src != AB_STATS_OK) {
+    double *y = malloc(n * sizeof *y), *ylo = malloc(n * sizeof *ylo), *yhi = malloc(n * sizeof *yhi);
+    if (!y || !ylo || !yhi) {
         free(y);
-        free(w);
+        free(ylo);
+        free(yhi);
+        error("out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        y[i] = p[i].median;
+        ylo[i] = p[i].lo;
+        yhi[i] = p[i].hi;
+    }
+    ab_history_fit fit; /* the between-run spread and the steps (src/analysis/history.h) */
+    int src = ab_history_fit_series(y, ylo, yhi, n, practical, &fit);
+    free(y);
+    free(ylo);
+    free(yhi);
+    if (src != AB_STATS_OK) {
         error("history: step detection: %s", ab_stats_strerror(src));
         goto done;
     }
-
-    /* Steps smaller than the practical threshold are not moves: merge the
-     * adjacent pair with the smallest relative step until every step is at
-     * least `practical` (in the spirit of the threshold of asv's
-     * detect_regressions); a merged level is the median of its points. */
-    while (steps.nseg > 1) {
-        size_t best = 0;
-        double best_rel = INFINITY;
-        for (size_t j = 1; j < steps.nseg; j++) {
-            double rel = fabs(steps.seg[j].value / steps.seg[j - 1].value - 1);
-            if (rel < best_rel) {
-                best_rel = rel;
-                best = j;
-            }
-        }
-        if (best_rel >= practical)
-            break;
-        ab_segment *a = &steps.seg[best - 1], *b = &steps.seg[best];
-        size_t len = b->end - a->begin;
-        double *t = malloc(len * sizeof *t);
-        if (!t)
-            break;
-        memcpy(t, y + a->begin, len * sizeof *t);
-        ab_summary s;
-        if (ab_summarize(t, len, &s) == AB_STATS_OK)
-            a->value = s.median;
-        free(t);
-        a->end = b->end;
-        memmove(b, b + 1, (steps.nseg - best - 1) * sizeof *b);
-        steps.nseg--;
-    }
+    const ab_steps steps = fit.steps;
+    const ab_between_runs br = fit.br;
+    const int have_br = fit.have_br;
 
     char title[200], hk[24] = "", sk[24] = "";
     if (pat.H_kv > 0 && pat.H_kv != pat.H)
@@ -286,9 +242,7 @@ int cmd_history(int argc, char **argv)
         free(se);
         free(sv);
     }
-    ab_steps_free(&steps);
-    free(y);
-    free(w);
+    ab_history_fit_free(&fit);
 done:
     for (size_t i = 0; p && i < n; i++)
         free(p[i].fp);

@@ -102,7 +102,19 @@ int cmd_report(int argc, char **argv)
         ab_db_close(db);
         return 1;
     }
-    int rc = ab_report_write(db, run, &o, of.f);
+    /* load once (db/), analyse once (src/analysis/), write (src/report/) */
+    ab_run_record rec;
+    ab_run_analysis an;
+    const ab_analysis_opts ao = {o.baseline, o.chain, o.by_clock};
+    int rc = ab_run_record_load(db, run, &rec);
+    if (rc == 0)
+        rc = ab_run_analyse(&rec, &ao, &an);
+    else
+        memset(&an, 0, sizeof an);
+    if (rc == 0)
+        rc = ab_report_write(&rec, &an, &o, of.f);
+    ab_run_analysis_free(&an);
+    ab_run_record_free(&rec);
     if (rc == 0 && ab_db_damage(err))
         rc = error("%s; no report written", err); /* not a report of part of the data */
     if (rc == 0)

@@ -5,7 +5,7 @@
  * run's id.
  */
 #include "commands.h"
-#include "conclusion.h"
+#include "claims.h"
 #include "experiment.h"
 #include "runner.h"
 #include "scaleout.h"
@@ -52,7 +52,7 @@ int cmd_run(int argc, char **argv)
     ab_experiment e;
     if (ab_experiment_load(path, &e, err, sizeof err) ||
         ab_experiment_validate(&e, err, sizeof err) ||
-        ab_expect_check(&e, err, sizeof err) || /* `expect`: conclusion.h */
+        ab_expect_check(&e, err, sizeof err) || /* `expect`: claims.h */
         ab_experiment_set_budget(&e, min_time, max_time, err, sizeof err)) {
         ab_experiment_free(&e);
         error("%s", err);

@@ -184,11 +184,11 @@ int cmd_show(int argc, char **argv)
     int nconf = 0;
     double max_rate = 0; /* FLOP/s, for the rate column's unit (units.h) */
     for (size_t i = 0; i < n; i++) {
-        ab_summary s;
+        double med;
         if (m[i].config + 1 > nconf)
             nconf = m[i].config + 1;
-        if (strcmp(m[i].status, "ok") == 0 && m[i].n >= 2 && ab_summarize(m[i].ms, m[i].n, &s) == 0)
-            max_rate = fmax(max_rate, m[i].flops / (s.median * 1e-3));
+        if (ab_measurement_median(&m[i], &med) == 0) /* src/analysis/median_ci.h */
+            max_rate = fmax(max_rate, m[i].flops / (med * 1e-3));
     }
     const ab_unit fu = ab_flop_unit(max_rate);
     for (int c = 0; c < nconf; c++) {
@@ -205,17 +205,14 @@ int cmd_show(int argc, char **argv)
                 continue;
             ab_rmeas *x = &m[i];
             printf("  %-22s %-7s %5zu ", x->variant, x->status, x->n);
-            ab_summary s;
-            double lo, hi;
+            double median, lo, hi;
             int by_rounds = 0;
-            if (strcmp(x->status, "ok") == 0 && x->n >= 2 && ab_summarize(x->ms, x->n, &s) == 0 &&
-                ab_measurement_median_ci(x->ms, x->round, x->n, x->rounds, &bo, &lo, &hi,
-                                         &by_rounds, NULL) == 0) {
+            if (ab_measurement_median_with_ci(x, &bo, &median, &lo, &hi, &by_rounds) == 0) {
                 char ci[96], m1[40], m2[40], med[40];
                 snprintf(ci, sizeof ci, "[%s, %s]%s", ab_fmt_ms(lo, 0, m1, sizeof m1),
                          ab_fmt_ms(hi, 0, m2, sizeof m2), by_rounds ? "" : " ‡");
-                printf("%11s  %-25s %9.2f  %s", ab_fmt_ms(s.median, 0, med, sizeof med), ci,
-                       x->flops / (s.median * fu.per_ms),
+                printf("%11s  %-25s %9.2f  %s", ab_fmt_ms(median, 0, med, sizeof med), ci,
+                       x->flops / (median * fu.per_ms),
                        x->stop);
             } else {
                 printf("%11s  %-25s %9s  %s", "—", "", "", x->stop);

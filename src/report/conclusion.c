@@ -1,330 +1,39 @@
 /*
- * conclusion.c: a report's conclusion against its hypothesis (conclusion.h):
- * the experiment's claims (`expect`, else the ablation's default), each
- * judged from the verdicts the report printed, and the measurements whose
- * samples are too spread out to trust (spread.h).
+ * conclusion.c: writes a report's conclusion against its hypothesis
+ * (conclusion.h): the claims as src/analysis/claims.c judged them from the
+ * report's verdicts, and the measurements whose samples are too spread out
+ * to trust (src/analysis/spread.h).
  */
 #include "units.h"
 #include "conclusion.h"
-#include "spread.h"
 
 #include <jansson.h>
-#include <libconfig.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct claim {
-    const char *variant, *than; /* into the parsed config (valid while it lives) */
-    ab_verdict verdict;
-} claim;
-
-static const char *baseline_of(const ab_experiment *e)
-{
-    return e->baseline ? e->baseline : e->nvariants ? e->variants[0].name : "";
-}
-
-/* 1 when measurement variant v is the one a claim names (with
- * `instances`, one of its instances name#k). */
-static int names(const ab_experiment *e, const char *v, const char *name)
-{
-    return e->instances > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
-}
-
-static int is_variant(const ab_experiment *e, const char *name)
-{
-    for (size_t i = 0; i < e->nvariants; i++)
-        if (names(e, e->variants[i].name, name))
-            return 1;
-    return 0;
-}
-
-static int fail_at(char *err, size_t n, const ab_experiment *e, const config_setting_t *s,
-                   const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    snprintf(err, n, "%s:%d: expect: %s", e->path, s ? config_setting_source_line(s) : 0, msg);
-    return -1;
-}
-
-/* Parses e->text into cfg and its `expect` list into claims (malloc'd, *nc
- * entries; none when the experiment has no `expect`). Returns 0 or -1 with
- * err. cfg must be destroyed by the caller either way. */
-static int load_claims(const ab_experiment *e, config_t *cfg, claim **out, size_t *nc, char *err,
-                       size_t n)
-{
-    *out = NULL;
-    *nc = 0;
-    if (!e->text || config_read_string(cfg, e->text) != CONFIG_TRUE)
-        return 0; /* the experiment parser reports syntax errors */
-    const config_setting_t *list = config_lookup(cfg, "expect");
-    if (!list)
-        return 0;
-    if (!config_setting_is_list(list) && !config_setting_is_array(list))
-        return fail_at(err, n, e, list, "must be a list of groups ( { variant = ...; verdict = ...; } )");
-    const int len = config_setting_length(list);
-    claim *c = calloc(len ? (size_t)len : 1, sizeof *c);
-    if (!c) {
-        snprintf(err, n, "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < len; i++) {
-        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
-        const char *verdict = NULL;
-        if (!config_setting_is_group(g)) {
-            free(c);
-            return fail_at(err, n, e, g, "each entry must be a group { variant = ...; verdict = ...; }");
-        }
-        if (!config_setting_lookup_string(g, "variant", &c[i].variant) ||
-            !is_variant(e, c[i].variant)) {
-            free(c);
-            return fail_at(err, n, e, g, "variant must name one of the experiment's variants");
-        }
-        if (!config_setting_lookup_string(g, "than", &c[i].than))
-            c[i].than = baseline_of(e);
-        else if (!is_variant(e, c[i].than)) {
-            const char *than = c[i].than; /* points into cfg, not into c */
-            free(c);
-            return fail_at(err, n, e, g, "than '%s' is not one of the experiment's variants", than);
-        }
-        if (!config_setting_lookup_string(g, "verdict", &verdict) ||
-            (strcmp(verdict, "faster") && strcmp(verdict, "slower") && strcmp(verdict, "no difference"))) {
-            free(c);
-            return fail_at(err, n, e, g, "verdict must be \"faster\", \"slower\" or \"no difference\"");
-        }
-        c[i].verdict = strcmp(verdict, "faster") == 0   ? AB_FASTER
-                       : strcmp(verdict, "slower") == 0 ? AB_SLOWER
-                                                        : AB_NO_DIFFERENCE;
-    }
-    *out = c;
-    *nc = (size_t)len;
-    return 0;
-}
-
-int ab_expect_check(const ab_experiment *e, char *err, size_t n)
-{
-    config_t cfg;
-    claim *c;
-    size_t nc;
-    config_init(&cfg);
-    int rc = load_claims(e, &cfg, &c, &nc, err, n);
-    if (rc == 0)
-        free(c);
-    config_destroy(&cfg);
-    return rc;
-}
-
-int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, const char *),
-                    void *arg)
-{
-    config_t cfg;
-    claim *c = NULL;
-    size_t nc = 0;
-    char err[512];
-    config_init(&cfg);
-    int rc = load_claims(e, &cfg, &c, &nc, err, sizeof err) ? -1 : 0;
-    for (size_t i = 0; rc == 0 && i < nc; i++)
-        if (strcmp(c[i].than, baseline_of(e)) != 0)
-            fn(arg, c[i].variant, c[i].than);
-    free(c);
-    config_destroy(&cfg);
-    return rc;
-}
-
-static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *name)
-{
-    for (size_t i = 0; i < e->nvariants; i++)
-        if (strcmp(e->variants[i].name, name) == 0)
-            return &e->variants[i];
-    return NULL;
-}
-
-enum { NO_CLAIM, STATED, AA_TEST };
-
-/* The claim for (variant, than) and where it comes from (*source): the
- * experiment's `expect`, else "no difference" when both are instances of one
- * built-in variant in one timing mode (an A/A test), else none. */
-static ab_verdict claim_for(const ab_experiment *e, const claim *c, size_t nc, const char *variant,
-                            const char *than, int *source)
-{
-    for (size_t i = 0; i < nc; i++)
-        if (names(e, variant, c[i].variant) && names(e, than, c[i].than)) {
-            *source = STATED;
-            return c[i].verdict;
-        }
-    const ab_exp_variant *a = exp_variant(e, variant), *b = exp_variant(e, than);
-    *source = a && b && a->native && a->native == b->native && a->timing == b->timing &&
-                      !a->command && !b->command
-                  ? AA_TEST
-                  : NO_CLAIM;
-    return AB_NO_DIFFERENCE;
-}
-
-typedef struct part {
-    const char *variant, *reference;
-    ab_verdict claim;
-    int source; /* NO_CLAIM, STATED, AA_TEST */
-    int count[3]; /* by verdict: no difference, faster, slower */
-    int not_compared, wide;
-} part;
-
-enum { HELD, NOT_HELD, INCONCLUSIVE, NOT_JUDGED };
-static const char *const outcome_name[] = {"held", "did not hold", "inconclusive", "not judged"};
-
-static int judge(const part *p)
-{
-    if (p->source == NO_CLAIM)
-        return NOT_JUDGED;
-    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
-    const int contradicting = p->claim == AB_FASTER   ? p->count[AB_SLOWER]
-                              : p->claim == AB_SLOWER ? p->count[AB_FASTER]
-                                                      : p->count[AB_FASTER] + p->count[AB_SLOWER];
-    if (contradicting > 0)
-        return NOT_HELD;
-    if (total > 0 && p->count[p->claim] == total)
-        return HELD;
-    return INCONCLUSIVE;
-}
-
-/* What the verdicts say without a claim: one verdict everywhere, one
- * direction with some configurations undecided, or both directions. */
-static const char *finding(const part *p)
-{
-    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
-    if (total == 0 || p->not_compared == total)
-        return "nothing compared";
-    if (p->count[AB_FASTER] == total)
-        return "faster everywhere";
-    if (p->count[AB_SLOWER] == total)
-        return "slower everywhere";
-    if (p->count[AB_NO_DIFFERENCE] == total)
-        return "no significant difference anywhere";
-    if (p->count[AB_FASTER] && p->count[AB_SLOWER])
-        return "faster in some configurations, slower in others";
-    if (p->count[AB_FASTER])
-        return "faster or no significant difference";
-    if (p->count[AB_SLOWER])
-        return "slower or no significant difference";
-    return "no significant difference where compared";
-}
-
-static const char *claim_text(ab_verdict v)
-{
-    return v == AB_FASTER ? "faster" : v == AB_SLOWER ? "slower" : "no difference";
-}
-
-/* The parts of a conclusion and the spread of each measurement, built once
- * for both writers. */
-typedef struct judged {
-    config_t cfg;      /* the claims point into it */
-    claim *claims;
-    part *parts;
-    size_t np;
-    ab_spread *sp;
-    int *has_sp;
-} judged;
-
-static void judged_free(judged *J)
-{
-    free(J->parts);
-    free(J->sp);
-    free(J->has_sp);
-    free(J->claims);
-    config_destroy(&J->cfg);
-}
-
-/* Builds J from the outcomes o[0..n) and measurements meas[0..nmeas).
- * Returns 0, or -1 when out of memory (J to be freed either way). */
-static int judge_all(judged *J, const ab_experiment *e, const ab_outcome *o, size_t n,
-                     const ab_rmeas *const *meas, size_t nmeas)
-{
-    size_t nclaims = 0;
-    char err[512];
-    memset(J, 0, sizeof *J);
-    config_init(&J->cfg);
-    if (load_claims(e, &J->cfg, &J->claims, &nclaims, err, sizeof err))
-        J->claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
-    J->parts = calloc(n ? n : 1, sizeof *J->parts);
-    J->sp = calloc(nmeas ? nmeas : 1, sizeof *J->sp);
-    J->has_sp = calloc(nmeas ? nmeas : 1, sizeof *J->has_sp);
-    if (!J->parts || !J->sp || !J->has_sp)
-        return -1;
-    for (size_t i = 0; i < nmeas; i++)
-        J->has_sp[i] = strcmp(meas[i]->status, "ok") == 0 && meas[i]->n >= 2 &&
-                       ab_spread_check(meas[i]->ms, meas[i]->n, &J->sp[i]) == 0;
-    for (size_t i = 0; i < n; i++) {
-        part *p = NULL;
-        for (size_t k = 0; k < J->np && !p; k++)
-            if (strcmp(J->parts[k].variant, o[i].variant->variant) == 0 &&
-                strcmp(J->parts[k].reference, o[i].reference->variant) == 0)
-                p = &J->parts[k];
-        if (!p) {
-            p = &J->parts[J->np++];
-            p->variant = o[i].variant->variant;
-            p->reference = o[i].reference->variant;
-            p->claim = claim_for(e, J->claims, nclaims, p->variant, p->reference, &p->source);
-        }
-        if (o[i].computed)
-            p->count[o[i].verdict]++;
-        else
-            p->not_compared++;
-        for (size_t k = 0; k < nmeas; k++)
-            if ((meas[k] == o[i].variant || meas[k] == o[i].reference) && J->has_sp[k] &&
-                J->sp[k].wide)
-                p->wide++;
-    }
-    return 0;
-}
-
-static const char *claim_name(const part *p)
-{
-    return p->source == NO_CLAIM  ? "none stated"
-           : p->source == AA_TEST ? "no difference (A/A)"
-                                  : claim_text(p->claim);
-}
-
-/* The overall outcome from the tally of judge() over the parts: "held",
- * "inconclusive", "held in part", "did not hold", or "not judged" when no
- * part has a claim; *judged_n: the parts judged. */
-static const char *overall_of(const int tally[4], int *judged_n)
-{
-    *judged_n = tally[HELD] + tally[NOT_HELD] + tally[INCONCLUSIVE];
-    if (*judged_n == 0)
-        return "not judged";
-    return tally[NOT_HELD] == 0 && tally[INCONCLUSIVE] == 0 ? "held"
-           : tally[NOT_HELD] == 0                           ? "inconclusive"
-           : tally[HELD] > 0                                ? "held in part"
-                                                            : "did not hold";
-}
-
 static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
-json_t *ab_conclusion_json(const ab_experiment *e, const ab_outcome *o, size_t n,
-                           const ab_rmeas *const *meas, size_t nmeas)
+json_t *ab_conclusion_json(const ab_judged *J_, const ab_rmeas *const *meas, size_t nmeas)
 {
-    judged J;
+    const ab_judged J = *J_;
     json_t *root = NULL;
-    if (judge_all(&J, e, o, n, meas, nmeas))
-        goto cleanup;
+    if (J.status)
+        return NULL;
     root = json_object();
     json_t *parts = json_array(), *wide = json_array();
     int tally[4] = {0, 0, 0, 0};
     for (size_t k = 0; k < J.np; k++) {
-        const part *p = &J.parts[k];
-        const int j = judge(p);
+        const ab_part *p = &J.parts[k];
+        const int j = ab_part_judge(p);
         tally[j]++;
         json_array_append_new(
             parts, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:s?}", "variant",
-                             p->variant, "reference", p->reference, "claim", claim_name(p),
+                             p->variant, "reference", p->reference, "claim", ab_part_claim_name(p),
                              "faster", p->count[AB_FASTER], "slower", p->count[AB_SLOWER],
                              "no_difference", p->count[AB_NO_DIFFERENCE], "not_compared",
-                             p->not_compared, "wide", p->wide, "outcome", outcome_name[j],
-                             "finding", j == NOT_JUDGED ? finding(p) : NULL));
+                             p->not_compared, "wide", p->wide, "outcome", ab_part_outcome_name(j),
+                             "finding", j == AB_NOT_JUDGED ? ab_part_finding(p) : NULL));
     }
     for (size_t i = 0; i < nmeas; i++)
         if (J.has_sp[i] && J.sp[i].wide) {
@@ -337,28 +46,25 @@ json_t *ab_conclusion_json(const ab_experiment *e, const ab_outcome *o, size_t n
                                                   num(J.sp[i].bc), "bimodal", J.sp[i].bimodal));
         }
     int judged_n;
-    const char *overall = J.np == 0 ? "inconclusive (nothing compared)" : overall_of(tally, &judged_n);
+    const char *overall = J.np == 0 ? "inconclusive (nothing compared)" : ab_conclusion_overall(tally, &judged_n);
     json_object_set_new(root, "parts", parts);
     json_object_set_new(root, "overall", json_string(overall));
-    json_object_set_new(root, "held", json_integer(tally[HELD]));
-    json_object_set_new(root, "did_not_hold", json_integer(tally[NOT_HELD]));
-    json_object_set_new(root, "inconclusive", json_integer(tally[INCONCLUSIVE]));
-    json_object_set_new(root, "not_judged", json_integer(tally[NOT_JUDGED]));
+    json_object_set_new(root, "held", json_integer(tally[AB_HELD]));
+    json_object_set_new(root, "did_not_hold", json_integer(tally[AB_NOT_HELD]));
+    json_object_set_new(root, "inconclusive", json_integer(tally[AB_INCONCLUSIVE]));
+    json_object_set_new(root, "not_judged", json_integer(tally[AB_NOT_JUDGED]));
     json_object_set_new(root, "wide_measurements", wide);
-cleanup:
-    judged_free(&J);
     return root;
 }
 
-void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o, size_t n,
-                         const ab_rmeas *const *meas, size_t nmeas)
+void ab_conclusion_write(FILE *out, const ab_judged *J_, const ab_rmeas *const *meas, size_t nmeas)
 {
-    judged J;
-    if (judge_all(&J, e, o, n, meas, nmeas)) {
+    const ab_judged J = *J_;
+    if (J.status) {
         fprintf(out, "\n## Conclusion\n\n(out of memory)\n");
-        goto cleanup;
+        return;
     }
-    const part *parts = J.parts;
+    const ab_part *parts = J.parts;
     const size_t np = J.np;
     const ab_spread *sp = J.sp;
     const int *has_sp = J.has_sp;
@@ -382,20 +88,20 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
         fprintf(out, "| part | claim | faster | slower | no significant difference | not compared "
                      "| wide | outcome |\n|---|---|---:|---:|---:|---:|---:|---|\n");
         for (size_t k = 0; k < np; k++) {
-            const part *p = &parts[k];
-            const int j = judge(p);
+            const ab_part *p = &parts[k];
+            const int j = ab_part_judge(p);
             tally[j]++;
             fprintf(out, "| %s vs %s | %s | %d | %d | %d | %d | %d | ", p->variant, p->reference,
-                    claim_name(p),
+                    ab_part_claim_name(p),
                     p->count[AB_FASTER], p->count[AB_SLOWER], p->count[AB_NO_DIFFERENCE],
                     p->not_compared, p->wide);
-            if (j == NOT_JUDGED)
-                fprintf(out, "not judged: %s |\n", finding(p));
+            if (j == AB_NOT_JUDGED)
+                fprintf(out, "not judged: %s |\n", ab_part_finding(p));
             else
-                fprintf(out, "**%s** |\n", outcome_name[j]);
+                fprintf(out, "**%s** |\n", ab_part_outcome_name(j));
         }
         int judged;
-        const char *overall = overall_of(tally, &judged);
+        const char *overall = ab_conclusion_overall(tally, &judged);
         if (judged == 0) {
             fprintf(out, "\nOverall: **not judged**. The experiment states no expected verdicts "
                          "(`expect = ( { variant = ...; than = ...; verdict = \"faster\"; } );`), "
@@ -404,8 +110,8 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
         } else {
             fprintf(out, "\nOverall: of %d judged part%s, %d held, %d did not hold, %d "
                          "inconclusive%s. The hypothesis: **%s**.\n",
-                    judged, judged == 1 ? "" : "s", tally[HELD], tally[NOT_HELD],
-                    tally[INCONCLUSIVE], tally[NOT_JUDGED] ? " (parts without a claim not counted)" : "",
+                    judged, judged == 1 ? "" : "s", tally[AB_HELD], tally[AB_NOT_HELD],
+                    tally[AB_INCONCLUSIVE], tally[AB_NOT_JUDGED] ? " (parts without a claim not counted)" : "",
                     overall);
         }
     }
@@ -415,7 +121,7 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
         nwide += has_sp[i] && sp[i].wide;
     if (nwide == 0) {
         fprintf(out, "\nSpread: every measurement's p90/p10 is within %.1f.\n", AB_SPREAD_RATIO);
-        goto cleanup;
+        return;
     }
     fprintf(out, "\n**Warning: %zu measurement%s spread too widely to trust** (p90/p10 > %.1f; "
                  "bimodal when the bimodality coefficient also exceeds 5/9, Pfister et al. 2013). "
@@ -439,6 +145,4 @@ void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o,
                 ab_fmt_ms(sp[i].p90, 0, m2, sizeof m2), sp[i].ratio, sp[i].bc,
                 sp[i].bimodal ? ": **bimodal**" : "");
     }
-cleanup:
-    judged_free(&J);
 }

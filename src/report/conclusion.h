@@ -1,23 +1,12 @@
 /*
  * conclusion.h: the last section of a report, "Conclusion": whether the
- * experiment's hypothesis held, derived from the report's own verdicts, and
- * which measurements' samples are too spread out to trust (spread.h).
- *
- * The hypothesis is free text; what is judged is a list of claims, one per
- * part (a pair of variants: a variant and its reference, the baseline or,
- * with --chain, the rung before it), each the verdict expected in every
- * configuration. The experiment states them with
+ * experiment's hypothesis held, as the analysis judged it from the
+ * report's own verdicts (src/analysis/claims.h), and which measurements'
+ * samples are too spread out to trust (src/analysis/spread.h). The
+ * experiment states its claims with
  *   expect = ( { variant = "cpu_flash"; than = "cpu_reference"; verdict = "faster"; } );
  * (`than` defaults to the baseline; verdict "faster", "slower" or
- * "no difference"). Two instances of one built-in variant in one timing mode
- * (an A/A test, `attnbench calibrate`) are claimed no different without
- * being told. No other claim is guessed from the free-text hypothesis: a
- * part without one is "not judged" and its verdicts are summarised
- * (faster everywhere, slower everywhere, no difference anywhere, mixed).
- * A part held when every configuration's verdict is the claimed one, did
- * not hold when any verdict contradicts it (the opposite direction, or any
- * difference where none was claimed), and is inconclusive otherwise (no
- * significant difference, or no comparison, somewhere).
+ * "no difference").
  */
 #ifndef ATTNBENCH_CONCLUSION_H
 #define ATTNBENCH_CONCLUSION_H
@@ -26,47 +15,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "abstats.h"
+#include "claims.h" /* the claims judged (src/analysis/claims.h) */
 #include "experiment.h"
 #include "rundata.h"
-
-/* One comparison of the report: `variant` against `reference` in one
- * configuration, with the verdict the report printed for it. */
-typedef struct ab_outcome {
-    const ab_rmeas *variant, *reference;
-    int computed;       /* 0: not compared (a side failed or has < 2 samples) */
-    ab_verdict verdict; /* after the family correction and the timer floor */
-} ab_outcome;
-
-/* Checks the experiment's `expect` list (its text, e->text): a list of
- * groups, each with `variant` and optional `than` naming variants of the
- * experiment and `verdict` one of "faster", "slower", "no difference".
- * Returns 0, or -1 with one line in err naming the file, line and field
- * ("x.cfg:9: expect: verdict must be \"faster\", \"slower\" or \"no
- * difference\""). */
-int ab_expect_check(const ab_experiment *e, char *err, size_t n);
-
-/* Calls fn(arg, variant, than) for each claim of e's `expect` whose `than`
- * is not the experiment's baseline (a comparison the report adds to its
- * family so that the claim is judged). Returns 0, or -1 when `expect` does
- * not parse (nothing called). */
-int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, const char *),
-                    void *arg);
 
 /* Writes the "## Conclusion" section: a table of the parts (claim, verdict
  * counts over configurations, measurements with wide samples, outcome),
  * the overall outcome (held / held in part / did not hold / inconclusive)
- * and the list of wide or bimodal measurements among meas[0..nmeas). The
- * outcomes o[0..n) are the report's comparisons, in the report's order. */
-void ab_conclusion_write(FILE *out, const ab_experiment *e, const ab_outcome *o, size_t n,
-                         const ab_rmeas *const *meas, size_t nmeas);
+ * and the list of wide or bimodal measurements among meas[0..nmeas), from
+ * J (ab_judge_all over the same meas). */
+void ab_conclusion_write(FILE *out, const ab_judged *J, const ab_rmeas *const *meas, size_t nmeas);
 
 /* The same conclusion as JSON: {"parts": [{variant, reference, claim,
  * faster, slower, no_difference, not_compared, wide, outcome, finding (a
  * part without a claim)}], "overall", "held", "did_not_hold",
  * "inconclusive", "not_judged", "wide_measurements": [{variant, config,
- * p10, p90, ratio, bimodality, bimodal}]}; NULL when out of memory. */
-json_t *ab_conclusion_json(const ab_experiment *e, const ab_outcome *o, size_t n,
-                           const ab_rmeas *const *meas, size_t nmeas);
+ * p10, p90, ratio, bimodality, bimodal}]}; NULL when out of memory or J
+ * failed. */
+json_t *ab_conclusion_json(const ab_judged *J, const ab_rmeas *const *meas, size_t nmeas);
 
 #endif

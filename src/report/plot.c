@@ -9,13 +9,10 @@
  * succeeded: a failed or hung gnuplot leaves no empty or partial image.
  */
 #include "plot.h"
-#include "abstats.h"
 #include "experiment.h"
 #include "outfile.h"
 #include "proc.h"
-#include "read.h"
 #include "rundata.h"
-#include "store.h"
 #include "util.h"
 
 #include <errno.h>

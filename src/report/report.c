@@ -11,25 +11,17 @@
  * that reproduces the run.
  */
 #include "report.h"
-#include "shard.h"
-#include "report_internal.h"
-#include "training.h"
-#include "report_check.h"
-#include "resolution.h"
-#include "rundata.h"
-#include "abstats.h"
-#include "calibrate.h"
-#include "experiment.h"
-#include "plot.h"
-#include "read.h"
-#include "store.h"
+#include "calibration_table.h"
 #include "conclusion.h"
-#include "median_ci.h"
-#include "runenv.h"
+#include "plot.h"
 #include "provenance.h"
+#include "report_check.h"
+#include "report_internal.h"
+#include "run_rows.h"
+#include "training.h"
 #include "units.h"
 #include "util.h"
-#include "walltime.h"
+#include "walltime_report.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -56,62 +48,6 @@ static int is_variant(const char *v, const char *name)
 
 static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m->r, buf, n); }
 
-/* Loads the run's measurements with their (unthrottled) samples and
- * configuration indices (ab_run_load), and the columns only reports show. */
-static int load_measurements(sqlite3 *db, long long run_id, const ab_experiment *e, meas **out,
-                             size_t *nout)
-{
-    ab_rmeas *r = NULL;
-    size_t n = 0;
-    *out = NULL;
-    *nout = 0;
-    if (ab_run_load(db, run_id, &r, &n))
-        return -1;
-    meas *m = calloc(n ? n : 1, sizeof *m);
-    if (!m) {
-        ab_run_free(r, n);
-        return error("out of memory");
-    }
-    for (size_t i = 0; i < n; i++)
-        m[i].r = r[i]; /* the samples move to m */
-    free(r);
-    *out = m;
-    *nout = n;
-    ab_meas_detail *d = calloc(n ? n : 1, sizeof *d);
-    size_t got = 0;
-    if (!d)
-        return error("out of memory");
-    if (ab_meas_details_load(db, run_id, d, n, &got)) {
-        free(d);
-        return -1;
-    }
-    for (size_t k = 0; k < got; k++) {
-        meas *x = &m[k];
-        snprintf(x->backend, sizeof x->backend, "%s", d[k].backend);
-        x->message = d[k].message; /* moves to m */
-        x->checked = d[k].checked;
-        x->external = d[k].external;
-        x->warmup = d[k].warmup;
-        x->graph_k = d[k].graph_k;
-        x->max_abs_err = d[k].max_abs_err;
-        x->mean_abs_err = d[k].mean_abs_err;
-        x->rel_l2_err = d[k].rel_l2_err;
-        x->tolerance = d[k].tolerance;
-        x->bytes = d[k].bytes;
-        x->peak_bytes = d[k].peak_bytes;
-        x->nonfinite = d[k].nonfinite;
-        x->rows_checked = d[k].rows_checked;
-        snprintf(x->mode, sizeof x->mode, "%s", d[k].mode);
-        x->input_sets = d[k].input_sets;
-        x->order = 1 << 20;
-        for (size_t v = 0; v < e->nvariants; v++)
-            if (strcmp(e->variants[v].name, x->r.variant) == 0)
-                x->order = (int)v;
-    }
-    free(d);
-    return 0;
-}
-
 static meas *find(meas *m, size_t n, int config, const char *variant)
 {
     for (size_t i = 0; i < n; i++)
@@ -119,8 +55,6 @@ static meas *find(meas *m, size_t n, int config, const char *variant)
             return &m[i];
     return NULL;
 }
-
-static int usable(const meas *x) { return ab_rep_usable(x); }
 
 /* sorted[i..end) is one configuration (sorted by configuration). */
 static size_t config_end(meas *const *sorted, size_t n, size_t i)
@@ -142,16 +76,15 @@ static void summary_rows(FILE *out, const ab_experiment *e, meas *m, size_t n,
         fprintf(out, "| %s |", title);
         for (size_t v = 0; v < e->nvariants; v++) {
             meas *x = find(m, n, sorted[i]->r.config, e->variants[v].name);
-            ab_summary s;
-            if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
+            if (!x || !x->have_summary)
                 fprintf(out, throughput ? " %s | |" : " %s |", x ? x->r.status : "—");
             else if (!throughput)
-                fprintf(out, " %.2f |", x->r.flops / (s.median * flop_unit.per_ms));
+                fprintf(out, " %.2f |", x->r.flops / (x->s.median * flop_unit.per_ms));
             else if (x->peak_bytes > 0)
-                fprintf(out, " %.3g | %.1f |", (double)x->r.B * x->r.S / (s.median * 1e-3),
+                fprintf(out, " %.3g | %.1f |", (double)x->r.B * x->r.S / (x->s.median * 1e-3),
                         x->peak_bytes / 1048576.0);
             else
-                fprintf(out, " %.3g | — |", (double)x->r.B * x->r.S / (s.median * 1e-3));
+                fprintf(out, " %.3g | — |", (double)x->r.B * x->r.S / (x->s.median * 1e-3));
         }
         fprintf(out, "\n");
     }
@@ -165,68 +98,6 @@ static void fmt_p(double p, char *buf, size_t n)
         snprintf(buf, n, "%.4f", p);
 }
 
-#define ROUND_RESAMPLES AB_ROUND_RESAMPLES /* src/analysis/pair.h */
-
-/* The summary of x (median, its CI over rounds, clocks): once, for both
- * writers. Returns 0 or -1 (database error, printed). */
-static int summarise(sqlite3 *db, meas *x, const ab_boot_opts *bo)
-{
-    if (ab_clock_summary_load(db, x->r.id, &x->clk))
-        return -1;
-    if (!usable(x) || ab_summarize(x->r.ms, x->r.n, &x->s) != AB_STATS_OK)
-        return 0;
-    x->have_summary = 1;
-    ab_measurement_median_ci(x->r.ms, x->r.round, x->r.n, x->r.rounds, bo, &x->lo, &x->hi,
-                             &x->ci_rounds, &x->ci_name);
-    return 0;
-}
-
-/* With instances (instances_k > 1): the comparison of x's variant, when x
- * is its instance #1 and the variant is not the baseline, with the
- * baseline over every usable instance of each in x's configuration
- * (src/analysis/instances.h), into c (a = x, b = the baseline's first
- * usable instance). Fewer than 2 usable instances on either side: paired
- * over rounds between x and that first baseline instance. Returns 1 when c
- * was filled, else 0. */
-static int instance_compare(meas *m, size_t n, meas *x, const char *baseline,
-                            const ab_compare_opts *co, cmp *c)
-{
-    size_t len = strlen(x->r.variant);
-    if (len < 3 || strcmp(x->r.variant + len - 2, "#1") != 0 ||
-        is_variant(x->r.variant, baseline))
-        return 0;
-    char base[256];
-    snprintf(base, sizeof base, "%.*s", (int)(len - 2), x->r.variant);
-    ab_instance_sample ia[64], ib[64];
-    size_t ka = 0, kb = 0;
-    meas *b0 = NULL;
-    for (size_t i = 0; i < n; i++) {
-        meas *y = &m[i];
-        if (y->r.config != x->r.config || !usable(y) || y->r.rounds < 1)
-            continue;
-        ab_instance_sample s = {y->r.ms, y->r.round, y->r.n};
-        if (ab_exp_instance_of(y->r.variant, base) && ka < 64)
-            ia[ka++] = s;
-        else if (ab_exp_instance_of(y->r.variant, baseline) && kb < 64) {
-            if (!b0 || strcmp(y->r.variant, b0->r.variant) < 0)
-                b0 = y;
-            ib[kb++] = s;
-        }
-    }
-    if (!b0)
-        return 0;
-    c->a = x;
-    c->b = b0;
-    memset(&c->an, 0, sizeof c->an);
-    if (ka >= 2 && kb >= 2 && usable(x))
-        ab_pair_analyse_instances(ia, ka, ib, kb, co, &c->an);
-    else
-        ab_rep_compare(c, co);
-    if (c->an.ok)
-        c->clocks_differ = ab_clocks_differ(&x->clk, &b0->clk);
-    return 1;
-}
-
 /* One table row for variant x in its configuration, compared (when cp is
  * non-NULL) with the reference. ref_mhz > 0: also its latency at that SM
  * clock (--by-clock). */
@@ -238,10 +109,9 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
                 ref_mhz > 0 ? " |" : "");
         return;
     }
-    ab_outliers ol;
-    ab_tukey_outliers(x->r.ms, x->r.n, &ol);
-    ab_drift dr;
-    int drift_ok = x->r.n >= 3 && ab_drift_test(x->r.ms, x->r.n, 0.05, &dr) == AB_STATS_OK;
+    const ab_outliers ol = x->ol;
+    const ab_drift dr = x->dr;
+    const int drift_ok = x->drift_ok;
     double tflops = x->r.flops / (x->s.median * flop_unit.per_ms);
     double gbs = x->bytes / (x->s.median * byte_unit.per_ms);
     char m1[40], m2[40];
@@ -317,22 +187,22 @@ static void print_fingerprint_summary(FILE *out, json_t *fp)
                 json_string_value(json_object_get(build, "nvcc")));
 }
 
-static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored, FILE *out)
+static void print_timer_and_clocks(const ab_run_record *rec, FILE *out)
 {
-    ab_timer_floor_row fl[16];
-    int nf = ab_timer_floors_load(db, run_id, fl, 16);
+    const ab_timer_floor_row *fl = rec->floors;
+    int nf = rec->nfloors;
     char m[40];
     for (int i = 0; i < nf; i++)
         fprintf(out, "%s%s %s ms", i ? ", " : "| timer floor (empty kernel, median) | ",
                 fl[i].mode, ab_fmt_ms(fl[i].median_ms, 0, m, sizeof m));
     if (nf > 0)
         fprintf(out, " |\n");
-    if (!monitored) {
+    if (!rec->h.monitored) {
         fprintf(out, "| clocks | not monitored (no NVML in this build, or a CPU-only run) |\n");
         return;
     }
-    ab_clock_totals t;
-    if (ab_clock_totals_load(db, run_id, &t) == 0)
+    const ab_clock_totals t = rec->totals;
+    if (rec->have_totals)
         fprintf(out,
                 "| clocks (NVML, around each block of samples) | %lld blocks; SM %d–%d MHz, "
                 "memory %d–%d MHz, max %d °C, max %.0f W; %lld blocks throttled (thermal or "
@@ -342,45 +212,15 @@ static void print_timer_and_clocks(sqlite3 *db, long long run_id, int monitored,
                 t.temp_c_max, t.power_w_max, t.throttled, t.power_capped);
 }
 
-static int cmp_order(const void *x, const void *y)
-{
-    const meas *a = *(meas *const *)x, *b = *(meas *const *)y;
-    if (a->r.config != b->r.config)
-        return a->r.config - b->r.config;
-    return a->order - b->order;
-}
-
-/* The claims whose `than` is not the baseline (ab_expect_pairs): their
- * comparisons join the family so that each claim is judged and listed. */
-typedef struct claim_pairs {
-    char variant[64][256], than[64][256];
-    size_t n;
-} claim_pairs;
-
-static void add_claim_pair(void *arg, const char *variant, const char *than)
-{
-    claim_pairs *c = arg;
-    for (size_t i = 0; i < c->n; i++)
-        if (strcmp(c->variant[i], variant) == 0 && strcmp(c->than[i], than) == 0)
-            return;
-    if (c->n < sizeof c->variant / sizeof c->variant[0] && strlen(variant) < 256 &&
-        strlen(than) < 256) {
-        snprintf(c->variant[c->n], sizeof c->variant[0], "%s", variant);
-        snprintf(c->than[c->n], sizeof c->than[0], "%s", than);
-        c->n++;
-    }
-}
-
 /* One external variant's own environment, printed as the report's
- * fingerprint section lists it (ab_adapter_envs_each callback). */
+ * fingerprint section lists it. */
 typedef struct adapter_env_ctx {
     FILE *out;
     int any;
 } adapter_env_ctx;
 
-static void print_adapter_env(void *arg, const char *variant, const char *env)
+static void print_adapter_env(adapter_env_ctx *c, const char *variant, const char *env)
 {
-    adapter_env_ctx *c = arg;
     json_t *j = json_loads(env, 0, NULL);
     char *pretty = j ? json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
     if (!c->any)
@@ -391,274 +231,39 @@ static void print_adapter_env(void *arg, const char *variant, const char *env)
     json_decref(j);
 }
 
-int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE *out)
+int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const ab_report_opts *o,
+                    FILE *out)
 {
-    char err[AB_ERR];
     int rc = -1;
-    ab_experiment e;
-    meas *m = NULL;
-    size_t n = 0, ncmp = 0;
-    cmp *cmps = NULL;
-    meas **sorted = NULL;
-    json_t *fp = NULL;
-    memset(&e, 0, sizeof e);
-
-    ab_run_header h;
-    if (ab_run_header_load(db, run_id, &h))
-        return -1;
-    /* the strings move to these locals, freed at cleanup */
-    char *uuid = h.uuid, *started = h.started, *finished = h.finished, *status = h.status,
-         *command = h.command, *mode = h.mode, *fp_text = h.fingerprint,
-         *env_hash = h.env_hash, *exp_hash = h.exp_hash;
-    int monitored = h.monitored;
-    const double peak_gemm = h.peak_gemm_tflops, peak_copy = h.peak_copy_gbs;
-    int parsed = ab_experiment_parse(h.exp_path, h.definition, 0, &e, err, sizeof err);
-    free(h.exp_path);
-    free(h.definition);
-    if (parsed) {
-        error("stored experiment of run %lld: %s", run_id, err);
-        goto cleanup;
-    }
-    fp = json_loads(fp_text, 0, NULL);
-
-    instances_k = e.instances > 1 ? e.instances : 1;
-    char first[256];
-    snprintf(first, sizeof first, "%s", e.variants[0].name);
-    if (instances_k > 1 && strchr(first, '#'))
-        *strrchr(first, '#') = 0; /* the variant of instance #1 */
-    const char *baseline = o->baseline ? o->baseline : e.baseline ? e.baseline : first;
-    int found = 0;
-    for (size_t i = 0; i < e.nvariants; i++)
-        found |= is_variant(e.variants[i].name, baseline);
-    if (!found) {
-        error("baseline '%s' is not a variant of run %lld", baseline, run_id);
-        goto cleanup;
-    }
-    if (load_measurements(db, run_id, &e, &m, &n))
-        goto cleanup;
-    claim_pairs cp_claims;
-    cp_claims.n = 0;
-    ab_expect_pairs(&e, add_claim_pair, &cp_claims); /* an unparsable expect: none */
-    sorted = malloc((n ? n : 1) * sizeof *sorted);
-    cmps = calloc((2 + cp_claims.n) * (n ? n : 1), sizeof *cmps);
-    if (!sorted || !cmps) {
-        error("out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++)
-        sorted[i] = &m[i];
-    qsort(sorted, n, sizeof *sorted, cmp_order);
-
-    ab_compare_opts co;
-    ab_compare_opts_default(&co);
-    co.alpha = e.alpha;
-    co.practical = e.practical;
-    for (size_t i = 0; i < n; i++)
-        if (summarise(db, &m[i], &co.boot))
-            goto cleanup;
-    double ref_mhz = 0;
-    if (o->by_clock && ab_run_max_sm_mhz(db, run_id, &ref_mhz))
-        goto cleanup;
-    int any_bwd = 0; /* a backward measurement: say what it times and counts */
-    for (size_t i = 0; i < n; i++)
-        any_bwd |= m[i].r.pass[0] && strcmp(m[i].r.pass, "fwd") != 0;
-    int any_kv = 0; /* a configuration with H_kv != H or S_kv != S: say how it is counted */
-    for (size_t i = 0; i < n; i++)
-        any_kv |= m[i].r.H_kv != m[i].r.H || m[i].r.S_kv != m[i].r.S;
-
-    if (o->chain && instances_k > 1)
-        fprintf(stderr, "attnbench: report: --chain is not applied to a run with instances: "
-                        "each variant is compared with the baseline over its instances\n");
-    /* the family: every variant against the baseline (and, with chain, the
-     * previous variant) in every configuration */
-    for (size_t i = 0; i < n; i++) {
-        meas *x = sorted[i];
-        if (instances_k > 1) { /* by instance; no chain (said once, below) */
-            ncmp += (size_t)instance_compare(m, n, x, baseline, &co, &cmps[ncmp]);
-            continue;
-        }
-        meas *refs[2] = {NULL, NULL};
-        if (strcmp(x->r.variant, baseline) != 0)
-            refs[0] = find(m, n, x->r.config, baseline);
-        if (o->chain && x->order > 0 && x->order < (int)e.nvariants) {
-            meas *prev = find(m, n, x->r.config, e.variants[x->order - 1].name);
-            if (prev && prev != refs[0])
-                refs[1] = prev;
-        }
-        for (int r = 0; r < 2; r++) {
-            if (!refs[r])
-                continue;
-            cmp *c = &cmps[ncmp++];
-            c->a = x;
-            c->b = refs[r];
-            ab_rep_compare(c, &co);
-        }
-        /* a claim against another variant than the baseline (`expect`'s
-         * `than`): that comparison too, once per configuration */
-        for (size_t k = 0; k < cp_claims.n; k++) {
-            if (strcmp(x->r.variant, cp_claims.variant[k]) != 0)
-                continue;
-            meas *y = find(m, n, x->r.config, cp_claims.than[k]);
-            int have = !y || y == x;
-            for (size_t c = 0; c < ncmp && !have; c++)
-                have = cmps[c].a == x && cmps[c].b == y;
-            if (have)
-                continue;
-            cmp *c = &cmps[ncmp++];
-            c->a = x;
-            c->b = y;
-            ab_rep_compare(c, &co);
-        }
-    }
-
-    {
-        /* one family (every comparison of the report): the analysis's
-         * family rule (src/analysis/pair.h: the family limit on rounds, the
-         * p-values of the inference used adjusted together, Holm by default,
-         * then the one verdict rule with each pair's minimum resolvable
-         * shift) */
-        ab_pair_analysis **fam = malloc((ncmp ? ncmp : 1) * sizeof *fam);
-        double *shift = malloc((ncmp ? ncmp : 1) * sizeof *shift);
-        if (!fam || !shift) {
-            free(fam);
-            free(shift);
-            error("out of memory");
-            goto cleanup;
-        }
-        for (size_t i = 0; i < ncmp; i++) {
-            fam[i] = &cmps[i].an;
-            shift[i] = cmps[i].an.ok ? ab_min_shift_pair_ms(db, cmps[i].a->r.id, cmps[i].b->r.id) : 0;
-        }
-        int st = ab_pair_decide_family(fam, ncmp, shift, &co);
-        free(fam);
-        free(shift);
-        if (st != AB_STATS_OK) {
-            error("report: %s", ab_stats_strerror(st));
-            goto cleanup;
-        }
-    }
-    size_t family = 0;
-    for (size_t i = 0; i < ncmp; i++)
-        family += cmps[i].an.ok;
+    const long long run_id = rec->run_id;
+    const ab_experiment e = an->e; /* shallow: the analysis owns it */
+    meas *m = an->m;
+    const size_t n = an->n, ncmp = an->ncmp, family = an->family;
+    const cmp *cmps = an->cmps;
+    meas *const *sorted = an->sorted;
+    const char *baseline = an->baseline;
+    const ab_compare_opts co = an->co;
+    const double ref_mhz = an->ref_mhz;
+    const int any_bwd = an->any_bwd, any_kv = an->any_kv;
+    const int cpu_meas = an->cpu_meas, device_meas = an->device_meas;
+    const char *uuid = rec->h.uuid, *started = rec->h.started, *finished = rec->h.finished,
+               *status = rec->h.status, *command = rec->h.command, *mode = rec->h.mode,
+               *fp_text = rec->h.fingerprint, *env_hash = rec->h.env_hash,
+               *exp_hash = rec->h.exp_hash;
+    const double peak_gemm = rec->h.peak_gemm_tflops, peak_copy = rec->h.peak_copy_gbs;
+    json_t *fp = json_loads(fp_text, 0, NULL);
+    json_t *settings = rec->settings ? json_loads(rec->settings, 0, NULL) : NULL;
+    instances_k = an->instances_k;
 
     /* ---- rate units and the memory label, from this report's own values ---- */
-    double max_flop_s = 0, max_byte_s = 0;
-    int cpu_meas = 0, device_meas = 0;
-    for (size_t i = 0; i < n; i++) {
-        ab_summary s;
-        *(strcmp(m[i].backend, "cpu") == 0 ? &cpu_meas : &device_meas) += 1;
-        if (usable(&m[i]) && ab_summarize(m[i].r.ms, m[i].r.n, &s) == AB_STATS_OK) {
-            max_flop_s = fmax(max_flop_s, m[i].r.flops / (s.median * 1e-3));
-            max_byte_s = fmax(max_byte_s, m[i].bytes / (s.median * 1e-3));
-        }
-    }
-    flop_unit = ab_flop_unit(max_flop_s);
-    byte_unit = ab_byte_unit(max_byte_s);
+    flop_unit = ab_flop_unit(an->max_flop_s);
+    byte_unit = ab_byte_unit(an->max_byte_s);
 
     if (o->json) {
-        /* every section the markdown has, as data: the run, fingerprint,
-         * settings, calibration, wall time, check coverage, conclusion */
-        json_t *sec = json_object();
+        json_t *sec = ab_report_json_sections(rec, an, fp, settings);
         if (!sec) {
             error("out of memory");
             goto cleanup;
-        }
-        json_object_set_new(sec, "run_record",
-                            json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:i}",
-                                      "uuid", uuid, "status", status, "started", started,
-                                      "finished", finished, "command", command, "timing_mode",
-                                      mode, "environment_hash", env_hash, "experiment_hash",
-                                      exp_hash, "experiment_path", e.path, "clocks_monitored",
-                                      monitored, "instances", instances_k));
-        json_object_set(sec, "fingerprint", fp ? fp : json_null());
-        json_t *settings = ab_runenv_load(db, run_id);
-        json_object_set_new(sec, "settings", settings ? settings : json_null());
-        ab_calibration cal;
-        int cst = ab_calibration_for_environment(db, env_hash, &cal);
-        json_object_set_new(
-            sec, "calibration",
-            cst == 0 && cal.pairs > 0
-                ? json_pack("{s:I, s:i, s:f, s:i, s:i, s:i, s:i, s:f, s:b}", "run",
-                            (json_int_t)cal.run_id, "pairs", cal.pairs, "alpha", cal.alpha,
-                            "raw_positives", cal.raw_positives, "ci_covers_1", cal.all.covered,
-                            "uncorrected_positives", cal.uncorrected_positives,
-                            "rule_positives", cal.rule_positives, "binom_p", cal.binom_p,
-                            "flagged", cal.flagged)
-                : json_null());
-        ab_walltime w;
-        json_object_set_new(
-            sec, "wall_time",
-            ab_walltime_load(db, run_id, &w) == 0
-                ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "total_s",
-                            w.total_s, "timed_s", w.timed_s, "sampling_s", w.sampling_s,
-                            "warmup_s", w.warmup_s, "check_s", w.check_s, "setup_s", w.setup_s,
-                            "inputs_s", w.inputs_s, "ceilings_s", w.ceilings_s, "adapter_s",
-                            w.adapter_s, "store_s", w.store_s)
-                : json_null());
-        ab_check_coverage cc;
-        if (ab_check_coverage_load(db, run_id, &cc) == 0) {
-            json_object_set_new(
-                sec, "check_coverage",
-                json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:s}", "measurements", (json_int_t)cc.n,
-                          "rows_checked", (json_int_t)cc.rows_checked, "sampled",
-                          (json_int_t)cc.nsampled, "sampled_rows_checked",
-                          (json_int_t)cc.sampled_checked, "sampled_rows",
-                          (json_int_t)cc.sampled_total, "max_escape", cc.max_escape, "seeds",
-                          cc.seeds ? cc.seeds : ""));
-            free(cc.seeds);
-        } else {
-            json_object_set_new(sec, "check_coverage", json_null());
-        }
-        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
-        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
-        for (size_t i = 0; oc && i < ncmp; i++)
-            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].an.ok, cmps[i].an.verdict};
-        for (size_t i = 0; rm && i < n; i++)
-            rm[i] = &sorted[i]->r;
-        json_t *concl = oc && rm ? ab_conclusion_json(&e, oc, ncmp, rm, n) : NULL;
-        free(oc);
-        free(rm);
-        json_object_set_new(sec, "conclusion", concl ? concl : json_null());
-        /* provenance.h: built in, the plugin library (path, SHA-256) or the
-         * adapter (command, version line) of each variant; null when unread */
-        json_t *prov = ab_provenance_load(db, run_id, &e, err);
-        json_object_set_new(sec, "provenance", prov ? prov : json_null());
-        ab_timer_floor_row fl[16];
-        int nf = ab_timer_floors_load(db, run_id, fl, 16);
-        json_t *floors = json_array();
-        for (int i = 0; i < nf; i++)
-            json_array_append_new(floors, json_pack("{s:s, s:f, s:I}", "timing_mode", fl[i].mode,
-                                                    "median_ms", fl[i].median_ms, "n",
-                                                    (json_int_t)fl[i].n));
-        json_object_set_new(sec, "timer_floor", floors);
-        ab_clock_totals t;
-        json_object_set_new(
-            sec, "clocks",
-            monitored && ab_clock_totals_load(db, run_id, &t) == 0
-                ? json_pack("{s:I, s:i, s:i, s:i, s:i, s:i, s:f, s:I, s:I}", "blocks",
-                            (json_int_t)t.blocks, "sm_mhz_min", t.sm_mhz_min, "sm_mhz_max",
-                            t.sm_mhz_max, "mem_mhz_min", t.mem_mhz_min, "mem_mhz_max",
-                            t.mem_mhz_max, "temp_c_max", t.temp_c_max, "power_w_max",
-                            t.power_w_max, "throttled_blocks", (json_int_t)t.throttled,
-                            "power_capped_blocks", (json_int_t)t.power_capped)
-                : json_null());
-        size_t ln = strlen(e.name);
-        ab_calibration aa;
-        json_object_set_new(
-            sec, "aa_calibration_table",
-            ln > 12 && strcmp(e.name + ln - 12, "-calibration") == 0 &&
-                    ab_calibration_summary(db, run_id, &aa) == 0 && aa.pairs > 0
-                ? json_pack("{s:i, s:i, s:i, s:i, s:i, s:f, s:b}", "pairs", aa.pairs,
-                            "raw_positives", aa.raw_positives, "ci_covers_1", aa.all.covered,
-                            "uncorrected_positives", aa.uncorrected_positives, "rule_positives",
-                            aa.rule_positives, "binom_p", aa.binom_p, "flagged", aa.flagged)
-                : json_null());
-        /* the per-variant wall time and the GPU-time budget (walltime.h,
-         * runenv.h) */
-        json_t *extra = ab_report_json_run_extra(db, run_id);
-        if (extra) {
-            json_object_update(sec, extra);
-            json_decref(extra);
         }
         rc = ab_report_json(out, run_id, e.name, baseline, sorted, n, cmps, ncmp, co.alpha,
                             co.practical, sec);
@@ -679,7 +284,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     if (fp)
         print_fingerprint_summary(out, fp);
     fprintf(out, "| environment hash | %s |\n", env_hash);
-    ab_runenv_report_rows(out, db, run_id);
+    ab_report_settings_rows(out, settings);
     int rmin = 0, rmax = 0; /* rounds per measurement, from the samples */
     for (size_t i = 0; i < n; i++)
         if (m[i].have_summary) {
@@ -706,17 +311,15 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                 e.warmup, e.samples, rounds_txt);
     {
         /* the generator stored with the run (data.h); runs without one used MT19937 */
-        json_t *rs = ab_runenv_load(db, run_id);
-        const char *gen = json_string_value(json_object_get(rs, "inputs"));
+        const char *gen = json_string_value(json_object_get(settings, "inputs"));
         fprintf(out, "| inputs | uniform on [-1, 1) from %s seed %lu, rounded to the dtype |\n",
                 gen && strcmp(gen, "philox4x32-10") == 0 ? "cuRAND's Philox4x32-10" : "MT19937",
                 e.seed);
-        json_decref(rs);
     }
-    print_timer_and_clocks(db, run_id, monitored, out);
+    print_timer_and_clocks(rec, out);
     {
-        ab_calibration cal;
-        int c = ab_calibration_for_environment(db, env_hash, &cal);
+        const ab_calibration cal = an->cal;
+        const int c = an->cal_status;
         if (c == 0 && cal.pairs > 0)
             fprintf(out, "| A/A calibration | run %lld, same environment, %d identical pairs: p < %.2f in "
                          "%d (%.1f%%), speedup CI covering 1 in %d (%.1f%%), called different by the "
@@ -731,7 +334,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
         else if (c == 1)
             fprintf(out, "| A/A calibration | none in this environment (attnbench calibrate) |\n");
     }
-    ab_shard_report_row(out, db, run_id); /* a run of one part says so */
+    ab_report_shard_row(out, rec); /* a run of one part says so */
     fprintf(out, "| reproduce | `%s` |\n\n", command);
 
     fprintf(out, "## Method\n\n"
@@ -783,7 +386,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
                  "ρ of latency against sample order, flagged at p < 0.05. %s = 4·B·H·S²·D "
                  "(halved when causal) / median; %s = Q, K, V read and O written once / "
                  "median.%s%s%s\n\n",
-            100 * co.boot.level, ROUND_RESAMPLES, co.boot.seed, baseline, co.alpha,
+            100 * co.boot.level, AB_ROUND_RESAMPLES, co.boot.seed, baseline, co.alpha,
             ab_ci_method_name(co.boot.method), co.boot.resamples, family, co.alpha,
             100 * co.practical, flop_unit.name, byte_unit.name,
             ref_mhz > 0 ? " ms @ clock: the median scaled to the run's highest SM clock "
@@ -824,10 +427,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
 
     /* ---- a calibration run: its A/A table ---- */
     {
-        size_t ln = strlen(e.name);
-        ab_calibration cal;
-        if (ln > 12 && strcmp(e.name + ln - 12, "-calibration") == 0 &&
-            ab_calibration_summary(db, run_id, &cal) == 0 && cal.pairs > 0) {
+        const ab_calibration cal = an->own;
+        if (an->own_cal) {
             fprintf(out, "## A/A calibration\n\nInstance #(2i−1) against #(2i) of the same variant, "
                          "disjoint pairs, analysed as below. Every difference called is a false "
                          "positive. Flagged when a one-sided exact binomial test gives p < %.2f: more "
@@ -841,10 +442,7 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
 
     /* a baseline with no usable measurement: one line, not a family of 0 */
     {
-        int base_ok = 0;
-        for (size_t i = 0; i < n; i++)
-            base_ok |= is_variant(sorted[i]->r.variant, baseline) && usable(sorted[i]);
-        if (!base_ok) {
+        if (!an->baseline_ok) {
             fprintf(out, "**The baseline `%s` has no successful measurement in this run: nothing is "
                          "compared with it** (choose another with `--baseline`).\n\n",
                     baseline);
@@ -1034,10 +632,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             const meas *best = NULL;
             double best_tf = 0;
             for (size_t k = i; k < j; k++) {
-                ab_summary s;
-                if (usable(sorted[k]) && ab_summarize(sorted[k]->r.ms, sorted[k]->r.n, &s) == AB_STATS_OK &&
-                    sorted[k]->r.flops / (s.median * 1e9) > best_tf) {
-                    best_tf = sorted[k]->r.flops / (s.median * 1e9);
+                if (sorted[k]->have_summary && sorted[k]->r.flops / (sorted[k]->s.median * 1e9) > best_tf) {
+                    best_tf = sorted[k]->r.flops / (sorted[k]->s.median * 1e9);
                     best = sorted[k];
                 }
             }
@@ -1049,18 +645,12 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
     }
 
     /* ---- backward passes: training step, scaling with B, bandwidth ---- */
-    ab_report_training(out, sorted, n, peak_copy);
+    ab_report_training(out, sorted, n, an->bw, an->nbw, peak_copy);
 
     /* ---- wall time (runs that recorded it) ---- */
     {
-        ab_walltime w;
-        ab_walltime_variant *wv = NULL;
-        size_t nwv = 0;
-        if (ab_walltime_load(db, run_id, &w) == 0) {
-            ab_walltime_variants_load(db, run_id, &wv, &nwv);
-            ab_walltime_report(out, &w, wv, nwv);
-        }
-        free(wv);
+        if (rec->walltime_status == 0)
+            ab_walltime_report(out, &rec->wall, rec->wv, rec->nwv);
     }
 
     /* ---- correctness ---- */
@@ -1095,8 +685,8 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
             config_title(sorted[i], title, sizeof title);
             fprintf(out, "- %s, %s: %s\n", title, sorted[i]->r.variant, sorted[i]->message);
         }
-    ab_report_check_coverage(db, run_id, out);
-    ab_report_grad_checks(db, run_id, out);
+    ab_report_check_coverage(rec, out);
+    ab_report_grad_checks(rec, out);
 
     if (o->plots) { /* the figures draw the model loaded above, in the measurements' order */
         ab_rmeas *pm = calloc(n ? n : 1, sizeof *pm);
@@ -1121,48 +711,20 @@ int ab_report_write(sqlite3 *db, long long run_id, const ab_report_opts *o, FILE
      * version): part of this run's fingerprint, listed per variant */
     {
         adapter_env_ctx ac = {out, 0};
-        ab_adapter_envs_each(db, run_id, print_adapter_env, &ac);
+        for (size_t i = 0; i < rec->nenvs; i++)
+            print_adapter_env(&ac, rec->envs[i].variant, rec->envs[i].env);
     }
     { /* what produced each variant's numbers: built in, which plugin library, which adapter */
-        json_t *prov = ab_provenance_load(db, run_id, &e, err);
-        if (prov) {
+        if (an->provenance) {
             fprintf(out, "\nProvenance of each variant:\n");
-            ab_provenance_markdown(out, prov);
+            ab_provenance_markdown(out, an->provenance);
         }
-        json_decref(prov);
     }
-    { /* ---- conclusion against the hypothesis (conclusion.c) ---- */
-        ab_outcome *oc = calloc(ncmp ? ncmp : 1, sizeof *oc);
-        const ab_rmeas **rm = calloc(n ? n : 1, sizeof *rm);
-        for (size_t i = 0; oc && i < ncmp; i++) /* the verdicts as printed (ab_rep_decide) */
-            oc[i] = (ab_outcome){&cmps[i].a->r, &cmps[i].b->r, cmps[i].an.ok, cmps[i].an.verdict};
-        for (size_t i = 0; rm && i < n; i++)
-            rm[i] = &sorted[i]->r;
-        if (oc && rm)
-            ab_conclusion_write(out, &e, oc, ncmp, rm, n);
-        free(oc);
-        free(rm);
-    }
+    /* ---- conclusion against the hypothesis (conclusion.c) ---- */
+    ab_conclusion_write(out, &an->judged, an->sorted_r, n);
     rc = 0;
 cleanup:
-    for (size_t i = 0; i < n; i++) {
-        free(m[i].r.ms);
-        free(m[i].r.round);
-        free(m[i].message);
-    }
-    free(m);
-    free(sorted);
-    free(cmps);
     json_decref(fp);
-    ab_experiment_free(&e);
-    free(uuid);
-    free(started);
-    free(finished);
-    free(status);
-    free(command);
-    free(mode);
-    free(fp_text);
-    free(env_hash);
-    free(exp_hash);
+    json_decref(settings);
     return rc;
 }

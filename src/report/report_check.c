@@ -8,18 +8,16 @@
  * committed reports stay byte for byte.
  */
 #include "report_check.h"
-#include "read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-void ab_report_grad_checks(sqlite3 *db, long long run_id, FILE *out)
+void ab_report_grad_checks(const ab_run_record *rec, FILE *out)
 {
-    ab_grad_entry *g = NULL;
-    size_t n = 0;
-    char err[1024];
-    if (ab_grad_checks_load(db, run_id, &g, &n, err)) {
-        fprintf(out, "\nGradients: %s\n", err);
+    const ab_grad_entry *g = rec->grads;
+    const size_t n = rec->ngrads;
+    if (rec->grads_status) {
+        fprintf(out, "\nGradients: %s\n", rec->grads_err);
         return;
     }
     if (n == 0)
@@ -43,13 +41,12 @@ void ab_report_grad_checks(sqlite3 *db, long long run_id, FILE *out)
                 g[i].plain_max_abs_err, g[i].rel_l2_err, g[i].nonfinite,
                 g[i].pass ? "yes" : "**no**");
     }
-    free(g);
 }
 
-void ab_report_check_coverage(sqlite3 *db, long long run_id, FILE *out)
+void ab_report_check_coverage(const ab_run_record *rec, FILE *out)
 {
-    ab_check_coverage c;
-    if (ab_check_coverage_load(db, run_id, &c))
+    const ab_check_coverage c = rec->cov;
+    if (rec->coverage_status)
         return; /* nothing checked with row counts, or an older schema: nothing to say */
     fprintf(out, "\nThis run's check (kernels/check.h): the plain error is measured against "
                  "its own float64 shadow, never against the reference; pass also needs the "
@@ -69,5 +66,4 @@ void ab_report_check_coverage(sqlite3 *db, long long run_id, FILE *out)
                 c.n - c.nsampled, c.n, c.nsampled, rc, rt, rt ? 100.0 * rc / rt : 0.0,
                 c.max_escape, c.seeds);
     }
-    free(c.seeds);
 }

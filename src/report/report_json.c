@@ -51,31 +51,103 @@
  * absent values (no clocks, no summary) are null.
  */
 #include "report_internal.h"
-#include "runenv.h"
+#include "conclusion.h"
 #include "util.h"
-#include "walltime.h"
+#include "walltime_report.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
 
-json_t *ab_report_json_run_extra(sqlite3 *db, long long run_id)
+json_t *ab_report_json_sections(const ab_run_record *rec, const ab_run_analysis *an,
+                                json_t *fp, json_t *settings)
 {
-    json_t *o = json_object();
-    if (!o)
+    const ab_run_header *h = &rec->h;
+    json_t *sec = json_object();
+    if (!sec)
         return NULL;
-    ab_walltime w;
-    ab_walltime_variant *wv = NULL;
-    size_t nwv = 0;
-    json_t *jw = NULL;
-    if (ab_walltime_load(db, run_id, &w) == 0 && ab_walltime_variants_load(db, run_id, &wv, &nwv) == 0)
-        jw = ab_walltime_json(&w, wv, nwv);
-    free(wv);
-    json_object_set_new(o, "walltime", jw ? jw : json_null());
-    json_t *s = ab_runenv_load(db, run_id), *b = json_object_get(s, "sampling");
-    json_object_set(o, "sampling", b ? b : json_null());
-    json_decref(s);
-    return o;
+    json_object_set_new(sec, "run_record",
+                        json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:i}",
+                                  "uuid", h->uuid, "status", h->status, "started", h->started,
+                                  "finished", h->finished, "command", h->command, "timing_mode",
+                                  h->mode, "environment_hash", h->env_hash, "experiment_hash",
+                                  h->exp_hash, "experiment_path", an->e.path, "clocks_monitored",
+                                  h->monitored, "instances", an->instances_k));
+    json_object_set(sec, "fingerprint", fp ? fp : json_null());
+    json_object_set(sec, "settings", settings ? settings : json_null());
+    const ab_calibration *cal = &an->cal;
+    json_object_set_new(
+        sec, "calibration",
+        an->cal_status == 0 && cal->pairs > 0
+            ? json_pack("{s:I, s:i, s:f, s:i, s:i, s:i, s:i, s:f, s:b}", "run",
+                        (json_int_t)cal->run_id, "pairs", cal->pairs, "alpha", cal->alpha,
+                        "raw_positives", cal->raw_positives, "ci_covers_1", cal->all.covered,
+                        "uncorrected_positives", cal->uncorrected_positives, "rule_positives",
+                        cal->rule_positives, "binom_p", cal->binom_p, "flagged", cal->flagged)
+            : json_null());
+    const ab_walltime *w = &rec->wall;
+    json_object_set_new(
+        sec, "wall_time",
+        rec->walltime_status == 0
+            ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "total_s",
+                        w->total_s, "timed_s", w->timed_s, "sampling_s", w->sampling_s,
+                        "warmup_s", w->warmup_s, "check_s", w->check_s, "setup_s", w->setup_s,
+                        "inputs_s", w->inputs_s, "ceilings_s", w->ceilings_s, "adapter_s",
+                        w->adapter_s, "store_s", w->store_s)
+            : json_null());
+    const ab_check_coverage *cc = &rec->cov;
+    json_object_set_new(
+        sec, "check_coverage",
+        rec->coverage_status == 0
+            ? json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:s}", "measurements", (json_int_t)cc->n,
+                        "rows_checked", (json_int_t)cc->rows_checked, "sampled",
+                        (json_int_t)cc->nsampled, "sampled_rows_checked",
+                        (json_int_t)cc->sampled_checked, "sampled_rows",
+                        (json_int_t)cc->sampled_total, "max_escape", cc->max_escape, "seeds",
+                        cc->seeds ? cc->seeds : "")
+            : json_null());
+    json_t *concl = ab_conclusion_json(&an->judged, an->sorted_r, an->n);
+    json_object_set_new(sec, "conclusion", concl ? concl : json_null());
+    /* provenance.h: built in, the plugin library (path, SHA-256) or the
+     * adapter (command, version line) of each variant; null when unread */
+    json_t *prov = an->provenance ? json_deep_copy(an->provenance) : NULL;
+    json_object_set_new(sec, "provenance", prov ? prov : json_null());
+    json_t *floors = json_array();
+    for (int i = 0; i < rec->nfloors; i++)
+        json_array_append_new(floors, json_pack("{s:s, s:f, s:I}", "timing_mode",
+                                                rec->floors[i].mode, "median_ms",
+                                                rec->floors[i].median_ms, "n",
+                                                (json_int_t)rec->floors[i].n));
+    json_object_set_new(sec, "timer_floor", floors);
+    const ab_clock_totals *t = &rec->totals;
+    json_object_set_new(
+        sec, "clocks",
+        rec->have_totals
+            ? json_pack("{s:I, s:i, s:i, s:i, s:i, s:i, s:f, s:I, s:I}", "blocks",
+                        (json_int_t)t->blocks, "sm_mhz_min", t->sm_mhz_min, "sm_mhz_max",
+                        t->sm_mhz_max, "mem_mhz_min", t->mem_mhz_min, "mem_mhz_max",
+                        t->mem_mhz_max, "temp_c_max", t->temp_c_max, "power_w_max",
+                        t->power_w_max, "throttled_blocks", (json_int_t)t->throttled,
+                        "power_capped_blocks", (json_int_t)t->power_capped)
+            : json_null());
+    const ab_calibration *aa = &an->own;
+    json_object_set_new(
+        sec, "aa_calibration_table",
+        an->own_cal
+            ? json_pack("{s:i, s:i, s:i, s:i, s:i, s:f, s:b}", "pairs", aa->pairs,
+                        "raw_positives", aa->raw_positives, "ci_covers_1", aa->all.covered,
+                        "uncorrected_positives", aa->uncorrected_positives, "rule_positives",
+                        aa->rule_positives, "binom_p", aa->binom_p, "flagged", aa->flagged)
+            : json_null());
+    /* the per-variant wall time and the GPU-time budget (walltime_report.h,
+     * the run's settings) */
+    json_t *jw = rec->walltime_status == 0 && rec->walltime_variants_status == 0
+                     ? ab_walltime_json(&rec->wall, rec->wv, rec->nwv)
+                     : NULL;
+    json_object_set_new(sec, "walltime", jw ? jw : json_null());
+    json_t *b = json_object_get(settings, "sampling");
+    json_object_set(sec, "sampling", b ? b : json_null());
+    return sec;
 }
 
 static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }

@@ -15,14 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the median of x's usable samples in ms, or NAN */
+/* the median of x's usable samples in ms (the analysis's summary), or NAN */
 static double median_of(const ab_rep_meas *x)
 {
-    ab_summary s;
-    if (!x || strcmp(x->r.status, "ok") != 0 || x->r.n < 2 ||
-        ab_summarize(x->r.ms, x->r.n, &s) != AB_STATS_OK)
-        return NAN;
-    return s.median;
+    return x && x->have_summary ? x->s.median : NAN;
 }
 
 /* same configuration but for `ignore_pass`, `ignore_B` */
@@ -60,7 +56,8 @@ static void ms_cell(FILE *out, double ms)
     }
 }
 
-void ab_report_training(FILE *out, ab_rep_meas *const *m, size_t n, double peak_copy_gbs)
+void ab_report_training(FILE *out, ab_rep_meas *const *m, size_t n, const ab_pass_bandwidth *bw,
+                        size_t nbw, double peak_copy_gbs)
 {
     int any = 0;
     for (size_t i = 0; i < n; i++)
@@ -178,32 +175,9 @@ void ab_report_training(FILE *out, ab_rep_meas *const *m, size_t n, double peak_
                      "| pass | variant | configurations | median GB/s | of ceiling | max GB/s | "
                      "of ceiling |\n|---|---|---:|---:|---:|---:|---:|\n",
                 peak_copy_gbs);
-        static const char *const passes[] = {"fwd", "bwd", "fwd+bwd"};
-        for (int p = 0; p < 3; p++)
-            for (size_t i = 0; i < n; i++) {
-                const ab_rep_meas *x = m[i];
-                if (strcmp(x->r.pass, passes[p]) != 0)
-                    continue;
-                int seen = 0;
-                for (size_t k = 0; k < i && !seen; k++)
-                    seen = strcmp(m[k]->r.variant, x->r.variant) == 0 &&
-                           strcmp(m[k]->r.pass, passes[p]) == 0;
-                if (seen)
-                    continue;
-                double *g = malloc(n * sizeof *g);
-                size_t ng = 0;
-                for (size_t k = 0; g && k < n; k++) {
-                    const double md = median_of(m[k]);
-                    if (strcmp(m[k]->r.variant, x->r.variant) == 0 &&
-                        strcmp(m[k]->r.pass, passes[p]) == 0 && !isnan(md) && m[k]->r.bytes > 0)
-                        g[ng++] = m[k]->r.bytes / (md * 1e6);
-                }
-                ab_summary s;
-                if (ng > 0 && ab_summarize(g, ng, &s) == AB_STATS_OK)
-                    fprintf(out, "| %s | %s | %zu | %.0f | %.1f%% | %.0f | %.1f%% |\n", passes[p],
-                            x->r.variant, ng, s.median, 100.0 * s.median / peak_copy_gbs, s.max,
-                            100.0 * s.max / peak_copy_gbs);
-                free(g);
-            }
+        for (size_t i = 0; i < nbw; i++)
+            fprintf(out, "| %s | %s | %zu | %.0f | %.1f%% | %.0f | %.1f%% |\n", bw[i].pass,
+                    bw[i].variant, bw[i].n, bw[i].median, 100.0 * bw[i].median / peak_copy_gbs,
+                    bw[i].max, 100.0 * bw[i].max / peak_copy_gbs);
     }
 }

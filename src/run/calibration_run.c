@@ -3,7 +3,7 @@
  * "Trustworthy Online Controlled Experiments", 2020, ch. 19): one built-in
  * variant of an experiment measured against itself, 2K instances per
  * configuration, with the experiment's settings. `attnbench calibrate`
- * (cli/cmd_calibrate.c) parses and runs it; report/calibrate.c analyses the
+ * (cli/cmd_calibrate.c) parses and runs it; src/analysis/calibration.c analyses the
  * stored run.
  */
 #include "calibration_run.h"

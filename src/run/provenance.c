@@ -4,78 +4,71 @@
  */
 #include "provenance.h"
 
+#include "read.h"
 #include "store.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The first non-null adapter_env of variant in run_id and the number of
- * distinct ones: 0 with *first (malloc'd, or NULL when none), -1 on error. */
-static int first_env(sqlite3 *db, long long run_id, const char *variant, char **first,
-                     long long *distinct, char *err)
+/* The provenance entry of variant v, from its first adapter env (JSON
+ * text or NULL) and the count of distinct ones. */
+static json_t *entry(const ab_exp_variant *v, const char *env, long long distinct)
 {
-    sqlite3_stmt *st = NULL;
-    *first = NULL;
-    *distinct = 0;
-    int rc = sqlite3_prepare_v2(db,
-                                "SELECT (SELECT adapter_env FROM measurements WHERE run_id = ?1 "
-                                "AND variant = ?2 AND adapter_env IS NOT NULL ORDER BY id LIMIT 1), "
-                                "(SELECT count(DISTINCT adapter_env) FROM measurements WHERE "
-                                "run_id = ?1 AND variant = ?2)",
-                                -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        goto cleanup;
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_text(st, 2, variant, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const unsigned char *t = sqlite3_column_text(st, 0);
-        *first = t ? strdup((const char *)t) : NULL;
-        *distinct = sqlite3_column_int64(st, 1);
-        rc = SQLITE_OK;
+    json_t *envj = env ? json_loads(env, 0, NULL) : NULL;
+    json_t *o;
+    if (v->library) {
+        json_t *p = json_object_get(envj, "plugin");
+        o = json_pack("{s:s, s:s, s:O, s:O, s:O}", "route", "plugin", "library", v->library,
+                      "path", json_object_get(p, "library") ?: json_null(),
+                      "size", json_object_get(p, "size") ?: json_null(),
+                      "sha256", json_object_get(p, "sha256") ?: json_null());
+    } else if (v->command) {
+        o = json_pack("{s:s, s:s, s:i, s:O, s:I}", "route", "adapter", "command", v->command,
+                      "protocol", v->protocol, "version", envj ? envj : json_null(),
+                      "versions", (json_int_t)distinct);
+    } else {
+        o = json_pack("{s:s, s:s}", "route", "built-in", "variant",
+                      v->native ? v->native->name : v->name);
     }
-cleanup:
-    if (rc != SQLITE_OK)
-        snprintf(err, AB_ERR, "reading the provenance of %s: %s", variant, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    return rc == SQLITE_OK ? 0 : -1;
+    json_decref(envj);
+    return o ? o : json_null();
 }
 
-json_t *ab_provenance_load(sqlite3 *db, long long run_id, const ab_experiment *e, char *err)
+/* The provenance of e's variants from venvs[0..n) (each measured
+ * variant's adapter record). */
+static json_t *from_envs(const ab_experiment *e, const ab_variant_env *venvs, size_t n)
 {
     json_t *prov = json_object();
     for (size_t i = 0; prov && i < e->nvariants; i++) {
         const ab_exp_variant *v = &e->variants[i];
-        char *env = NULL;
-        long long distinct = 0;
-        if (first_env(db, run_id, v->name, &env, &distinct, err)) {
-            json_decref(prov);
-            return NULL;
-        }
-        json_t *envj = env ? json_loads(env, 0, NULL) : NULL;
-        free(env);
-        json_t *o;
-        if (v->library) {
-            json_t *p = json_object_get(envj, "plugin");
-            o = json_pack("{s:s, s:s, s:O, s:O, s:O}", "route", "plugin", "library", v->library,
-                          "path", json_object_get(p, "library") ?: json_null(),
-                          "size", json_object_get(p, "size") ?: json_null(),
-                          "sha256", json_object_get(p, "sha256") ?: json_null());
-        } else if (v->command) {
-            o = json_pack("{s:s, s:s, s:i, s:O, s:I}", "route", "adapter", "command", v->command,
-                          "protocol", v->protocol, "version", envj ? envj : json_null(),
-                          "versions", (json_int_t)distinct);
-        } else {
-            o = json_pack("{s:s, s:s}", "route", "built-in", "variant",
-                          v->native ? v->native->name : v->name);
-        }
-        json_decref(envj);
-        json_object_set_new(prov, v->name, o ? o : json_null());
+        const ab_variant_env *x = NULL;
+        for (size_t k = 0; k < n && !x; k++)
+            if (strcmp(venvs[k].variant, v->name) == 0)
+                x = &venvs[k];
+        json_object_set_new(prov, v->name, entry(v, x ? x->first : NULL, x ? x->distinct : 0));
     }
+    return prov;
+}
+
+json_t *ab_provenance_load(sqlite3 *db, long long run_id, const ab_experiment *e, char *err)
+{
+    ab_variant_env *v = NULL;
+    size_t n = 0;
+    if (ab_variant_envs_load(db, run_id, &v, &n, err)) {
+        ab_variant_envs_free(v, n);
+        return NULL;
+    }
+    json_t *prov = from_envs(e, v, n);
+    ab_variant_envs_free(v, n);
     if (!prov)
         snprintf(err, AB_ERR, "out of memory reading the provenance");
     return prov;
+}
+
+json_t *ab_provenance_of_record(const ab_run_record *rec, const ab_experiment *e)
+{
+    return rec->venvs_status ? NULL : from_envs(e, rec->venvs, rec->nvenvs);
 }
 
 /* The version line as one compact JSON text (malloc'd) or NULL. */

@@ -10,6 +10,7 @@
 #define ATTNBENCH_PROVENANCE_H
 
 #include "experiment.h"
+#include "run_record.h"
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -25,6 +26,11 @@
  * Fields the database lacks (a variant never measured, a plugin that did
  * not load) are null. NULL with err (AB_ERR bytes) on a database error. */
 json_t *ab_provenance_load(sqlite3 *db, long long run_id, const ab_experiment *e, char *err);
+
+/* The same from a loaded run record (db/run_record.h: each variant's
+ * first adapter env and their count): NULL when the record could not read
+ * them, or out of memory. */
+json_t *ab_provenance_of_record(const ab_run_record *rec, const ab_experiment *e);
 
 /* Prints prov (from ab_provenance_load) as a markdown table, one row per
  * variant: | `variant` | route | what ran |. Nothing when prov is empty. */

@@ -59,12 +59,6 @@ int ab_runenv_finish(sqlite3 *db, long long run_id, char *err);
  * them (older runs, an older schema). */
 json_t *ab_runenv_load(sqlite3 *db, long long run_id);
 
-/* Prints the report's Run-table rows for the run settings ("| CPU threads |
- * ...", with a warning when the load average shows other work competing
- * for the CPUs the run's threads had); prints nothing for older runs, so
- * their reports are unchanged. */
-void ab_runenv_report_rows(FILE *out, sqlite3 *db, long long run_id);
-
 /* Whether the host was busy: load average at the start of the run
  * (load_avg[0]) plus the run's threads exceeds the CPUs in its affinity
  * mask, i.e. the run's threads had to share cores. 0 when unknown. */

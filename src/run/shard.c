@@ -1,7 +1,7 @@
 /*
  * shard.c: an experiment's configurations split into cost-balanced parts
- * (shard_plan.h), the part a run measured stored with it, and the report's
- * line about it. See shard.h.
+ * (shard_plan.h) and the part a run measured stored with it (the report's
+ * line about it is src/report/run_rows.c's). See shard.h.
  */
 #include "shard.h"
 
@@ -64,16 +64,4 @@ int ab_shard_record(sqlite3 *db, ab_id run_id, const ab_experiment *e, char *err
 int ab_shard_of_run(sqlite3 *db, ab_id run_id, int *k, int *n, char *err)
 {
     return ab_run_shard_load(db, run_id, k, n, err);
-}
-
-void ab_shard_report_row(FILE *out, sqlite3 *db, ab_id run_id)
-{
-    ab_run_shard_info s;
-    if (ab_run_shard_info_load(db, run_id, &s) != 1)
-        return;
-    fprintf(out,
-            "| shard | part %d of %d of experiment %s: this report covers only this "
-            "part's configurations; the other parts are separate runs (%d in this "
-            "database), `attnbench status %s` lists them%s%s |\n",
-            s.k, s.n, s.hash, s.others, s.exp_path, s.has_worker ? "; worker " : "", s.worker);
 }

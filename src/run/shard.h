@@ -41,8 +41,4 @@ int ab_shard_record(sqlite3 *db, ab_id run_id, const ab_experiment *e, char *err
  * when it ran the whole experiment, -1 on a database error (err). */
 int ab_shard_of_run(sqlite3 *db, ab_id run_id, int *k, int *n, char *err);
 
-/* The report's row for a run of one part ("| shard | part K of N ... |"),
- * nothing for a run of the whole experiment. */
-void ab_shard_report_row(FILE *out, sqlite3 *db, ab_id run_id);
-
 #endif

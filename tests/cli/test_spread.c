@@ -1,5 +1,5 @@
 /*
- * test_spread.c: the spread and bimodality warning (src/report/spread.h) against
+ * test_spread.c: the spread and bimodality warning (src/analysis/spread.h) against
  * scipy and numpy: spread_expected.txt holds samples with their bimodality
  * coefficient (scipy's bias-corrected skewness and kurtosis) and p10/p90
  * (numpy's linear percentiles), made by spread_fixture.py (command at its

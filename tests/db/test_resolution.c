@@ -1,6 +1,7 @@
 /*
  * test_resolution.c: the minimum resolvable shift of a measurement
- * (db/resolution.h) on a database written here with known samples.
+ * (src/analysis/resolution.h, from the A/A samples db/aa_samples.h loads)
+ * on a database written here with known samples.
  *
  * An A/A calibration run (experiment "k-calibration", complete, timing mode
  * "hot") holds instances k#1 and k#2 of one configuration, 8 rounds of 3
@@ -14,6 +15,7 @@
  * which would give 0.0202 ms). A measurement in another timing mode has
  * no calibration: 0. The pair's minimum shift is the larger of the two.
  */
+#include "aa_samples.h"
 #include "resolution.h"
 #include "store.h"
 
@@ -78,25 +80,45 @@ int main(void)
     put(db, cal, "k#2", "hot", 1.02);
     CHECK(ab_db_end_run(db, cal, "complete", err) == 0, "%s", err);
     CHECK(ab_db_begin_run(db, xrun, env, "attnbench run x.cfg", "hot", &run, err) == 0, "%s", err);
-    sqlite3_int64 v = put(db, run, "v", "hot", 10.0), w = put(db, run, "w", "hot", 20.0),
-                  c = put(db, run, "u", "cold", 10.0);
+    put(db, run, "v", "hot", 10.0);
+    put(db, run, "w", "hot", 20.0);
+    sqlite3_int64 c = put(db, run, "u", "cold", 10.0);
     CHECK(ab_db_end_run(db, run, "complete", err) == 0, "%s", err);
 
+    /* the A/A samples of the environment (db/), the groups of each timing
+     * mode (src/analysis/) */
+    ab_aa_samples aa;
+    CHECK(ab_aa_samples_load(db, "e0e0e0e0e0e0e0e0", &aa) == 0 && aa.n == 2,
+          "A/A rows %zu, want the 2 instances", aa.n);
+    CHECK(aa.cal_status == 0 && aa.cal.run_id == cal && aa.cal.n == 2,
+          "latest calibration run: status %d, run %lld, %zu measurements", aa.cal_status,
+          aa.cal.run_id, aa.cal.n);
+    ab_aa_groups hot, cold;
+    ab_aa_groups_build(&aa, "hot", &hot);
+    ab_aa_groups_build(&aa, "cold", &cold);
+    double msv[24], msw[24];
+    for (int i = 0; i < 24; i++) {
+        msv[i] = 10.0;
+        msw[i] = 20.0;
+    }
     ab_resolution r;
-    ab_resolution_for(db, v, &r);
+    ab_aa_resolution(&hot, msv, 24, &r);
     CHECK(fabs(r.rel - 0.02) < 1e-12, "A/A resolution %.15g, want 0.02", r.rel);
     CHECK(r.pairs == 1 && r.calibration_run == cal, "pairs %d, calibration run %lld", r.pairs,
           r.calibration_run);
     CHECK(fabs(r.median_ms - 10.0) < 1e-12, "measurement median %.15g, want 10", r.median_ms);
     CHECK(fabs(r.aa_median_ms - sqrt(1.02)) < 1e-12, "A/A median %.15g, want sqrt(1.02)",
           r.aa_median_ms);
-    double sv = ab_min_shift_ms(db, v), sw = ab_min_shift_ms(db, w);
+    double sv = ab_aa_min_shift_ms(&hot, msv, 24), sw = ab_aa_min_shift_ms(&hot, msw, 24);
     CHECK(fabs(sv - 0.2) < 1e-12, "minimum shift of the 10 ms measurement %.15g ms, want 0.2", sv);
     CHECK(fabs(sw - 0.4) < 1e-12, "minimum shift of the 20 ms measurement %.15g ms, want 0.4", sw);
-    CHECK(ab_min_shift_ms(db, c) == 0, "a timing mode without calibration: %g, want 0",
-          ab_min_shift_ms(db, c));
-    CHECK(fabs(ab_min_shift_pair_ms(db, v, w) - 0.4) < 1e-12, "pair: %.15g, want the larger 0.4",
-          ab_min_shift_pair_ms(db, v, w));
+    CHECK(ab_aa_min_shift_ms(&cold, msv, 24) == 0, "a timing mode without calibration: %g, want 0",
+          ab_aa_min_shift_ms(&cold, msv, 24));
+    char hash[64], mode[16];
+    CHECK(ab_measurement_env_mode(db, c, hash, mode) == 0 && strcmp(mode, "cold") == 0 &&
+              strcmp(hash, "e0e0e0e0e0e0e0e0") == 0,
+          "measurement %lld: environment %s, mode %s", (long long)c, hash, mode);
+    ab_aa_samples_free(&aa);
     ab_db_close(db);
 
     char cmd[128];

@@ -19,9 +19,11 @@ inc="-I$SRC/src/core -I$SRC/src/run -I$SRC/src/cli -I$SRC/src/analysis -I$SRC/db
 case $target in
   experiment) srcs="$SRC/src/run/experiment.c $SRC/src/run/exp_schema.c $SRC/src/run/exp_syntax.c $SRC/src/run/exp_include.c $SRC/src/core/exp_canon.c $SRC/src/run/plugin.c $SRC/src/core/util.c $SRC/src/core/shape.c $SRC/src/core/timing_modes.c"
               libs="$(pkg-config --cflags --libs libconfig jansson) -ldl" ;;
-  import)     srcs="$SRC/db/transfer.c $SRC/db/import_check.c $SRC/src/core/util.c $SRC/src/core/exp_canon.c $SRC/db/store.c $SRC/db/schema.c $SRC/db/liveness.c $SRC/db/resolution.c $SRC/db/read.c $SRC/src/core/shape.c $(ls "$SRC"/stats/*.c | grep -v bench_stats)"
-              libs="$(pkg-config --cflags --libs jansson sqlite3 gsl)" ;;
-  stats)      srcs="$SRC/src/cli/args.c $SRC/src/core/util.c $(ls "$SRC"/stats/*.c | grep -v bench_stats) $(ls "$SRC"/src/analysis/*.c)"
+  import)     srcs="$SRC/db/transfer.c $SRC/db/import_check.c $SRC/src/core/util.c $SRC/src/core/exp_canon.c $SRC/db/store.c $SRC/db/schema.c $SRC/db/liveness.c $SRC/db/read.c $SRC/src/core/shape.c"
+              libs="$(pkg-config --cflags --libs jansson sqlite3)" ;;
+  stats)      # the comparison `stats` makes (src/analysis/pair.c and what it calls), not
+              # the run analysis (run_analysis.c and its neighbours read run records)
+              srcs="$SRC/src/cli/args.c $SRC/src/core/util.c $(ls "$SRC"/stats/*.c | grep -v bench_stats) $(for f in pair instances between_runs median_ci; do echo "$SRC/src/analysis/$f.c"; done)"
               libs="$(pkg-config --cflags --libs jansson gsl)" ;;
   *) echo "unknown fuzz target $target"; exit 1 ;;
 esac

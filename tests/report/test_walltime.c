@@ -5,7 +5,7 @@
  * 150 ms flag on the later ones in the markdown table and in the JSON.
  * Expected values are the hand sums written beside each check.
  */
-#include "walltime.h"
+#include "walltime_report.h"
 
 #include <math.h>
 #include <stdio.h>

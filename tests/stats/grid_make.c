@@ -2,7 +2,7 @@
  * grid_make.c: writes the cases of the verdict-grid test (verdict_grid.sh):
  * for each case a candidate sample A and a baseline sample B (seeded GSL
  * mt19937), a minimum resolvable shift FLOOR (the A/A resolution,
- * db/resolution.h), and an attnbench export (grid.json) holding, per case
+ * src/analysis/resolution.h), and an attnbench export (grid.json) holding, per case
  * k, in an environment of its own (hash "grid-env-KK"), three runs built from
  * grid_template.json (run 11 of reports/seeds-and-ladders/attnbench.db, an H200 hot-mode run,
  * with its samples removed), uuids "a" then the hex (k + 1) * 16 + 1, 2,

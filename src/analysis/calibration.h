@@ -1,11 +1,15 @@
 /*
- * calibrate.h: A/A calibration of the verdict rule (calibrate.c).
+ * calibration.h: A/A calibration of the verdict rule (calibration.c): the
+ * rates an A/A run gives, from its loaded samples (db/aa_samples.h).
  */
-#ifndef ATTNBENCH_CALIBRATE_H
-#define ATTNBENCH_CALIBRATE_H
+#ifndef ATTNBENCH_CALIBRATION_H
+#define ATTNBENCH_CALIBRATION_H
 
-#include <sqlite3.h>
-#include <stdio.h>
+#include "aa_samples.h"
+#include "clocks.h"
+#include "rundata.h"
+
+#include <stddef.h>
 
 /* The A/A result of one configuration (or, in ab_calibration.all, of all). */
 typedef struct ab_calibration_config {
@@ -44,18 +48,19 @@ typedef struct ab_calibration {
     ab_calibration_config cfg[AB_CAL_MAX_CONFIGS];
 } ab_calibration;
 
-/* Recomputes the A/A result of calibration run run_id from its samples,
- * with the report's analysis (report_internal.h: paired over rounds, the
- * verdict rule and its timer-floor veto): instance #(2i-1) against #(2i)
- * in each configuration, disjoint pairs so the tests are independent.
- * Returns 0, or -1 with a message printed. */
-int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out);
+/* Recomputes the A/A result of calibration run run_id from its
+ * measurements r[0..n) (with samples) and their clock summaries clk, with
+ * the report's analysis (run_analysis.h: paired over rounds, the verdict
+ * rule without the resolution veto) at the run's alpha and practical
+ * threshold: instance #(2i-1) against #(2i) in each configuration,
+ * disjoint pairs so the tests are independent. Returns 0, or -1 with a
+ * message printed (out of memory). */
+int ab_calibration_analyse(const ab_rmeas *r, const ab_clock_summary *clk, size_t n,
+                           long long run_id, double alpha, double practical, ab_calibration *out);
 
-/* Prints the per-configuration table of s (markdown) to out. */
-void ab_calibration_print(FILE *out, const ab_calibration *s);
-
-/* The latest complete calibration run in the environment with this hash:
- * 0 and *out filled, 1 when there is none, -1 on a database error. */
-int ab_calibration_for_environment(sqlite3 *db, const char *env_hash, ab_calibration *out);
+/* The same for a loaded calibration run, at the alpha and practical
+ * threshold of its stored experiment (the defaults when it has none or it
+ * does not parse). */
+int ab_calibration_of_run(const ab_aa_run *r, ab_calibration *out);
 
 #endif

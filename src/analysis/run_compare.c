@@ -1,12 +1,11 @@
 /*
- * rep_compare.c: the comparisons of a report's measurements
- * (report_internal.h: ab_rep_compare, ab_rep_decide, ab_rep_family_limit,
- * ab_rep_verdict, ab_rep_method) on the analysis's one comparison
- * (src/analysis/pair.h), shared by the markdown writer (report.c), the
- * calibration analysis (calibrate.c) and the JSON writer (report_json.c),
- * so that none of them depends on another for it.
+ * run_compare.c: the comparisons of a run's measurements (run_analysis.h:
+ * ab_rep_compare, ab_rep_decide, ab_rep_family_limit, ab_rep_verdict,
+ * ab_rep_method) on the analysis's one comparison (pair.h), shared by the
+ * run's analysis (run_analysis.c) and the calibration analysis
+ * (calibration.c).
  */
-#include "report_internal.h"
+#include "run_analysis.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * calibrate.c: the analysis of an A/A calibration run (the run itself:
+ * calibration.c: the analysis of an A/A calibration run (the run itself:
  * run/calibration_run.c builds its experiment, cli/cmd_calibrate.c is
  * `attnbench calibrate EXPERIMENT [--variant V] [--pairs K]`), the A/A test
  * of the verdict rule. One variant is measured against itself: 2K
@@ -10,16 +10,13 @@
  * Controlled Experiments", 2020, ch. 19: A/A tests). The run is stored like
  * any other (experiment "<name>-calibration"), so its report can be written,
  * and reports of runs in the same environment show the result, flagged when
- * the rule called more than alpha of the pairs different.
+ * the rule called more than alpha of the pairs different. The markdown
+ * table is src/report/calibration_table.c's.
  */
-#include "calibrate.h"
+#include "calibration.h"
 #include "abstats.h"
-#include "clocks.h"
-#include "report_internal.h"
-#include "read.h"
-#include "resolution.h"
-#include "rundata.h"
-#include "store.h"
+#include "experiment.h"
+#include "run_analysis.h"
 #include "util.h"
 
 #include <gsl/gsl_cdf.h>
@@ -70,38 +67,22 @@ static int partner(const char *v, char *out, size_t n)
     return 1;
 }
 
-int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
+int ab_calibration_analyse(const ab_rmeas *r, const ab_clock_summary *clk, size_t n,
+                           long long run_id, double alpha, double practical, ab_calibration *out)
 {
-    char err[AB_ERR];
     int rc = -1;
-    ab_rmeas *r = NULL;
-    size_t n = 0, np = 0;
+    size_t np = 0;
     ab_rep_meas *m = NULL;
     ab_rep_cmp *c = NULL;
     double *p = NULL, *adj = NULL;
     ab_compare_opts o;
     ab_compare_opts_default(&o);
+    o.alpha = alpha;
+    o.practical = practical;
     memset(out, 0, sizeof *out);
     out->run_id = run_id;
-    char *text = NULL, *tmode = NULL;
-    int found = ab_run_experiment_load(db, run_id, NULL, &text, &tmode, err);
-    if (found < 0)
-        return error("%s", err);
-    if (found == 0 && text && tmode) {
-        ab_experiment e;
-        char perr[AB_ERR];
-        if (ab_experiment_parse("(stored)", text, 0, &e, perr, sizeof perr) == 0) {
-            o.alpha = e.alpha;
-            o.practical = e.practical;
-        }
-        ab_experiment_free(&e);
-    }
-    free(text);
-    free(tmode);
     out->alpha = o.alpha;
     out->level = o.boot.level;
-    if (ab_run_load(db, run_id, &r, &n))
-        return -1;
     m = calloc(n ? n : 1, sizeof *m);
     c = calloc(n ? n : 1, sizeof *c);
     p = malloc((n ? n : 1) * sizeof *p);
@@ -111,9 +92,8 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++) {
-        m[i].r = r[i];
-        if (ab_clock_summary_load(db, r[i].id, &m[i].clk))
-            goto cleanup;
+        m[i].r = r[i]; /* shallow: the samples stay the caller's */
+        m[i].clk = clk[i];
     }
     for (size_t i = 0; i < n; i++) {
         char want[80];
@@ -189,14 +169,6 @@ int ab_calibration_summary(sqlite3 *db, long long run_id, ab_calibration *out)
     out->binom_p = out->all.verdict_binom_p;
     rc = 0;
 cleanup:
-    for (size_t i = 0; m && i < n; i++) {
-        free(m[i].r.ms);
-        free(m[i].r.round);
-    }
-    if (!m)
-        ab_run_free(r, n);
-    else
-        free(r);
     free(m);
     free(c);
     free(p);
@@ -204,37 +176,18 @@ cleanup:
     return rc;
 }
 
-void ab_calibration_print(FILE *out, const ab_calibration *s)
+int ab_calibration_of_run(const ab_aa_run *r, ab_calibration *out)
 {
-    fprintf(out, "| configuration | pairs | paired over rounds | raw p < %.2f [95%% CI] | speedup CI "
-                 "covers 1 [95%% CI] | verdict rule, raw p | verdict rule, Holm | flagged |\n"
-                 "|---|---:|---:|---|---|---:|---:|---|\n",
-            s->alpha);
-    for (size_t j = 0; j <= s->nconfigs; j++) {
-        const ab_calibration_config *c = j < s->nconfigs ? &s->cfg[j] : &s->all;
-        if (j == s->nconfigs && s->nconfigs < 2)
-            break;
-        if (c->pairs == 0)
-            continue;
-        fprintf(out,
-                "| %s | %d | %d | %d (%.1f%% [%.1f, %.1f]%s) | %d (%.1f%% [%.1f, %.1f]%s) | %d%s | %d | %s |\n",
-                c->title, c->pairs, c->paired, c->raw_positives, 100.0 * c->raw_positives / c->pairs,
-                100 * c->raw_lo, 100 * c->raw_hi,
-                c->raw_binom_p < AB_CAL_FLAG_P ? ", **too many**" : "", c->covered,
-                100.0 * c->covered / c->pairs, 100 * c->cov_lo, 100 * c->cov_hi,
-                c->cov_binom_p < AB_CAL_FLAG_P ? ", **too few**" : "", c->uncorrected_positives,
-                c->verdict_binom_p < AB_CAL_FLAG_P ? " (**too many**)" : "", c->rule_positives,
-                c->flagged ? "**FLAGGED**" : "no");
+    ab_compare_opts o;
+    ab_compare_opts_default(&o);
+    if (r->definition) {
+        ab_experiment e;
+        char perr[1024];
+        if (ab_experiment_parse("(stored)", r->definition, 0, &e, perr, sizeof perr) == 0) {
+            o.alpha = e.alpha;
+            o.practical = e.practical;
+        }
+        ab_experiment_free(&e);
     }
-}
-
-int ab_calibration_for_environment(sqlite3 *db, const char *env_hash, ab_calibration *out)
-{
-    long long run = 0;
-    memset(out, 0, sizeof *out);
-    if (ab_calibration_run_for_env(db, env_hash, &run))
-        return -1;
-    if (!run)
-        return 1;
-    return ab_calibration_summary(db, run, out);
+    return ab_calibration_analyse(r->m, r->clk, r->n, r->run_id, o.alpha, o.practical, out);
 }

@@ -1,0 +1,262 @@
+/*
+ * claims.c: the experiment's claims (`expect`), parsed and checked, and
+ * judged from the run's verdicts with the spread of each measurement
+ * (claims.h); src/report/conclusion.c writes the result.
+ */
+#include "claims.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *baseline_of(const ab_experiment *e)
+{
+    return e->baseline ? e->baseline : e->nvariants ? e->variants[0].name : "";
+}
+
+int ab_claim_names(const ab_experiment *e, const char *v, const char *name)
+{
+    return e->instances > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
+}
+
+static int is_variant(const ab_experiment *e, const char *name)
+{
+    for (size_t i = 0; i < e->nvariants; i++)
+        if (ab_claim_names(e, e->variants[i].name, name))
+            return 1;
+    return 0;
+}
+
+static int fail_at(char *err, size_t n, const ab_experiment *e, const config_setting_t *s,
+                   const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(err, n, "%s:%d: expect: %s", e->path, s ? config_setting_source_line(s) : 0, msg);
+    return -1;
+}
+
+int ab_claims_load(const ab_experiment *e, config_t *cfg, ab_claim **out, size_t *nc, char *err,
+                   size_t n)
+{
+    *out = NULL;
+    *nc = 0;
+    if (!e->text || config_read_string(cfg, e->text) != CONFIG_TRUE)
+        return 0; /* the experiment parser reports syntax errors */
+    const config_setting_t *list = config_lookup(cfg, "expect");
+    if (!list)
+        return 0;
+    if (!config_setting_is_list(list) && !config_setting_is_array(list))
+        return fail_at(err, n, e, list, "must be a list of groups ( { variant = ...; verdict = ...; } )");
+    const int len = config_setting_length(list);
+    ab_claim *c = calloc(len ? (size_t)len : 1, sizeof *c);
+    if (!c) {
+        snprintf(err, n, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+        const char *verdict = NULL;
+        if (!config_setting_is_group(g)) {
+            free(c);
+            return fail_at(err, n, e, g, "each entry must be a group { variant = ...; verdict = ...; }");
+        }
+        if (!config_setting_lookup_string(g, "variant", &c[i].variant) ||
+            !is_variant(e, c[i].variant)) {
+            free(c);
+            return fail_at(err, n, e, g, "variant must name one of the experiment's variants");
+        }
+        if (!config_setting_lookup_string(g, "than", &c[i].than))
+            c[i].than = baseline_of(e);
+        else if (!is_variant(e, c[i].than)) {
+            const char *than = c[i].than; /* points into cfg, not into c */
+            free(c);
+            return fail_at(err, n, e, g, "than '%s' is not one of the experiment's variants", than);
+        }
+        if (!config_setting_lookup_string(g, "verdict", &verdict) ||
+            (strcmp(verdict, "faster") && strcmp(verdict, "slower") && strcmp(verdict, "no difference"))) {
+            free(c);
+            return fail_at(err, n, e, g, "verdict must be \"faster\", \"slower\" or \"no difference\"");
+        }
+        c[i].verdict = strcmp(verdict, "faster") == 0   ? AB_FASTER
+                       : strcmp(verdict, "slower") == 0 ? AB_SLOWER
+                                                        : AB_NO_DIFFERENCE;
+    }
+    *out = c;
+    *nc = (size_t)len;
+    return 0;
+}
+
+int ab_expect_check(const ab_experiment *e, char *err, size_t n)
+{
+    config_t cfg;
+    ab_claim *c;
+    size_t nc;
+    config_init(&cfg);
+    int rc = ab_claims_load(e, &cfg, &c, &nc, err, n);
+    if (rc == 0)
+        free(c);
+    config_destroy(&cfg);
+    return rc;
+}
+
+int ab_expect_pairs(const ab_experiment *e, void (*fn)(void *, const char *, const char *),
+                    void *arg)
+{
+    config_t cfg;
+    ab_claim *c = NULL;
+    size_t nc = 0;
+    char err[512];
+    config_init(&cfg);
+    int rc = ab_claims_load(e, &cfg, &c, &nc, err, sizeof err) ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < nc; i++)
+        if (strcmp(c[i].than, baseline_of(e)) != 0)
+            fn(arg, c[i].variant, c[i].than);
+    free(c);
+    config_destroy(&cfg);
+    return rc;
+}
+
+static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *name)
+{
+    for (size_t i = 0; i < e->nvariants; i++)
+        if (strcmp(e->variants[i].name, name) == 0)
+            return &e->variants[i];
+    return NULL;
+}
+
+
+/* The claim for (variant, than) and where it comes from (*source): the
+ * experiment's `expect`, else "no difference" when both are instances of one
+ * built-in variant in one timing mode (an A/A test), else none. */
+static ab_verdict claim_for(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
+                            const char *than, int *source)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (ab_claim_names(e, variant, c[i].variant) && ab_claim_names(e, than, c[i].than)) {
+            *source = AB_STATED;
+            return c[i].verdict;
+        }
+    const ab_exp_variant *a = exp_variant(e, variant), *b = exp_variant(e, than);
+    *source = a && b && a->native && a->native == b->native && a->timing == b->timing &&
+                      !a->command && !b->command
+                  ? AB_AA_TEST
+                  : AB_NO_CLAIM;
+    return AB_NO_DIFFERENCE;
+}
+
+static const char *const outcome_name[] = {"held", "did not hold", "inconclusive", "not judged"};
+
+const char *ab_part_outcome_name(int outcome) { return outcome_name[outcome]; }
+
+int ab_part_judge(const ab_part *p)
+{
+    if (p->source == AB_NO_CLAIM)
+        return AB_NOT_JUDGED;
+    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
+    const int contradicting = p->claim == AB_FASTER   ? p->count[AB_SLOWER]
+                              : p->claim == AB_SLOWER ? p->count[AB_FASTER]
+                                                      : p->count[AB_FASTER] + p->count[AB_SLOWER];
+    if (contradicting > 0)
+        return AB_NOT_HELD;
+    if (total > 0 && p->count[p->claim] == total)
+        return AB_HELD;
+    return AB_INCONCLUSIVE;
+}
+
+const char *ab_part_finding(const ab_part *p)
+{
+    const int total = p->count[0] + p->count[1] + p->count[2] + p->not_compared;
+    if (total == 0 || p->not_compared == total)
+        return "nothing compared";
+    if (p->count[AB_FASTER] == total)
+        return "faster everywhere";
+    if (p->count[AB_SLOWER] == total)
+        return "slower everywhere";
+    if (p->count[AB_NO_DIFFERENCE] == total)
+        return "no significant difference anywhere";
+    if (p->count[AB_FASTER] && p->count[AB_SLOWER])
+        return "faster in some configurations, slower in others";
+    if (p->count[AB_FASTER])
+        return "faster or no significant difference";
+    if (p->count[AB_SLOWER])
+        return "slower or no significant difference";
+    return "no significant difference where compared";
+}
+
+static const char *claim_text(ab_verdict v)
+{
+    return v == AB_FASTER ? "faster" : v == AB_SLOWER ? "slower" : "no difference";
+}
+
+void ab_judged_free(ab_judged *J)
+{
+    free(J->parts);
+    free(J->sp);
+    free(J->has_sp);
+    free(J->claims);
+    config_destroy(&J->cfg);
+}
+
+int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size_t n,
+                 const ab_rmeas *const *meas, size_t nmeas)
+{
+    size_t nclaims = 0;
+    char err[512];
+    memset(J, 0, sizeof *J);
+    config_init(&J->cfg);
+    if (ab_claims_load(e, &J->cfg, &J->claims, &nclaims, err, sizeof err))
+        J->claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
+    J->parts = calloc(n ? n : 1, sizeof *J->parts);
+    J->sp = calloc(nmeas ? nmeas : 1, sizeof *J->sp);
+    J->has_sp = calloc(nmeas ? nmeas : 1, sizeof *J->has_sp);
+    if (!J->parts || !J->sp || !J->has_sp)
+        return J->status = -1;
+    for (size_t i = 0; i < nmeas; i++)
+        J->has_sp[i] = strcmp(meas[i]->status, "ok") == 0 && meas[i]->n >= 2 &&
+                       ab_spread_check(meas[i]->ms, meas[i]->n, &J->sp[i]) == 0;
+    for (size_t i = 0; i < n; i++) {
+        ab_part *p = NULL;
+        for (size_t k = 0; k < J->np && !p; k++)
+            if (strcmp(J->parts[k].variant, o[i].variant->variant) == 0 &&
+                strcmp(J->parts[k].reference, o[i].reference->variant) == 0)
+                p = &J->parts[k];
+        if (!p) {
+            p = &J->parts[J->np++];
+            p->variant = o[i].variant->variant;
+            p->reference = o[i].reference->variant;
+            p->claim = claim_for(e, J->claims, nclaims, p->variant, p->reference, &p->source);
+        }
+        if (o[i].computed)
+            p->count[o[i].verdict]++;
+        else
+            p->not_compared++;
+        for (size_t k = 0; k < nmeas; k++)
+            if ((meas[k] == o[i].variant || meas[k] == o[i].reference) && J->has_sp[k] &&
+                J->sp[k].wide)
+                p->wide++;
+    }
+    return 0;
+}
+
+const char *ab_part_claim_name(const ab_part *p)
+{
+    return p->source == AB_NO_CLAIM  ? "none stated"
+           : p->source == AB_AA_TEST ? "no difference (A/A)"
+                                  : claim_text(p->claim);
+}
+
+const char *ab_conclusion_overall(const int tally[4], int *judged_n)
+{
+    *judged_n = tally[AB_HELD] + tally[AB_NOT_HELD] + tally[AB_INCONCLUSIVE];
+    if (*judged_n == 0)
+        return "not judged";
+    return tally[AB_NOT_HELD] == 0 && tally[AB_INCONCLUSIVE] == 0 ? "held"
+           : tally[AB_NOT_HELD] == 0                           ? "inconclusive"
+           : tally[AB_HELD] > 0                                ? "held in part"
+                                                            : "did not hold";
+}
