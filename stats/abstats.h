@@ -107,8 +107,9 @@ typedef enum ab_pmethod {
                              the observed ties and zeros, fully enumerated */
     AB_P_MONTE_CARLO = 2, /* Monte Carlo permutation p (seeded), with its SE */
     AB_P_NORMAL = 3,      /* normal approximation with tie correction */
-    AB_P_WELCH_T = 4,     /* Student's t with Satterthwaite's degrees of freedom
-                             (stats/welch.h, a test of means, not of ranks) */
+    AB_P_WELCH_T = 4,     /* Welch's statistic on Student's t, Satterthwaite's or
+                             Hsu's degrees of freedom (stats/welch.h, a test of
+                             means, not of ranks) */
     AB_P_BETWEEN_RUNS = 5, /* Student's t on the between-run variance
                               (src/analysis/between_runs.h) */
 } ab_pmethod;

@@ -1,7 +1,7 @@
 /*
- * welch.c: Welch's two-sample t-test with Satterthwaite's degrees of
- * freedom and its confidence interval (welch.h), on GSL's sample moments
- * and t distribution.
+ * welch.c: Welch's two-sample t-test with Satterthwaite's or Hsu's
+ * conservative degrees of freedom and its confidence interval (welch.h), on
+ * GSL's sample moments and t distribution.
  */
 #include "welch.h"
 #include "abstats.h"
@@ -10,6 +10,18 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
+
+/* p and the interval of w's statistic (t, se, diff set, se > 0) on df. */
+static void with_df(ab_welch *w, double df, double level)
+{
+    w->df = df;
+    w->p = 2 * gsl_cdf_tdist_Q(fabs(w->t), df);
+    if (w->p > 1)
+        w->p = 1;
+    double q = gsl_cdf_tdist_Pinv((1 + level) / 2, df);
+    w->lo = w->diff - q * w->se;
+    w->hi = w->diff + q * w->se;
+}
 
 int ab_welch_t(const double *x, size_t nx, const double *y, size_t ny, double level,
                ab_welch *out)
@@ -31,18 +43,24 @@ int ab_welch_t(const double *x, size_t nx, const double *y, size_t ny, double le
     out->se = sqrt(vx + vy);
     if (!(out->se > 0)) {
         out->t = 0;
-        out->df = (double)(nx + ny - 2);
+        out->df = out->df_satterthwaite = (double)(nx + ny - 2);
         out->p = out->diff == 0 ? 1 : 0;
         out->lo = out->hi = out->diff;
         return AB_STATS_OK;
     }
     out->df = (vx + vy) * (vx + vy) / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
+    out->df_satterthwaite = out->df;
     out->t = out->diff / out->se;
-    out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
-    if (out->p > 1)
-        out->p = 1;
-    double q = gsl_cdf_tdist_Pinv((1 + level) / 2, out->df);
-    out->lo = out->diff - q * out->se;
-    out->hi = out->diff + q * out->se;
+    with_df(out, out->df, level);
+    return AB_STATS_OK;
+}
+
+int ab_welch_t_conservative(const double *x, size_t nx, const double *y, size_t ny, double level,
+                            ab_welch *out)
+{
+    int rc = ab_welch_t(x, nx, y, ny, level, out);
+    if (rc != AB_STATS_OK || !(out->se > 0))
+        return rc;
+    with_df(out, (double)(nx < ny ? nx : ny) - 1, level);
     return AB_STATS_OK;
 }

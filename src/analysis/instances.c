@@ -107,8 +107,9 @@ int ab_instances_compare(const ab_instance_sample *a, size_t ka, const ab_instan
         df_round += (double)n - 1;
         inv_r += 1.0 / (double)n;
     }
-    /* stage two: Welch's test of the instance levels, A against B */
-    rc = ab_welch_t(m, ka, m + ka, kb, level, &out->w);
+    /* stage two: Welch's statistic of the instance levels, A against B,
+     * on Hsu's conservative df (welch.h says why) */
+    rc = ab_welch_t_conservative(m, ka, m + ka, kb, level, &out->w);
     if (rc != AB_STATS_OK)
         goto cleanup;
     out->instances_a = ka;
@@ -121,10 +122,15 @@ int ab_instances_compare(const ab_instance_sample *a, size_t ka, const ab_instan
     double pooled = ((double)(ka - 1) * out->w.var_x + (double)(kb - 1) * out->w.var_y) /
                     (double)(k - 2);
     double rbar = (double)k / inv_r; /* harmonic mean of the rounds per instance */
-    double vb = pooled - out->sd_round * out->sd_round / rbar;
+    double share = out->sd_round * out->sd_round / rbar;
+    double vb = pooled - share;
     out->sd_instance = vb > 0 ? sqrt(vb) : 0;
+    /* the variance of one instance's summary from the two components, and
+     * the se of the difference of the variants' means of ka and kb of them */
+    double se = sqrt((out->sd_instance * out->sd_instance + share) *
+                     (1 / (double)ka + 1 / (double)kb));
     double t = gsl_cdf_tdist_Pinv(0.975, out->w.df) + gsl_cdf_tdist_Pinv(0.8, out->w.df);
-    out->mde = expm1(t * out->w.se);
+    out->mde = expm1(t * se);
     rc = AB_STATS_OK;
 cleanup:
     free(L.lr);

@@ -161,8 +161,8 @@ const char *ab_pair_verdict_text(const ab_pair_analysis *x)
 const char *ab_pair_method(const ab_pair_analysis *x)
 {
     if (x->by_instance)
-        return "by instance: Welch t-test of the per-instance mean log round medians "
-               "(Satterthwaite df), its interval";
+        return "by instance: Welch t of the per-instance mean log round medians "
+               "(Hsu's conservative df), its interval";
     return x->paired ? "paired over rounds: Hodges-Lehmann estimate of the per-round log ratios, "
                        "signed-rank interval, Wilcoxon signed-rank"
                      : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";

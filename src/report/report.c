@@ -412,8 +412,9 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
                      "fresh allocations, graphs and adapter processes), interleaved in the same "
                      "rounds, and the instance is the unit of its comparison (on its #1 row): each "
                      "instance's mean over its rounds of the log settled per-round median, centred "
-                     "on the round's mean over all instances, then Welch's t-test of those means "
-                     "with Satterthwaite's degrees of freedom and its interval (a two-stage "
+                     "on the round's mean over all instances, then Welch's t statistic of those "
+                     "means on Hsu's conservative degrees of freedom, the fewer instances minus 1, "
+                     "and its interval (a two-stage "
                      "analysis of rounds nested in instances: Donner & Klar 2000 sec. 6.2), so the "
                      "test's variance includes what identical instances differ by. Each "
                      "configuration gives the between-instance and within-instance standard "
@@ -559,7 +560,7 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
                 continue;
             fprintf(out, "\n%.*s against %.*s by instance (%zu and %zu instances, %.1f rounds "
                          "each): between-instance sd %.2f%%, within-instance round sd %.2f%% (log "
-                         "scale), Welch df %.1f; minimum detectable effect %.2f%% (α = 0.05, 80%% "
+                         "scale), Welch t on %.0f df (Hsu); minimum detectable effect %.2f%% (α = 0.05, 80%% "
                          "power).\n",
                     (int)strcspn(x->a->r.variant, "#"), x->a->r.variant,
                     (int)strcspn(x->b->r.variant, "#"), x->b->r.variant, x->an.ir.instances_a,

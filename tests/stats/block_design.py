@@ -41,8 +41,10 @@ a variant's latency and the instance effect not part of the variant).
 Scenarios (SCENARIOS below): independent rounds; round effects shared by
 both variants; variant-specific noise persisting across rounds (AR(1), phi
 0.5 and 0.85); unequal counts per round (A 2 samples, B 3) with a slow
-first sample (+10%); instance effects. Seeds: numpy's default_rng (PCG64)
-seeded with [SEED, scenario index, effect index], SEED 20261126 unless
+first sample (+10%); instance effects; and the first six again with 4
+instances per variant at the same budget (the "-k4" rows: the rounds split
+among the instances, every instance with its own instance effect and AR(1)
+series). Seeds: numpy's default_rng (PCG64) seeded with [SEED, scenario index, effect index], SEED 20261126 unless
 --seed says otherwise.
 
 Usage:
@@ -89,6 +91,16 @@ SCENARIOS = [
     ("ar-0.85-x4", "A's AR(1) phi 0.85 noise per instance, 4 instances per variant",
      dict(s_round=0.03, s_var=0.01, s_within=0.01, s_ar=0.03, phi=0.85, instances=4)),
 ]
+# The first six scenarios again as the default runs them: DEFAULT_INSTANCES
+# instances per variant at the same budget (the rounds split among the
+# instances: 20 rounds of 2 become 5 rounds of 2 for each of 4 instances,
+# as experiments/instances-*-k4.cfg against -k1.cfg). Appended, so the
+# scenarios above keep their seeds.
+DEFAULT_INSTANCES = 4
+SCENARIOS += [(name + "-k%d" % DEFAULT_INSTANCES,
+               desc + "; %d instances per variant, same samples" % DEFAULT_INSTANCES,
+               dict(p, instances=DEFAULT_INSTANCES, split=True))
+              for name, desc, p in SCENARIOS[:6]]
 EFFECTS = [0.0, 0.02, 0.05]  # true slowdowns of A
 
 
@@ -218,7 +230,8 @@ def main(argv):
                 if reps == 0:
                     continue
                 rng = np.random.default_rng([opts["--seed"], si, ei])
-                doc = make_export(tmpl, rng, p, reps, rounds, eff,
+                nr = rounds // p["instances"] if p.get("split") else rounds
+                doc = make_export(tmpl, rng, p, reps, nr, eff,
                                   "%08x-0000-4000-8000-000000000000" % (si * 16 + ei + 1))
                 cmps = judge(ab, doc, tmp)
                 truth = 1 / (1 + eff)
@@ -270,8 +283,9 @@ def main(argv):
                          else "—")
             f.write("| %s: %s | %s |\n" % (row["scenario"], row["description"], " | ".join(cells)))
         f.write("\n%d null and %d replicates per effect and scenario, %d rounds; power: raw p < "
-                "0.05 with the speedup below 1; ± one binomial standard error; seed %d.\n" %
-                (opts["--reps"], opts["--power-reps"], rounds, opts["--seed"]))
+                "0.05 with the speedup below 1; ± one binomial standard error; seed %d; the -k%d rows "
+                "split the rounds among their instances.\n" %
+                (opts["--reps"], opts["--power-reps"], rounds, opts["--seed"], DEFAULT_INSTANCES))
     if out_json:
         with open(out_json, "w") as f:
             json.dump(results, f, indent=1)
