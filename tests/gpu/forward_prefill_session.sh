@@ -1,10 +1,11 @@
 #!/bin/bash
 # forward_prefill_session.sh: one GPU-machine session for new forward Hopper
 # rungs against their previous rung and cudnn_sdpa at prefill shapes; a
-# manual script, not a meson test. Steps, each appending to a log in OUTDIR and a
-# line to OUTDIR/summary.txt; steps after `check` are skipped once the
-# script has run longer than their share of DEADLINE_S (default 440 s), so
-# the call ends inside its limit:
+# manual script, not a meson test. Steps, in this order, each appending to
+# a log in OUTDIR and a line to OUTDIR/summary.txt; steps after `check`
+# are skipped once the script has run longer than their share of
+# DEADLINE_S (default 450 s; the experiments get what is left), so the call
+# ends inside its limit:
 #   build     meson setup + ninja of attnbench and gpu_check in build-gpu-fwd
 #             (sm_90a only)
 #   check     gpu_check NEW... (the GPU suite's cases, with its H_kv / S_kv
@@ -12,15 +13,15 @@
 #             tiles than SMs; a failure stops the script
 #   time      gpu_check --time at Llama 3 8B prefill shapes (NEW..., PREV,
 #             cudnn_sdpa): a quick look before the experiments
-#   exp       attnbench run of each EXPERIMENTS file into OUTDIR/<name>.db
-#   sanitize  compute-sanitizer memcheck (gpu_check --small, and a causal
-#             grouped-query shape with more query tiles than SMs, so blocks
-#             walk several tiles) and racecheck (S = 17, 200; a
-#             several-tiles shape at D = 64) of each NEW
+#   sanitize  compute-sanitizer memcheck (gpu_check --small) and racecheck
+#             (S = 17, 200) of each NEW; for the last NEW also a causal
+#             grouped-query shape with more query tiles than SMs (blocks
+#             walk several tiles) under each tool
 #   ncu       Nsight Compute (clocks left alone) of PREV causal and
 #             non-causal, each NEW causal and cudnn_sdpa causal at Llama 3 8B
 #             B = 4, S = 4096: duration, tensor pipe, issue slots, L2 and
-#             DRAM bytes, L2 hit rate, stall reasons
+#             DRAM bytes, L2 hit rate, stall reasons, instructions
+#   exp       attnbench run of each EXPERIMENTS file into OUTDIR/<name>.db
 # Usage (repository root, GPU machine, after `source .deps/env.sh`):
 #   NEW="cuda_wgmma_uniform cuda_wgmma_lookahead" PREV=cuda_wgmma_persistent \
 #   EXPERIMENTS="experiments/a.cfg experiments/b.cfg" \
@@ -28,7 +29,7 @@
 set -u
 out=${1:?usage: forward_prefill_session.sh OUTDIR [STEP...]}
 shift
-steps=" ${*:-build check time exp sanitize ncu} "
+steps=" ${*:-build check time sanitize ncu exp} "
 new=${NEW:?NEW=variant}
 prev=${PREV:?PREV=variant}
 exps=${EXPERIMENTS:-}
@@ -77,29 +78,21 @@ if has time && ! late $((deadline - 380)) time; then
     stamp "time done"
 fi
 
-if has exp; then
-    for cfg in $exps; do
-        late $((deadline - 150)) "exp $cfg" && continue
-        n=$(basename "$cfg" .cfg)
-        timeout $((deadline - 120 - $(el))) $ab run "$cfg" --db "$out/$n.db" >"$out/run-$n.log" 2>&1
-        stamp "exp $n rc=$? run id $(tail -1 "$out/run-$n.log")"
-    done
-fi
-
-if has sanitize && ! late $((deadline - 100)) sanitize; then
+if has sanitize && ! late $((deadline - 300)) sanitize; then
     for r in $new; do
         timeout 60 compute-sanitizer --tool memcheck $gc --small $r >>"$out/sanitize.log" 2>&1
         stamp "memcheck $r small rc=$?"
-        timeout 40 compute-sanitizer --tool memcheck $gc --shape 2,64,520,128,1,bf16,8,520 $r >>"$out/sanitize.log" 2>&1
-        stamp "memcheck $r 660 tiles rc=$?"
-        timeout 40 compute-sanitizer --tool racecheck $gc $r 17 200 >>"$out/sanitize.log" 2>&1
+        timeout 60 compute-sanitizer --tool racecheck $gc $r 17 200 >>"$out/sanitize.log" 2>&1
         stamp "racecheck $r rc=$?"
-        timeout 40 compute-sanitizer --tool racecheck $gc --shape 2,48,520,64,1,fp16,8,520 $r >>"$out/sanitize.log" 2>&1
-        stamp "racecheck $r 288 tiles rc=$?"
     done
+    r=${new##* } # the last rung (the others' code is a subset of it): blocks walking several tiles
+    timeout 40 compute-sanitizer --tool memcheck $gc --shape 2,64,520,128,1,bf16,8,520 $r >>"$out/sanitize.log" 2>&1
+    stamp "memcheck $r 660 tiles rc=$?"
+    timeout 40 compute-sanitizer --tool racecheck $gc --shape 2,48,520,64,1,fp16,8,520 $r >>"$out/sanitize.log" 2>&1
+    stamp "racecheck $r 288 tiles rc=$?"
 fi
 
-if has ncu && ! late $((deadline - 60)) ncu; then
+if has ncu && ! late $((deadline - 200)) ncu; then
     avail=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}')
     M=""
     for m in gpu__time_duration.sum sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
@@ -124,11 +117,20 @@ if has ncu && ! late $((deadline - 60)) ncu; then
     for r in $new cudnn_sdpa; do runs="$runs $r,1"; done
     for rs in $runs; do
         set -- ${rs/,/ }
-        late $((deadline - 15)) "ncu $1 causal=$2" && break
+        late $((deadline - 160)) "ncu $1 causal=$2" && break
         echo "==== $1 causal=$2" >>"$out/ncu.log"
         timeout 40 ncu --clock-control none --launch-skip 5 --launch-count 1 \
             --metrics "$M" $gc --time 4,32,4096,128,$2,bf16,8,4096 $1 >>"$out/ncu.log" 2>&1
         stamp "ncu $1 causal=$2 rc=$?"
+    done
+fi
+
+if has exp; then
+    for cfg in $exps; do
+        late $((deadline - 30)) "exp $cfg" && continue
+        n=$(basename "$cfg" .cfg)
+        timeout $((deadline - $(el))) $ab run "$cfg" --db "$out/$n.db" >"$out/run-$n.log" 2>&1
+        stamp "exp $n rc=$? run id $(tail -1 "$out/run-$n.log")"
     done
 fi
 
