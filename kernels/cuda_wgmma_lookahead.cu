@@ -1,29 +1,24 @@
 /*
  * cuda_wgmma_lookahead.cu: forward attention on wgmma + TMA + warp
  * specialisation + FlashAttention-3's overlaps on a persistent grid, with
- * the switch from one query tile to the next taken off the critical path;
- * rung "cuda_wgmma_lookahead" of the kernel ladder (sm_90a only: the
- * other targets of a default build compile an empty kernel, and setup
- * refuses any GPU but compute capability 9.0).
+ * the switch from one query tile to the next shortened; rung
+ * "cuda_wgmma_lookahead" of the kernel ladder (sm_90a only: the other
+ * targets of a default build compile an empty kernel, and setup refuses
+ * any GPU but compute capability 9.0).
  *
  * Idea. In cuda_wgmma_uniform (the previous rung) a block's next query
  * tile starts only after a chain the consumers cannot hide: once the
  * consumers have issued the tile's last Q K^T, the producer takes the
- * next tile from the atomic counter (causal), then loads its Q, then its
- * first (K, V) stage, and the first Q K^T waits for K and V together
- * (one mbarrier per stage). Here:
- *   - the producer claims tile n + 1 (the atomicAdd) when it starts tile
- *     n, so the round trip overlaps tile n's loads (FlashAttention-3's
- *     dynamic persistent scheduler does the same: its producer prefetches
- *     the next tile index at the start of the current one);
- *   - with that index known a tile early, it prefetches tile n + 1's Q
- *     into L2 (cp.async.bulk.prefetch.tensor; Q is read once, so without
- *     it the load after tile n's last Q K^T comes from DRAM);
- *   - K and V of a stage land on separate mbarriers (K issued first), so
- *     Q K^T of a tile's first key tile waits for 32 KiB of K, not 64 KiB
- *     of K and V (FlashAttention-3 keeps separate K and V pipelines).
- * Everything else is cuda_wgmma_uniform's (warp-uniform tile coordinates
- * in the consumers) and cuda_wgmma_persistent's (tile list, LPT order in
+ * next tile from the atomic counter (causal), and only then loads its Q
+ * (read once, so from DRAM) and its first (K, V) stage. Here the producer
+ * claims tile n + 1 (the atomicAdd) when it starts tile n, so the round
+ * trip overlaps tile n's loads (FlashAttention-3's dynamic persistent
+ * scheduler does the same: its producer prefetches the next tile index
+ * at the start of the current one), and with that index known a tile
+ * early it prefetches tile n + 1's Q into L2 (cp.async.bulk.prefetch.
+ * tensor), so the Q load after tile n's last Q K^T hits L2. Everything
+ * else is cuda_wgmma_uniform's (warp-uniform tile coordinates in the
+ * consumers) and cuda_wgmma_persistent's (tile list, LPT order in
  * sections of 8 heads, ping-pong of the consumers, softmax during the
  * previous P V, the masked path per warpgroup, grouped-query K/V slices,
  * bottom-right causal mask, O from the accumulators); see their headers.
@@ -39,26 +34,43 @@
  * widest (4.5 key tiles on average at S = 1024, 8.5 at 2048, against 8
  * and 16 non-causal), so their fixed cost weighs twice as much there.
  * The switch chain's parts: the atomic's round trip (~0.5 us; the
- * non-causal list is static), Q from DRAM (~1 us), the first stage's V
- * (32 KiB more before the first Q K^T).
+ * non-causal list is static) and Q from DRAM (~1 us).
  *
- * Prediction (before the first run). 0.3-0.7 key tiles less per causal
- * query tile: causal Llama 3 8B prefill 4-10% faster than
- * cuda_wgmma_uniform at S = 1024, 2-6% at 2048, 1-3% at 4096, <= 1% from
- * 8192 on; non-causal within 1% (static list: only the Q prefetch and the
- * K/V split act).
+ * First version (commit 8a99af9), measured: it also put K and V of a
+ * stage on separate mbarriers (K first, so a tile's first Q K^T waited
+ * for 32 KiB, not 64 KiB; FlashAttention-3 keeps separate K and V
+ * pipelines), predicted 4-10% faster than cuda_wgmma_uniform at causal
+ * S = 1024, 2-6% at 2048, <= 1% from 8192 on and non-causal. Measured
+ * (reports/hopper-causal-uniform/llama3-8b-prefill-lookahead.db run 1,
+ * NVIDIA H200, 2026-11-26, ratios of medians) it was SLOWER than
+ * cuda_wgmma_uniform everywhere: 1.6-3.6% at Llama 3 8B prefill causal
+ * S = 1024-16384, 2.4% non-causal (B = 4, S = 4096), 1.0-6.2% on the
+ * causal FlashAttention-3 grid (fa3-grid-causal-lookahead.db run 1).
+ * A loss at the non-causal shape (static list, 32 key tiles per query
+ * tile) points at a per-key-tile cost; the one change inside the key-tile
+ * loop was the consumers' second mbarrier wait (V of the previous tile,
+ * before the turn's wgmma issue), so this version drops the K/V split and
+ * keeps the rest (if it is still slower, the Q prefetch or the early
+ * claim costs more than it saves). Nsight Compute (B = 4, H = 32, H_kv = 8,
+ * S = 4096, causal bf16, same session): 884 us against
+ * cuda_wgmma_uniform's 866 us, 1.1% more instructions, L2 hit rate 91.8%
+ * (93.6%).
+ *
+ * Prediction (this version, before its run). Per causal query tile
+ * 0.3-0.7 key-tile times less than cuda_wgmma_uniform: 3-8% faster at
+ * S = 1024, 2-5% at 2048, 1-3% at 4096, <= 1% from 8192 on; non-causal
+ * within 1%.
  *
  * Source: Shah et al. 2024 (FlashAttention-3) section 3.1 and its code's
  * persistent tile scheduler (prefetch of the next tile index by the
- * producer) and separate K and V pipelines, read, not copied; PTX ISA 8.0
- * cp.async.bulk.prefetch.tensor. Previous rung: cuda_wgmma_uniform.
+ * producer), read, not copied; PTX ISA 8.0 cp.async.bulk.prefetch.tensor.
+ * Previous rung: cuda_wgmma_uniform.
  *
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
- * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only. Shared memory:
- * cuda_wgmma_persistent's plus one mbarrier per stage (225.1 KiB at
- * D = 128). ptxas (CUDA 13.0, sm_90a): 168 registers at entry (D = 128) /
- * 128 (D = 64); the causal producer at its 24 registers spills 12-28
- * bytes around its atomic (per query tile, not per key tile; SASS).
+ * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only. ptxas (CUDA
+ * 13.0, sm_90a): 168 registers at entry (D = 128) / 128 (D = 64); the
+ * causal producer at its 24 registers spills around its atomic (per
+ * query tile, not per key tile; SASS).
  */
 #include "entry_points.h"
 #include "key_tiles.h"
@@ -81,7 +93,7 @@ template <int D> struct cfg {
     static constexpr int NT = 128 * (NWG + 1);   /* threads: producer + consumers */
     static constexpr int NST = D == 64 ? 4 : 3;  /* (K, V) stages */
     static constexpr int REG_C = NWG == 3 ? 160 : 240;
-    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (3 * NST + 3) * 8;
+    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (2 * NST + 3) * 8;
 };
 
 /* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
@@ -140,10 +152,8 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
     const uint32_t raw = smem_u32(smem_raw);
     const uint32_t uQ = (raw + 1023u) & ~1023u;
     const uint32_t uKV = uQ + BR * D * 2;
-    /* stage st: K at uKV + 2 st TILE (landing on uFullK + 8 st), V one TILE
-     * after it (uFullV + 8 st); both released together on uEmpty + 8 st */
-    const uint32_t uFullK = uKV + NST * 2 * TILE, uFullV = uFullK + NST * 8,
-                   uEmpty = uFullV + NST * 8, uQfull = uEmpty + NST * 8, uQempty = uQfull + 8;
+    const uint32_t uFull = uKV + NST * 2 * TILE, uEmpty = uFull + NST * 8,
+                   uQfull = uEmpty + NST * 8, uQempty = uQfull + 8;
     /* the tile (bh, qt) the producer publishes with each Q load (bh -1: no more) */
     volatile int *tile_slot = (volatile int *)(smem_raw + (uQempty + 8 - raw));
     const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
@@ -151,8 +161,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
     const int tid = threadIdx.x;
     if (tid == 0) {
         for (int st = 0; st < NST; st++) {
-            mbar_init(uFullK + st * 8, 1);
-            mbar_init(uFullV + st * 8, 1);
+            mbar_init(uFull + st * 8, 1);
             mbar_init(uEmpty + st * 8, 4 * NWG); /* one arrival per consumer warp */
         }
         mbar_init(uQfull, 1);
@@ -205,18 +214,13 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                     const int st = tc % NST;
                     if (tc >= NST) /* every consumer warp released load tc - NST */
                         mbar_wait(uEmpty + st * 8, (uint32_t)((tc / NST - 1) & 1));
-                    const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
-                    /* K first on its own barrier: the tile's first Q K^T waits for K alone */
-                    mbar_expect_tx(uFullK + st * 8, TILE);
+                    const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE), bar = uFull + st * 8;
+                    mbar_expect_tx(bar, 2 * TILE);
 #pragma unroll
-                    for (int cb = 0; cb < D / 64; cb++)
-                        tma_load_3d(uK + cb * BC * 128, &tmK, uFullK + st * 8, cb * 64, t * BC,
-                                    kvh);
-                    mbar_expect_tx(uFullV + st * 8, TILE);
-#pragma unroll
-                    for (int cb = 0; cb < D / 64; cb++)
-                        tma_load_3d(uK + TILE + cb * BC * 128, &tmV, uFullV + st * 8, cb * 64,
-                                    t * BC, kvh);
+                    for (int cb = 0; cb < D / 64; cb++) {
+                        tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
+                        tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, kvh);
+                    }
                     if (t == 0 && Ln < ntiles) {
                         /* the next tile's Q (read once, so never in L2 yet) into L2:
                          * its load after this tile's last Q K^T then hits L2 */
@@ -270,7 +274,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
             /* key tile 0: S_0, softmax, P_0 */
             {
                 const int st = tc % NST;
-                mbar_wait(uFullK + st * 8, (uint32_t)((tc / NST) & 1)); /* K_0 (V_0 may still be in flight) */
+                mbar_wait(uFull + st * 8, (uint32_t)((tc / NST) & 1));
                 named_sync(my_turn, 256);
                 wg_issue_qk<T, D, BC, BR>(s, g, uKV + (uint32_t)(st * 2 * TILE));
                 named_arrive(next_turn, 256);
@@ -288,8 +292,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 const int st = (tc + j) % NST, sp = (tc + j - 1) % NST;
                 const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
                 const uint32_t uVp = uKV + (uint32_t)(sp * 2 * TILE) + TILE;
-                mbar_wait(uFullK + st * 8, (uint32_t)(((tc + j) / NST) & 1));     /* K_j */
-                mbar_wait(uFullV + sp * 8, (uint32_t)(((tc + j - 1) / NST) & 1)); /* V_{j-1} */
+                mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
                 named_sync(my_turn, 256);
                 wg_issue_qk<T, D, BC, BR>(s, g, uK); /* S_j */
                 wg_issue_pv<T, D, BC>(o, p, uVp);     /* O += P_{j-1} V_{j-1} */
@@ -321,7 +324,6 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
             /* the last P V of the tile */
             {
                 const int sp = (tc + jend - 1) % NST;
-                mbar_wait(uFullV + sp * 8, (uint32_t)(((tc + jend - 1) / NST) & 1));
                 named_sync(my_turn, 256);
                 wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
                 named_arrive(next_turn, 256);

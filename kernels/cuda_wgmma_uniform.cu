@@ -24,10 +24,10 @@
  * then moved to uniform registers for each HGMMA), BSSY + 2 WARPSYNC
  * (divergence handling), no uniform-datapath arithmetic (UIADD3 0);
  * non-causal: 967 instructions, 16 R2UR, no BSSY/WARPSYNC, UIADD3 21.
- * This rung causal: 996 instructions, 0 R2UR, no BSSY/WARPSYNC, UIADD3
- * 22; non-causal 947, 0 R2UR (the extra causal instructions are the mask
+ * This rung causal: 992 instructions, 0 R2UR, no BSSY/WARPSYNC, UIADD3
+ * 22; non-causal 943, 0 R2UR (the extra causal instructions are the mask
  * compares of the masked path, run on the diagonal tile only). D = 64
- * causal the same (1,006 -> 945 instructions, 32 -> 0 R2UR). The extra
+ * causal the same (1,006 -> 947 instructions, 32 -> 0 R2UR). The extra
  * instructions sit between a wgmma wait and the next wgmma issue of the
  * same warpgroup, on the path that ping-pong must hide behind the other
  * warpgroup's GEMMs.

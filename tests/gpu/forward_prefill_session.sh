@@ -14,14 +14,15 @@
 #   time      gpu_check --time at Llama 3 8B prefill shapes (NEW..., PREV,
 #             cudnn_sdpa): a quick look before the experiments
 #   sanitize  compute-sanitizer memcheck (gpu_check --small) and racecheck
-#             (S = 17, 200) of each NEW; for the last NEW also a causal
-#             grouped-query shape with more query tiles than SMs (blocks
+#             (S = 17, 200) of each NEW; for the last NEW also causal
+#             grouped-query shapes with more query tiles than SMs (blocks
 #             walk several tiles) under each tool
 #   ncu       Nsight Compute (clocks left alone) of PREV causal and
 #             non-causal, each NEW causal and cudnn_sdpa causal at Llama 3 8B
 #             B = 4, S = 4096: duration, tensor pipe, issue slots, L2 and
 #             DRAM bytes, L2 hit rate, stall reasons, instructions
 #   exp       attnbench run of each EXPERIMENTS file into OUTDIR/<name>.db
+#             (a database already there gets the next run)
 # Usage (repository root, GPU machine, after `source .deps/env.sh`):
 #   NEW="cuda_wgmma_uniform cuda_wgmma_lookahead" PREV=cuda_wgmma_persistent \
 #   EXPERIMENTS="experiments/a.cfg experiments/b.cfg" \
@@ -70,7 +71,7 @@ if has check; then
     done
 fi
 
-if has time && ! late $((deadline - 380)) time; then
+if has time && ! late $((deadline - 300)) time; then
     for sh in 16,32,1024,128,1,bf16,8,1024 8,32,2048,128,1,bf16,8,2048 4,32,4096,128,1,bf16,8,4096 \
         1,32,16384,128,1,bf16,8,16384 4,32,4096,128,0,bf16,8,4096 8,16,2048,64,1,bf16; do
         timeout 60 $gc --time $sh $new $prev cudnn_sdpa >>"$out/time.log" 2>&1
@@ -88,8 +89,8 @@ if has sanitize && ! late $((deadline - 300)) sanitize; then
     r=${new##* } # the last rung (the others' code is a subset of it): blocks walking several tiles
     timeout 40 compute-sanitizer --tool memcheck $gc --shape 2,64,520,128,1,bf16,8,520 $r >>"$out/sanitize.log" 2>&1
     stamp "memcheck $r 660 tiles rc=$?"
-    timeout 40 compute-sanitizer --tool racecheck $gc --shape 2,48,520,64,1,fp16,8,520 $r >>"$out/sanitize.log" 2>&1
-    stamp "racecheck $r 288 tiles rc=$?"
+    timeout 90 compute-sanitizer --tool racecheck $gc --shape 1,48,300,128,1,bf16,8,300 $r >>"$out/sanitize.log" 2>&1
+    stamp "racecheck $r 144 tiles rc=$?"
 fi
 
 if has ncu && ! late $((deadline - 200)) ncu; then
