@@ -93,7 +93,7 @@ if has sanitize && ! late $((deadline - 300)) sanitize; then
     stamp "racecheck $r 144 tiles rc=$?"
 fi
 
-if has ncu && ! late $((deadline - 200)) ncu; then
+if has ncu && ! late $((deadline - 100)) ncu; then
     avail=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}')
     M=""
     for m in gpu__time_duration.sum sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
@@ -118,7 +118,7 @@ if has ncu && ! late $((deadline - 200)) ncu; then
     for r in $new cudnn_sdpa; do runs="$runs $r,1"; done
     for rs in $runs; do
         set -- ${rs/,/ }
-        late $((deadline - 160)) "ncu $1 causal=$2" && break
+        late $((deadline - 90)) "ncu $1 causal=$2" && break
         echo "==== $1 causal=$2" >>"$out/ncu.log"
         timeout 40 ncu --clock-control none --launch-skip 5 --launch-count 1 \
             --metrics "$M" $gc --time 4,32,4096,128,$2,bf16,8,4096 $1 >>"$out/ncu.log" 2>&1
