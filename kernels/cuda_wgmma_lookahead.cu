@@ -61,6 +61,25 @@
  * S = 1024, 2-5% at 2048, 1-3% at 4096, <= 1% from 8192 on; non-causal
  * within 1%.
  *
+ * Measured, this version (reports/hopper-causal-uniform/, NVIDIA H200,
+ * 2026-11-26, run 2 of llama3-8b-prefill-lookahead.db and
+ * fa3-grid-causal-lookahead.db, run 1 of fa3-grid-noncausal-
+ * lookahead.db; ratios of medians): SLOWER than cuda_wgmma_uniform again,
+ * by 4.3% at Llama 3 8B causal S = 1024, 4.2% at 2048, 1.6-2.1% at 4096,
+ * 0.8-1.2% from 8192 on, 1.6-6.7% on the causal FlashAttention-3 grid at
+ * S <= 8192 (1.0-1.5% at 16384), and within 1% non-causal (0.991-1.008x
+ * cuda_wgmma_uniform's time), where the list is static and the Q
+ * prefetch alone acts. So the early claim is the loss,
+ * and it grows as tiles get shorter: a block claims its next tile when it
+ * starts the current one, not when it is free, so the longest-first list
+ * is no longer handed to whichever block frees first. A 132-block
+ * simulation of the Llama 3 8B tile lists (one key tile of fixed cost per
+ * query tile beside 2 of switch) gives makespans 2.0% (S = 1024), 2.1%,
+ * 1.4%, 0.6%, 0.3% (S = 16384) over claiming when free: the same trend,
+ * about half the measured loss. The switch chain this rung removed was
+ * not where the S = 1024 time goes. Kept as a measured step (not the
+ * best forward rung).
+ *
  * Source: Shah et al. 2024 (FlashAttention-3) section 3.1 and its code's
  * persistent tile scheduler (prefetch of the next tile index by the
  * producer), read, not copied; PTX ISA 8.0 cp.async.bulk.prefetch.tensor.
