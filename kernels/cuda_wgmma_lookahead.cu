@@ -135,18 +135,19 @@ static __device__ __forceinline__ void decode(int L, int nqt, int nbh, int G, in
     qt = nqt - 1 - r / gh;
 }
 
+#if AB_WGMMA_DEVICE
 /* One box of the 3-D tensor map into L2 only (no shared memory, no
- * barrier): PTX ISA 8.0 cp.async.bulk.prefetch.tensor, sm_90. */
+ * barrier): PTX ISA 8.0 cp.async.bulk.prefetch.tensor, sm_90. Only the
+ * sm_90a pass has the kernel that calls it. */
 static __device__ __forceinline__ void tma_prefetch_l2_3d(const CUtensorMap *map, int c0, int c1,
                                                           int c2)
 {
-#if AB_WGMMA_DEVICE
     asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(
                      reinterpret_cast<uint64_t>(map)),
                  "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
-#endif
 }
+#endif
 
 /* The causal tile counters, one per (D, dtype) instantiation: tile
  * blockIdx.x is a block's first; each later one is gridDim.x plus an

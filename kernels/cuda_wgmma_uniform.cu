@@ -14,8 +14,8 @@
  * warpgroup's first row) are then per-thread values, so the key-tile loop
  * and its branch are compiled as possibly divergent. Here the consumers
  * broadcast the two tile words and the warpgroup index from lane 0
- * (__shfl_sync; CUTLASS's canonical_warp_idx_sync does the same for the
- * same reason), and nothing else changes.
+ * (__shfl_sync; CUTLASS's canonical_warp_group_idx does the same for the
+ * warpgroup index), and nothing else changes.
  *
  * Evidence before the run (SASS, no device time: nvcc 13.0 -cubin for
  * sm_90a, nvdisasm 13.5, the bf16 D = 128 instantiations; the loop is the
@@ -78,9 +78,9 @@
  * S_kv != S, and 5 shapes with more query tiles than SMs), memcheck and
  * racecheck clean.
  *
- * Source: CUTLASS (cutlass/arch/... canonical_warp_idx_sync,
- * canonical_warp_group_idx: a __shfl_sync from lane 0 "so that the
- * compiler knows the value is warp-uniform"), read, not copied. Previous
+ * Source: CUTLASS, include/cutlass/cutlass.h, canonical_warp_group_idx
+ * (documented as returning a warp-uniform value: the warpgroup index
+ * through a __shfl_sync from lane 0), read, not copied. Previous
  * rung: cuda_wgmma_persistent, whose header describes everything else
  * (persistent grid, LPT causal scheduler, ping-pong, grouped-query heads,
  * bottom-right causal mask).
