@@ -36,25 +36,24 @@
  * The switch chain's parts: the atomic's round trip (~0.5 us; the
  * non-causal list is static) and Q from DRAM (~1 us).
  *
- * First version (commit 8a99af9), measured: it also put K and V of a
- * stage on separate mbarriers (K first, so a tile's first Q K^T waited
- * for 32 KiB, not 64 KiB; FlashAttention-3 keeps separate K and V
- * pipelines), predicted 4-10% faster than cuda_wgmma_uniform at causal
- * S = 1024, 2-6% at 2048, <= 1% from 8192 on and non-causal. Measured
+ * First version (commit 8a99af9): it also put K and V of a stage on
+ * separate mbarriers (K first, so a tile's first Q K^T waited for 32 KiB,
+ * not 64 KiB; FlashAttention-3 keeps separate K and V pipelines),
+ * predicted 4-10% faster than cuda_wgmma_uniform at causal S = 1024,
+ * 2-6% at 2048, <= 1% from 8192 on and non-causal. Measured
  * (reports/hopper-causal-uniform/llama3-8b-prefill-lookahead.db run 1,
- * NVIDIA H200, 2026-11-26, ratios of medians) it was SLOWER than
- * cuda_wgmma_uniform everywhere: 1.6-3.6% at Llama 3 8B prefill causal
- * S = 1024-16384, 2.4% non-causal (B = 4, S = 4096), 1.0-6.2% on the
- * causal FlashAttention-3 grid (fa3-grid-causal-lookahead.db run 1).
- * A loss at the non-causal shape (static list, 32 key tiles per query
- * tile) points at a per-key-tile cost; the one change inside the key-tile
- * loop was the consumers' second mbarrier wait (V of the previous tile,
- * before the turn's wgmma issue), so this version drops the K/V split and
- * keeps the rest (if it is still slower, the Q prefetch or the early
- * claim costs more than it saves). Nsight Compute (B = 4, H = 32, H_kv = 8,
- * S = 4096, causal bf16, same session): 884 us against
- * cuda_wgmma_uniform's 866 us, 1.1% more instructions, L2 hit rate 91.8%
- * (93.6%).
+ * NVIDIA H200, 2026-11-26, ratios of medians), it ran at 0.965-0.984x
+ * cuda_wgmma_uniform's speed at Llama 3 8B prefill causal and 0.977x
+ * non-causal (B = 4, S = 4096).
+ *
+ * That loss at the non-causal shape (a static list, long query tiles)
+ * points at a per-key-tile cost; the one change inside the key-tile loop
+ * was the consumers' second mbarrier wait (V of the previous tile, before
+ * the turn's wgmma issue), so this version drops the K/V split and keeps
+ * the rest (if it is still slower, the Q prefetch or the early claim costs
+ * more than it saves). Nsight Compute in that session (run1-ncu.log
+ * there; B = 4, H = 32, H_kv = 8, S = 4096, causal bf16): 884 us against
+ * cuda_wgmma_uniform's 866 us, L2 hit rate 91.8% against 93.6%.
  *
  * Prediction (this version, before its run). Per causal query tile
  * 0.3-0.7 key-tile times less than cuda_wgmma_uniform: 3-8% faster at
@@ -62,23 +61,24 @@
  * within 1%.
  *
  * Measured, this version (reports/hopper-causal-uniform/, NVIDIA H200,
- * 2026-11-26, run 2 of llama3-8b-prefill-lookahead.db and
- * fa3-grid-causal-lookahead.db, run 1 of fa3-grid-noncausal-
- * lookahead.db; ratios of medians): SLOWER than cuda_wgmma_uniform again,
- * by 4.3% at Llama 3 8B causal S = 1024, 4.2% at 2048, 1.6-2.1% at 4096,
- * 0.8-1.2% from 8192 on, 1.6-6.7% on the causal FlashAttention-3 grid at
- * S <= 8192 (1.0-1.5% at 16384), and within 1% non-causal (0.991-1.008x
- * cuda_wgmma_uniform's time), where the list is static and the Q
- * prefetch alone acts. So the early claim is the loss,
- * and it grows as tiles get shorter: a block claims its next tile when it
+ * 2026-11-26; ratios of medians): SLOWER than cuda_wgmma_uniform again.
+ * Llama 3 8B prefill causal (llama3-8b-prefill-lookahead.db run 2):
+ * 0.959x cuda_wgmma_uniform's speed at S = 1024 and S = 2048,
+ * 0.979-0.992x at S >= 4096 (multi-query included), 0.990x chunked; the
+ * causal FlashAttention-3 grid (fa3-grid-causal-lookahead.db run 2):
+ * 0.937-0.990x; non-causal (fa3-grid-noncausal-lookahead.db run 1), where
+ * the list is static and the Q prefetch alone acts: 0.992-1.009x. So the
+ * early claim is the loss, larger where query tiles are short.
+ *
+ * Why, as far as a model goes: a block claims its next tile when it
  * starts the current one, not when it is free, so the longest-first list
  * is no longer handed to whichever block frees first. A 132-block
- * simulation of the Llama 3 8B tile lists (one key tile of fixed cost per
- * query tile beside 2 of switch) gives makespans 2.0% (S = 1024), 2.1%,
- * 1.4%, 0.6%, 0.3% (S = 16384) over claiming when free: the same trend,
- * about half the measured loss. The switch chain this rung removed was
- * not where the S = 1024 time goes. Kept as a measured step (not the
- * best forward rung).
+ * simulation of the Llama 3 8B tile lists (a fixed cost of two key tiles
+ * per query tile) gives makespans 2.0% (S = 1024), 2.1%, 1.4%, 0.6%,
+ * 0.3% (S = 16384) longer than claiming when free: the same trend, about
+ * half the loss. The switch chain this rung shortened was not where the
+ * S = 1024 time goes. Kept as a step of the ladder, not the best forward
+ * rung.
  *
  * Source: Shah et al. 2024 (FlashAttention-3) section 3.1 and its code's
  * persistent tile scheduler (prefetch of the next tile index by the

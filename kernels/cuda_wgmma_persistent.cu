@@ -155,7 +155,7 @@
  * That causal gap was this file's key-tile loop, compiled as divergent
  * (the tile coordinates read from shared memory and the warpgroup index
  * from threadIdx are per-thread values to the compiler): the next rung,
- * cuda_wgmma_uniform, broadcasts them from lane 0 (its header).
+ * cuda_wgmma_uniform, broadcasts them from the first lane (its header).
  */
 #include "entry_points.h"
 #include "key_tiles.h"

@@ -62,21 +62,22 @@
  * Llama 3 8B prefill causal (H = 32, H_kv = 8 or 1, D = 128, bf16;
  * llama3-8b-prefill-lookahead.db run 2): 1.072-1.158x
  * cuda_wgmma_persistent, 0.946-1.075x cudnn_sdpa, geometric mean 1.029
- * over the 7 causal configurations (S = 1024 the lowest; run 1 of the
- * same database: 1.074-1.157x and 0.946-1.072x); non-causal B = 4,
- * S = 4096: 1.004x persistent. FlashAttention-3's grid (H = 16, B*S = 16K,
- * fa3-grid-causal-lookahead.db run 2): causal 1.058-1.163x persistent,
- * against cudnn_sdpa 0.948-1.108x at D = 128 and 0.901-1.069x at D = 64
- * (S = 1024 the lowest at both); non-causal (fa3-grid-noncausal-
- * lookahead.db run 1) 0.987-1.010x persistent. The prediction (8-14%
- * causal) held, 6-16% with the gain growing with S. Nsight Compute
- * (run2-ncu.log there; B = 4, H = 32, H_kv = 8, S = 4096, causal bf16,
- * clocks left alone): 858 us against persistent's 936 us and cuDNN's
- * 882 us; 297.2 M warp instructions against 347.8 M (-14.6%); the
- * same DRAM bytes (201.5 MB) and L2 traffic (4.85 GB against 4.92 GB).
- * Checked the same day: gpu_check (120 cases, 56 with H_kv < H or
- * S_kv != S, and 5 shapes with more query tiles than SMs), memcheck and
- * racecheck clean.
+ * over the 7 causal configurations (S = 1024 the lowest); run 1 of the
+ * same database: 1.074-1.157x and 0.946-1.072x; non-causal (B = 4,
+ * S = 4096) 1.004x persistent in run 2. FlashAttention-3's grid (H = 16,
+ * B*S = 16K, fa3-grid-causal-lookahead.db run 2): causal 1.058-1.163x
+ * persistent, against cudnn_sdpa 0.948-1.108x at D = 128 and
+ * 0.901-1.069x at D = 64 (S = 1024 the lowest at both); non-causal
+ * (fa3-grid-noncausal-lookahead.db run 1) 0.987-1.010x persistent. The
+ * prediction (8-14% causal) held.
+ *
+ * Nsight Compute of that session (run2-ncu.log there; B = 4, H = 32,
+ * H_kv = 8, S = 4096, causal bf16, one launch, clocks left alone): 858 us
+ * against persistent's 936 us and cuDNN's 882 us; 297.2 M warp
+ * instructions against 347.8 M; the same DRAM bytes (201.5 MB) and L2
+ * traffic (4.85 GB against 4.92 GB). Checked the same day: gpu_check
+ * (120 cases, 56 with H_kv < H or S_kv != S, and 5 shapes with more query
+ * tiles than SMs), memcheck and racecheck clean.
  *
  * Source: CUTLASS, include/cutlass/cutlass.h, canonical_warp_group_idx
  * (documented as returning a warp-uniform value: the warpgroup index
