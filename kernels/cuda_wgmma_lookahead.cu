@@ -73,8 +73,9 @@
  * Why, as far as a model goes: a block claims its next tile when it
  * starts the current one, not when it is free, so the longest-first list
  * is no longer handed to whichever block frees first. A 132-block
- * simulation of the Llama 3 8B tile lists (a fixed cost of two key tiles
- * per query tile) gives makespans 2.0% (S = 1024), 2.1%, 1.4%, 0.6%,
+ * simulation of the Llama 3 8B tile lists (reports/hopper-causal-uniform/
+ * tile_schedule_sim.py; a fixed cost of two key tiles per query tile)
+ * gives makespans 2.0% (S = 1024), 2.1%, 1.4%, 0.6%,
  * 0.3% (S = 16384) longer than claiming when free: the same trend, about
  * half the loss. The switch chain this rung shortened was not where the
  * S = 1024 time goes. Kept as a step of the ladder, not the best forward

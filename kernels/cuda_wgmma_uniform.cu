@@ -46,8 +46,10 @@
  * (4.3 - 2) / 16.5 key tiles on average at S = 4096). Causal waste of the
  * half-masked diagonal tile is in the key-tile count already (n(n + 1)/2
  * tiles for n^2/2 tiles of FLOPs: 12.5% at S = 1024, 0.8% at 16384), and
- * the LPT list's tail is small (132-block simulation: makespan 1.025x the
- * mean at Llama 3 8B S = 1024, <= 1.008x from 2048 on). A per-key-tile
+ * the LPT list's tail is small (132-block simulation, reports/
+ * hopper-causal-uniform/tile_schedule_sim.py with one key tile of fixed
+ * cost: makespan 1.025x the mean at Llama 3 8B S = 1024, <= 1.008x from
+ * 2048 on). A per-key-tile
  * cost that only the causal kernel pays points at its loop code, above.
  *
  * Prediction (before the first run). If the divergent loop is the cause,
