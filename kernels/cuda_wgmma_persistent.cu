@@ -152,6 +152,10 @@
  * head mapping costs nothing; the gap is the causal one at H = 32.
  *
  * GPU suite: 56 grouped-query / S_kv cases, 0 failed (same day).
+ * That causal gap was this file's key-tile loop, compiled as divergent
+ * (the tile coordinates read from shared memory and the warpgroup index
+ * from threadIdx are per-thread values to the compiler): the next rung,
+ * cuda_wgmma_uniform, broadcasts them from the first lane (its header).
  */
 #include "entry_points.h"
 #include "key_tiles.h"

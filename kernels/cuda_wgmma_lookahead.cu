@@ -1,0 +1,523 @@
+/*
+ * cuda_wgmma_lookahead.cu: forward attention on wgmma + TMA + warp
+ * specialisation + FlashAttention-3's overlaps on a persistent grid, with
+ * the switch from one query tile to the next shortened; rung
+ * "cuda_wgmma_lookahead" of the kernel ladder (sm_90a only: the other
+ * targets of a default build compile an empty kernel, and setup refuses
+ * any GPU but compute capability 9.0).
+ *
+ * Idea. In cuda_wgmma_uniform (the previous rung) a block's next query
+ * tile starts only after a chain the consumers cannot hide: once the
+ * consumers have issued the tile's last Q K^T, the producer takes the
+ * next tile from the atomic counter (causal), and only then loads its Q
+ * (read once, so from DRAM) and its first (K, V) stage. Here the producer
+ * claims tile n + 1 (the atomicAdd) when it starts tile n, so the round
+ * trip overlaps tile n's loads (FlashAttention-3's dynamic persistent
+ * scheduler does the same: its producer prefetches the next tile index
+ * at the start of the current one), and with that index known a tile
+ * early it prefetches tile n + 1's Q into L2 (cp.async.bulk.prefetch.
+ * tensor), so the Q load after tile n's last Q K^T hits L2. Everything
+ * else is cuda_wgmma_uniform's (warp-uniform tile coordinates in the
+ * consumers) and cuda_wgmma_persistent's (tile list, LPT order in
+ * sections of 8 heads, ping-pong of the consumers, softmax during the
+ * previous P V, the masked path per warpgroup, grouped-query K/V slices,
+ * bottom-right causal mask, O from the accumulators); see their headers.
+ *
+ * Where the time goes (before coding). A block's key tile (BR = 128 query
+ * rows x BC = 128 keys, D = 128) is 4 BR BC D = 8.39 MFLOP of wgmma for
+ * 64 KiB of K and V from L2; a query tile of k key tiles costs about
+ * (k + X) key-tile times, X its fixed cost. Fitted to
+ * reports/fa4-on-hopper/fa3-grid-fa4.db run 1 (H200, 2026-11-26, bf16,
+ * D = 128, t scaled by each configuration's SM clock; the fit is in
+ * cuda_wgmma_uniform's header): non-causal X = 1.6-2.6 key tiles, about
+ * 3-4 us per query tile. Causal tiles are short where the gap to cuDNN is
+ * widest (4.5 key tiles on average at S = 1024, 8.5 at 2048, against 8
+ * and 16 non-causal), so their fixed cost weighs twice as much there.
+ * The switch chain's parts: the atomic's round trip (~0.5 us; the
+ * non-causal list is static) and Q from DRAM (~1 us).
+ *
+ * First version (commit 8a99af9): it also put K and V of a stage on
+ * separate mbarriers (K first, so a tile's first Q K^T waited for 32 KiB,
+ * not 64 KiB; FlashAttention-3 keeps separate K and V pipelines),
+ * predicted 4-10% faster than cuda_wgmma_uniform at causal S = 1024,
+ * 2-6% at 2048, <= 1% from 8192 on and non-causal. Measured
+ * (reports/hopper-causal-uniform/llama3-8b-prefill-lookahead.db run 1,
+ * NVIDIA H200, 2026-11-26, ratios of medians), it ran at 0.965-0.984x
+ * cuda_wgmma_uniform's speed at Llama 3 8B prefill causal and 0.977x
+ * non-causal (B = 4, S = 4096).
+ *
+ * That loss at the non-causal shape (a static list, long query tiles)
+ * points at a per-key-tile cost; the one change inside the key-tile loop
+ * was the consumers' second mbarrier wait (V of the previous tile, before
+ * the turn's wgmma issue), so this version drops the K/V split and keeps
+ * the rest (if it is still slower, the Q prefetch or the early claim costs
+ * more than it saves). Nsight Compute in that session (run1-ncu.log
+ * there; B = 4, H = 32, H_kv = 8, S = 4096, causal bf16): 884 us against
+ * cuda_wgmma_uniform's 866 us, L2 hit rate 91.8% against 93.6%.
+ *
+ * Prediction (this version, before its run). Per causal query tile
+ * 0.3-0.7 key-tile times less than cuda_wgmma_uniform: 3-8% faster at
+ * S = 1024, 2-5% at 2048, 1-3% at 4096, <= 1% from 8192 on; non-causal
+ * within 1%.
+ *
+ * Measured, this version (reports/hopper-causal-uniform/, NVIDIA H200,
+ * 2026-11-26; ratios of medians): SLOWER than cuda_wgmma_uniform again.
+ * Llama 3 8B prefill causal (llama3-8b-prefill-lookahead.db run 2):
+ * 0.959x cuda_wgmma_uniform's speed at S = 1024 and S = 2048,
+ * 0.979-0.992x at S >= 4096 (multi-query included), 0.990x chunked; the
+ * causal FlashAttention-3 grid (fa3-grid-causal-lookahead.db run 2):
+ * 0.937-0.990x; non-causal (fa3-grid-noncausal-lookahead.db run 1), where
+ * the list is static and the Q prefetch alone acts: 0.992-1.009x. So the
+ * early claim is the loss, larger where query tiles are short.
+ *
+ * Why, as far as a model goes: a block claims its next tile when it
+ * starts the current one, not when it is free, so the longest-first list
+ * is no longer handed to whichever block frees first. A 132-block
+ * simulation of the Llama 3 8B tile lists (reports/hopper-causal-uniform/
+ * tile_schedule_sim.py; a fixed cost of two key tiles per query tile)
+ * gives makespans 2.0% (S = 1024), 2.1%, 1.4%, 0.6%,
+ * 0.3% (S = 16384) longer than claiming when free: the same trend, about
+ * half the loss. The switch chain this rung shortened was not where the
+ * S = 1024 time goes. Kept as a step of the ladder, not the best forward
+ * rung.
+ *
+ * Source: Shah et al. 2024 (FlashAttention-3) section 3.1 and its code's
+ * persistent tile scheduler (prefetch of the next tile index by the
+ * producer), read, not copied; PTX ISA 8.0 cp.async.bulk.prefetch.tensor.
+ * Previous rung: cuda_wgmma_uniform.
+ *
+ * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
+ * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only. ptxas (CUDA
+ * 13.0, sm_90a): 168 registers at entry (D = 128) / 128 (D = 64); the
+ * causal producer at its 24 registers spills around its atomic (per
+ * query tile, not per key tile; SASS).
+ */
+#include "entry_points.h"
+#include "key_tiles.h"
+#include "wgmma_common.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <type_traits>
+
+using namespace abwg;
+
+namespace {
+
+constexpr int BC = 128; /* keys per tile */
+constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
+
+template <int D> struct cfg {
+    static constexpr int NWG = D == 64 ? 3 : 2;  /* consumer warpgroups */
+    static constexpr int BR = 64 * NWG;          /* query rows per tile */
+    static constexpr int NT = 128 * (NWG + 1);   /* threads: producer + consumers */
+    static constexpr int NST = D == 64 ? 4 : 3;  /* (K, V) stages */
+    static constexpr int REG_C = NWG == 3 ? 160 : 240;
+    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (2 * NST + 3) * 8;
+};
+
+/* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
+ * together. Causal: heads in sections of G (SECTION_HEADS), and within a
+ * section the longest query tiles first (rank-major: every head's last query tile,
+ * then every head's second last, ...), so that the dynamic scheduler
+ * below hands out the longest remaining work first (LPT) while the ~130
+ * tiles in flight share the K and V of a few heads. */
+template <bool CAUSAL>
+static __device__ __forceinline__ void decode(int L, int nqt, int nbh, int G, int &bh, int &qt)
+{
+    if (!CAUSAL) {
+        bh = L / nqt;
+        qt = L % nqt;
+        return;
+    }
+    const int sec_tiles = G * nqt, sec = L / sec_tiles, r = L % sec_tiles;
+    const int gh = min(G, nbh - sec * G); /* heads in this (maybe last, shorter) section */
+    bh = sec * G + r % gh;
+    qt = nqt - 1 - r / gh;
+}
+
+#if AB_WGMMA_DEVICE
+/* One box of the 3-D tensor map into L2 only (no shared memory, no
+ * barrier): PTX ISA 8.0 cp.async.bulk.prefetch.tensor, sm_90. Only the
+ * sm_90a pass has the kernel that calls it. */
+static __device__ __forceinline__ void tma_prefetch_l2_3d(const CUtensorMap *map, int c0, int c1,
+                                                          int c2)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+#endif
+
+/* The causal tile counters, one per (D, dtype) instantiation: tile
+ * blockIdx.x is a block's first; each later one is gridDim.x plus an
+ * atomicAdd on sched[.][0], claimed one tile ahead (when the tile before
+ * it starts). The last block to run out of tiles resets
+ * both words (sched[.][1] counts blocks done) for the next launch; setup
+ * zeroes them once. */
+__device__ unsigned int g_sched[4][2];
+
+template <typename T, int D, bool CAUSAL>
+__global__ void __launch_bounds__(cfg<D>::NT, 1)
+    wgmma_lookahead_fwd(const __grid_constant__ CUtensorMap tmQ,
+                      const __grid_constant__ CUtensorMap tmK,
+                      const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int Skv,
+                      int grp, int nqt, int ntiles, int nbh, int G, float scale_log2)
+{
+#if AB_WGMMA_DEVICE
+    using C = cfg<D>;
+    constexpr int NWG = C::NWG, BR = C::BR, NST = C::NST;
+    constexpr int TILE = BC * D * 2; /* bytes of one K or V tile */
+    extern __shared__ unsigned char smem_raw[];
+    const uint32_t raw = smem_u32(smem_raw);
+    const uint32_t uQ = (raw + 1023u) & ~1023u;
+    const uint32_t uKV = uQ + BR * D * 2;
+    const uint32_t uFull = uKV + NST * 2 * TILE, uEmpty = uFull + NST * 8,
+                   uQfull = uEmpty + NST * 8, uQempty = uQfull + 8;
+    /* the tile (bh, qt) the producer publishes with each Q load (bh -1: no more) */
+    volatile int *tile_slot = (volatile int *)(smem_raw + (uQempty + 8 - raw));
+    const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
+
+    const int tid = threadIdx.x;
+    if (tid == 0) {
+        for (int st = 0; st < NST; st++) {
+            mbar_init(uFull + st * 8, 1);
+            mbar_init(uEmpty + st * 8, 4 * NWG); /* one arrival per consumer warp */
+        }
+        mbar_init(uQfull, 1);
+        mbar_init(uQempty, 128 * NWG); /* every consumer thread: it read the tile slot */
+        fence_mbar_init();
+    }
+    __syncthreads();
+
+    /* warpgroup index broadcast from lane 0: the compiler then knows it is
+     * the same in every lane of a warp (CUTLASS's canonical_warp_group_idx) */
+    const int wg = __shfl_sync(0xffffffffu, tid >> 7, 0), wtid = tid & 127;
+    if (wg == 0) {
+        /* producer warpgroup: one thread issues every load */
+        setmaxnreg_dec<24>(); /* the pool: 168 x 384 = 24 x 128 + 240 x 256 (D = 128) */
+        if (tid == 0) {
+            int tc = 0; /* (K, V) tiles loaded so far: stage tc % NST */
+            unsigned int *sched = g_sched[(D == 64) * 2 + std::is_same<T, __nv_bfloat16>::value];
+            int L = blockIdx.x; /* the tile to run now; the next one is claimed below */
+            for (int it = 0;; it++) {
+                if (it > 0) /* the consumers issued (and finished) the last Q K^T of tile it-1 */
+                    mbar_wait(uQempty, (uint32_t)((it - 1) & 1));
+                if (L >= ntiles) { /* publish the end; the last block out resets the counters */
+                    tile_slot[0] = -1;
+                    abmma::mbar_arrive(uQfull);
+                    if (CAUSAL && atomicAdd(&sched[1], 1u) == gridDim.x - 1) {
+                        sched[0] = 0;
+                        sched[1] = 0;
+                    }
+                    break;
+                }
+                /* claim the tile after this one now: the atomic's round trip
+                 * runs while this tile's loads are issued (its result is first
+                 * used after the first (K, V) load below) */
+                const int Ln = CAUSAL ? (int)atomicAdd(&sched[0], 1u) + (int)gridDim.x
+                                      : L + (int)gridDim.x;
+                int bh, qt;
+                decode<CAUSAL>(L, nqt, nbh, G, bh, qt);
+                const int q0 = qt * BR;
+                const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
+                /* grouped-query attention: query slice bh = b H + h reads K/V slice
+                 * b H_kv + h / grp = bh / grp (H = grp H_kv) */
+                const int kvh = ab_kv_slice(bh, grp);
+                tile_slot[0] = bh; /* released to the consumers by the expect_tx arrive */
+                tile_slot[1] = qt;
+                mbar_expect_tx(uQfull, BR * D * 2);
+#pragma unroll
+                for (int cb = 0; cb < D / 64; cb++)
+                    tma_load_3d(uQ + cb * BR * 128, &tmQ, uQfull, cb * 64, q0, bh);
+                for (int t = 0; t < jend; t++, tc++) {
+                    const int st = tc % NST;
+                    if (tc >= NST) /* every consumer warp released load tc - NST */
+                        mbar_wait(uEmpty + st * 8, (uint32_t)((tc / NST - 1) & 1));
+                    const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE), bar = uFull + st * 8;
+                    mbar_expect_tx(bar, 2 * TILE);
+#pragma unroll
+                    for (int cb = 0; cb < D / 64; cb++) {
+                        tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
+                        tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, kvh);
+                    }
+                    if (t == 0 && Ln < ntiles) {
+                        /* the next tile's Q (read once, so never in L2 yet) into L2:
+                         * its load after this tile's last Q K^T then hits L2 */
+                        int bhn, qtn;
+                        decode<CAUSAL>(Ln, nqt, nbh, G, bhn, qtn);
+#pragma unroll
+                        for (int cb = 0; cb < D / 64; cb++)
+                            tma_prefetch_l2_3d(&tmQ, cb * 64, qtn * BR, bhn);
+                    }
+                }
+                L = Ln;
+            }
+        }
+    } else {
+        setmaxnreg_inc<C::REG_C>();
+        const int cw = wg - 1, lane = wtid & 31;
+        /* ping-pong: barrier 3 + c is consumer c's turn to issue wgmma; it
+         * completes when c's 128 threads sync and the previous consumer's
+         * 128 arrive (turns go 0, 1, .., NWG-1, 0, ..) */
+        const int my_turn = 3 + cw, next_turn = 3 + (cw + 1) % NWG;
+        if (cw == NWG - 1)
+            named_arrive(3, 256); /* consumer 0 goes first */
+        wg_geo g;
+        g.uQ = uQ;
+        g.wrow = cw * 64;
+        g.t = tid & 3;
+        float s[BC / 2];
+        uint32_t p[BC / 16][4];
+        float o[D / 2];
+        int tc = 0; /* (K, V) tiles consumed so far */
+        for (int it = 0;; it++) {
+            mbar_wait(uQfull, (uint32_t)(it & 1)); /* Q of tile it landed, or the end */
+            /* broadcast from lane 0, so that the compiler knows them (and jend, the
+             * masked-path choice, every stage index) to be warp-uniform: the key-tile
+             * loop stays on the uniform datapath, without divergence handling */
+            const int bh = __shfl_sync(0xffffffffu, tile_slot[0], 0);
+            const int qt = __shfl_sync(0xffffffffu, tile_slot[1], 0);
+            if (bh < 0)
+                break;
+            const int q0 = qt * BR;
+            const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
+            g.row0 = q0 + g.wrow + (wtid >> 5) * 16 + (lane >> 2);
+            const int wfirst = q0 + g.wrow;
+            /* whether key tile k0 needs the element-wise mask for this warpgroup */
+            auto masked = [&](int k0) { return ab_key_tile_masked(CAUSAL, k0, BC, wfirst, S, Skv); };
+#pragma unroll
+            for (int i = 0; i < D / 2; i++)
+                o[i] = 0.f;
+            float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
+
+            /* key tile 0: S_0, softmax, P_0 */
+            {
+                const int st = tc % NST;
+                mbar_wait(uFull + st * 8, (uint32_t)((tc / NST) & 1));
+                named_sync(my_turn, 256);
+                wg_issue_qk<T, D, BC, BR>(s, g, uKV + (uint32_t)(st * 2 * TILE));
+                named_arrive(next_turn, 256);
+                wg_wait<0>();
+                reg_fence(s);
+                if (jend == 1) /* that was the tile's last read of Q */
+                    abmma::mbar_arrive(uQempty);
+                if (masked(0))
+                    wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
+                else
+                    wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
+                wg_pack_p<T, BC>(s, p);
+            }
+            for (int j = 1; j < jend; j++) {
+                const int st = (tc + j) % NST, sp = (tc + j - 1) % NST;
+                const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
+                const uint32_t uVp = uKV + (uint32_t)(sp * 2 * TILE) + TILE;
+                mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
+                named_sync(my_turn, 256);
+                wg_issue_qk<T, D, BC, BR>(s, g, uK); /* S_j */
+                wg_issue_pv<T, D, BC>(o, p, uVp);     /* O += P_{j-1} V_{j-1} */
+                named_arrive(next_turn, 256);
+                wg_wait<1>(); /* S_j landed; P V still running */
+                reg_fence(s);
+                if (j == jend - 1) /* the tile's last read of Q is done */
+                    abmma::mbar_arrive(uQempty);
+                const int k0 = j * BC;
+                if (masked(k0))
+                    wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
+                else
+                    wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
+                wg_wait<0>(); /* P_{j-1} V_{j-1} done */
+                reg_fence(o);
+                reg_fence_u(p);
+                __syncwarp();
+                if (lane == 0)
+                    abmma::mbar_arrive(uEmpty + sp * 8); /* this warp is done with that stage */
+#pragma unroll
+                for (int n = 0; n < D / 8; n++) {
+                    o[4 * n] *= corr[0];
+                    o[4 * n + 1] *= corr[0];
+                    o[4 * n + 2] *= corr[1];
+                    o[4 * n + 3] *= corr[1];
+                }
+                wg_pack_p<T, BC>(s, p);
+            }
+            /* the last P V of the tile */
+            {
+                const int sp = (tc + jend - 1) % NST;
+                named_sync(my_turn, 256);
+                wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
+                named_arrive(next_turn, 256);
+                wg_wait<0>();
+                reg_fence(o);
+                reg_fence_u(p);
+                __syncwarp();
+                if (lane == 0)
+                    abmma::mbar_arrive(uEmpty + sp * 8);
+            }
+            tc += jend;
+
+            /* O / l straight from the accumulators, rows >= S skipped */
+            using ops = dtype_ops<T>;
+            T *Ob = O + (size_t)bh * S * D;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                float lt = l[h];
+                lt += __shfl_xor_sync(0xffffffffu, lt, 1);
+                lt += __shfl_xor_sync(0xffffffffu, lt, 2);
+                const float inv = lt > 0.f ? 1.f / lt : 0.f;
+                const int row = g.row0 + 8 * h;
+                if (row < S) {
+                    T *orow = Ob + (size_t)row * D + 2 * g.t;
+#pragma unroll
+                    for (int n = 0; n < D / 8; n++)
+                        *reinterpret_cast<uint32_t *>(orow + 8 * n) =
+                            ops::pack(o[4 * n + 2 * h] * inv, o[4 * n + 2 * h + 1] * inv);
+                }
+            }
+        }
+        /* the last consumer's last turn was passed on to consumer 0, whose
+         * barrier still holds those 128 arrivals: complete it */
+        if (cw == 0)
+            named_sync(my_turn, 256);
+    }
+#endif
+}
+
+struct ctx_t {
+    int sms; /* multiprocessors: the persistent grid's size */
+};
+
+template <typename T, int D, bool CAUSAL> int set_attr()
+{
+    return cudaFuncSetAttribute(wgmma_lookahead_fwd<T, D, CAUSAL>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                cfg<D>::SMEM) == cudaSuccess
+               ? 0
+               : -1;
+}
+
+template <typename T, int D, bool CAUSAL>
+int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, const void *v,
+           void *o, cudaStream_t st)
+{
+    constexpr int BR = cfg<D>::BR;
+    const int nqt = (s->S + BR - 1) / BR;
+    const long long bh = (long long)s->B * s->H, ntiles = (long long)nqt * bh;
+    const int hkv = ab_shape_hkv(s), skv = ab_shape_skv(s);
+    const long long bhkv = (long long)s->B * hkv;
+    if (ntiles > 0x7fffffffLL)
+        return 2;
+    char err[256];
+    CUtensorMap mq, mk, mv;
+    const int bf = std::is_same<T, __nv_bfloat16>::value;
+    /* Q: [B H, S, D]; K, V: [B H_kv, S_kv, D] */
+    if (ab_wgmma_tensor_map(&mq, q, bf, bh, s->S, D, BR, err, sizeof err) ||
+        ab_wgmma_tensor_map(&mk, k, bf, bhkv, skv, D, BC, err, sizeof err) ||
+        ab_wgmma_tensor_map(&mv, v, bf, bhkv, skv, D, BC, err, sizeof err)) {
+        fprintf(stderr, "cuda_wgmma_lookahead: %s\n", err);
+        return 3;
+    }
+    const float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
+    const int grid = (int)(ntiles < c->sms ? ntiles : c->sms);
+    /* causal head sections of 8 heads (fewer when B*H is smaller): the best
+     * or within 1% of the best of G in {1, 2, 4, 8, all, half-of-L2} at six
+     * causal shapes (D = 64, 128; S = 2048..16384), gpu_check --time on an
+     * H200, 2026-11-24; all heads at once lost 6-17% at S <= 4096 (L2) */
+    const long long G = bh < SECTION_HEADS ? bh : SECTION_HEADS;
+    wgmma_lookahead_fwd<T, D, CAUSAL><<<grid, cfg<D>::NT, cfg<D>::SMEM, st>>>(
+        mq, mk, mv, (T *)o, s->S, skv, s->H / hkv, nqt, (int)ntiles, (int)bh, (int)G, scale_log2);
+    return 0;
+}
+
+template <typename T>
+int dispatch_t(int op, const ctx_t *c, const ab_shape *s, const void *q, const void *k,
+               const void *v, void *o, cudaStream_t st)
+{
+    const bool cz = s->causal != 0;
+    if (s->D == 64)
+        return op == 0 ? (cz ? set_attr<T, 64, true>() : set_attr<T, 64, false>())
+                       : (cz ? launch<T, 64, true>(c, s, q, k, v, o, st)
+                             : launch<T, 64, false>(c, s, q, k, v, o, st));
+    return op == 0 ? (cz ? set_attr<T, 128, true>() : set_attr<T, 128, false>())
+                   : (cz ? launch<T, 128, true>(c, s, q, k, v, o, st)
+                         : launch<T, 128, false>(c, s, q, k, v, o, st));
+}
+
+/* op 0: set_attr, op 1: launch, for the shape's (dtype, D, causal). */
+int dispatch(int op, const ctx_t *c, const ab_shape *s, const void *q, const void *k,
+             const void *v, void *o, cudaStream_t st)
+{
+    return s->dtype == AB_FP16 ? dispatch_t<__half>(op, c, s, q, k, v, o, st)
+                               : dispatch_t<__nv_bfloat16>(op, c, s, q, k, v, o, st);
+}
+
+} /* namespace */
+
+/* setup: checks the shape (fp16/bf16, D in {64, 128}, B, H, S, S_kv >= 1,
+ * H_kv dividing H, B*H below 2^31) and the device (compute capability 9.0), reads the number of
+ * multiprocessors (the grid size) and raises the dynamic shared-memory
+ * limit. No workspace; ctx holds the SM count. Fails (-1, reason in err)
+ * otherwise. */
+extern "C" int cuda_wgmma_lookahead_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
+                                           size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    if (s->dtype != AB_FP16 && s->dtype != AB_BF16) {
+        snprintf(err, n, "cuda_wgmma_lookahead: dtype must be fp16 or bf16");
+        return -1;
+    }
+    if (s->D != 64 && s->D != 128) {
+        snprintf(err, n, "cuda_wgmma_lookahead: D must be 64 or 128");
+        return -1;
+    }
+    if (ab_shape_skv(s) < 1 || ab_shape_hkv(s) < 1 || s->H % ab_shape_hkv(s) != 0) {
+        snprintf(err, n, "cuda_wgmma_lookahead: S_kv must be >= 1 and H_kv must divide H");
+        return -1;
+    }
+    if (s->S < 1 || s->B < 1 || s->H < 1 || (long long)s->B * s->H > 0x7fffffffLL) {
+        snprintf(err, n, "cuda_wgmma_lookahead: B, H, S must be >= 1 and B*H < 2^31");
+        return -1;
+    }
+    if (int dev_rc = ab_wgmma_device_ok("cuda_wgmma_lookahead", err, n))
+        return dev_rc;
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        sms < 1) {
+        snprintf(err, n, "cuda_wgmma_lookahead: cannot read the multiprocessor count: %s",
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    if (dispatch(0, NULL, s, NULL, NULL, NULL, NULL, 0)) {
+        snprintf(err, n, "cuda_wgmma_lookahead: cudaFuncSetAttribute: %s",
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    static const unsigned int zero[4][2] = {{0}};
+    if (cudaMemcpyToSymbol(g_sched, zero, sizeof zero) != cudaSuccess) {
+        snprintf(err, n, "cuda_wgmma_lookahead: cannot zero the tile counters: %s",
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    ctx_t *c = (ctx_t *)malloc(sizeof *c);
+    if (!c) {
+        snprintf(err, n, "cuda_wgmma_lookahead: out of host memory");
+        return -1;
+    }
+    c->sms = sms;
+    *ctx = c;
+    return 0;
+}
+
+/* run: encodes the three tensor maps and enqueues one forward pass on
+ * `stream` (min(tiles, SMs) blocks); 2 when the tile count is too large, 3
+ * when a tensor map cannot be encoded (message on stderr). */
+extern "C" int cuda_wgmma_lookahead_run(void *ctx, const ab_shape *s, const void *q,
+                                         const void *k, const void *v, void *o, void *stream)
+{
+    return dispatch(1, (const ctx_t *)ctx, s, q, k, v, o, (cudaStream_t)stream);
+}
+
+extern "C" void cuda_wgmma_lookahead_teardown(void *ctx) { free(ctx); }
