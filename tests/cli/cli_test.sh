@@ -472,6 +472,29 @@ cpu-report)
   "$AB" report 1 --db c.db -o r1.md --no-plots >/dev/null || fail "report failed"
   "$AB" report 2 --db c.db -o r2.md --no-plots >/dev/null || fail "report failed"
   grep -q '| MFLOP/s | MB/s |' r1.md || fail "rates not in MFLOP/s and MB/s: $(grep '^| variant' r1.md | head -1)"
+  # report --json's TFLOP/s against FLOPs / median: FLOPs 4*B*H*S^2*D, halved
+  # when causal (README), over the median of the stored samples (Python's
+  # statistics.median of what sqlite3 reads), TFLOP/s = FLOP / (ms * 1e9)
+  "$AB" report 1 --db c.db --json -o r1.json >/dev/null || fail "report --json failed"
+  sqlite3 -separator ' ' c.db "SELECT m.variant, m.B, m.H, m.S, m.D, m.causal, s.ms FROM samples s
+                               JOIN measurements m ON m.id = s.measurement_id WHERE m.run_id = 1" >tf.txt
+  python3 - r1.json tf.txt <<'PY' || fail "report --json's tflops is not FLOPs / (median ms * 1e9)"
+import json, statistics, sys
+samples = {}
+for line in open(sys.argv[2]):
+    v, B, H, S, D, causal, ms = line.split()
+    samples.setdefault((v, int(B), int(H), int(S), int(D), int(causal)), []).append(float(ms))
+seen = 0
+for m in json.load(open(sys.argv[1]))["variants"]:
+    c = m["config"]
+    key = (m["variant"], c["B"], c["H"], c["S"], c["D"], int(c["causal"]))
+    flops = 4.0 * c["B"] * c["H"] * c["S"] ** 2 * c["D"] / (2 if c["causal"] else 1)
+    want = flops / (statistics.median(samples[key]) * 1e9)
+    if abs(m["tflops"] - want) > 1e-9 * want:
+        sys.exit(f"{key}: tflops {m['tflops']}, expected {want}")
+    seen += 1
+sys.exit(0 if seen == 8 else f"{seen} measurements in the JSON report, expected 8")
+PY
   # the rate columns found by their headers (the table's layout may change)
   awk -F'|' '/^## Results/ { on = 1 } /^## Summary/ { on = 0 }
              on && /^\| variant/ { for (i = 1; i <= NF; i++) { if ($i ~ /FLOP\/s/) fc = i; if ($i ~ /B\/s/) bc = i } }
