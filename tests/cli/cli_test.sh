@@ -269,6 +269,47 @@ ci-deps-git)
   [ ! -e apt.txt ] || fail "apt-get ran with everything present"
   echo "ok: .ci/deps installs git when it is missing"
   ;;
+ci-enable-universe)
+  # A debootstrap'ed Ubuntu 24.04 root enables only 'main', where GSL,
+  # libconfig, gnuplot, meson, ninja and clang are missing, so .ci/deps
+  # failed there. .ci/enable-universe must append 'universe' to Ubuntu's
+  # entries in both formats of sources.list(5) and leave other repositories
+  # alone. Expected files written by hand from sources.list(5).
+  printf '%s\n' '# a one-line file' \
+    'deb http://archive.ubuntu.com/ubuntu noble main' \
+    'deb-src http://archive.ubuntu.com/ubuntu noble main restricted  ' \
+    'deb [signed-by=/k.gpg] https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/ /' \
+    'deb http://ppa.launchpad.net/x/y/ubuntu noble mainline' >one.list
+  printf '%s\n' '# a one-line file' \
+    'deb http://archive.ubuntu.com/ubuntu noble main universe' \
+    'deb-src http://archive.ubuntu.com/ubuntu noble main restricted universe' \
+    'deb [signed-by=/k.gpg] https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/ /' \
+    'deb http://ppa.launchpad.net/x/y/ubuntu noble mainline' >one.want
+  printf '%s\n' 'Types: deb' 'URIs: http://archive.ubuntu.com/ubuntu/' \
+    'Suites: noble noble-updates' 'Components: main restricted' \
+    'Signed-By: /usr/share/keyrings/ubuntu-archive-keyring.gpg' >u.sources
+  sed 's/^Components: main restricted$/Components: main restricted universe/' u.sources >u.want
+  grep -q '^Components: main restricted universe$' u.want || fail "fixture: u.want has no universe"
+  "$SRC/.ci/enable-universe" u.sources one.list 2>eu.txt || { cat eu.txt >&2; fail ".ci/enable-universe failed"; }
+  cmp one.list one.want || { diff one.want one.list >&2; fail "one-line entries not extended as sources.list(5) says"; }
+  cmp u.sources u.want || { diff u.want u.sources >&2; fail "deb822 Components not extended"; }
+  grep -q 'one.list' eu.txt && grep -q 'u.sources' eu.txt || { cat eu.txt >&2; fail "it did not say which files it changed"; }
+  # again: already on, nothing changes, nothing said
+  "$SRC/.ci/enable-universe" u.sources one.list 2>eu.txt || fail "a second run failed"
+  cmp one.list one.want && cmp u.sources u.want || fail "a second run changed the files"
+  [ ! -s eu.txt ] || { cat eu.txt >&2; fail "a second run said something"; }
+  # universe in one file is enough: the other is left as it was
+  printf 'deb http://archive.ubuntu.com/ubuntu noble main\n' >main.list
+  cp main.list main.before
+  "$SRC/.ci/enable-universe" u.sources main.list || fail "failed with universe already on"
+  cmp main.list main.before || fail "changed a file although universe was on elsewhere"
+  # nothing to extend (only a third-party repository): exit 1, file untouched
+  printf 'deb https://example.org/repo stable contrib\n' >other.list
+  cp other.list other.before
+  if "$SRC/.ci/enable-universe" other.list 2>/dev/null; then fail "exit 0 with no Ubuntu entry to extend"; fi
+  cmp other.list other.before || fail "a file with no Ubuntu entry was changed"
+  echo "ok: .ci/enable-universe turns on universe in both source formats, and only there"
+  ;;
 skip-reasons)
   # GPU skips showed only "exit status 77"; .ci/run prints each
   # skip's reason from meson's log (this one in meson 1.x's format, with
@@ -431,6 +472,29 @@ cpu-report)
   "$AB" report 1 --db c.db -o r1.md --no-plots >/dev/null || fail "report failed"
   "$AB" report 2 --db c.db -o r2.md --no-plots >/dev/null || fail "report failed"
   grep -q '| MFLOP/s | MB/s |' r1.md || fail "rates not in MFLOP/s and MB/s: $(grep '^| variant' r1.md | head -1)"
+  # report --json's TFLOP/s against FLOPs / median: FLOPs 4*B*H*S^2*D, halved
+  # when causal (README), over the median of the stored samples (Python's
+  # statistics.median of what sqlite3 reads), TFLOP/s = FLOP / (ms * 1e9)
+  "$AB" report 1 --db c.db --json -o r1.json >/dev/null || fail "report --json failed"
+  sqlite3 -separator ' ' c.db "SELECT m.variant, m.B, m.H, m.S, m.D, m.causal, s.ms FROM samples s
+                               JOIN measurements m ON m.id = s.measurement_id WHERE m.run_id = 1" >tf.txt
+  python3 - r1.json tf.txt <<'PY' || fail "report --json's tflops is not FLOPs / (median ms * 1e9)"
+import json, statistics, sys
+samples = {}
+for line in open(sys.argv[2]):
+    v, B, H, S, D, causal, ms = line.split()
+    samples.setdefault((v, int(B), int(H), int(S), int(D), int(causal)), []).append(float(ms))
+seen = 0
+for m in json.load(open(sys.argv[1]))["variants"]:
+    c = m["config"]
+    key = (m["variant"], c["B"], c["H"], c["S"], c["D"], int(c["causal"]))
+    flops = 4.0 * c["B"] * c["H"] * c["S"] ** 2 * c["D"] / (2 if c["causal"] else 1)
+    want = flops / (statistics.median(samples[key]) * 1e9)
+    if abs(m["tflops"] - want) > 1e-9 * want:
+        sys.exit(f"{key}: tflops {m['tflops']}, expected {want}")
+    seen += 1
+sys.exit(0 if seen == 8 else f"{seen} measurements in the JSON report, expected 8")
+PY
   # the rate columns found by their headers (the table's layout may change)
   awk -F'|' '/^## Results/ { on = 1 } /^## Summary/ { on = 0 }
              on && /^\| variant/ { for (i = 1; i <= NF; i++) { if ($i ~ /FLOP\/s/) fc = i; if ($i ~ /B\/s/) bc = i } }

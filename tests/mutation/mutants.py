@@ -253,7 +253,7 @@ MUTANTS = [
     ('json-tflops-unit', 'src/report/report_json.c',
      'json_object_set_new(o, "tflops", num(x->r.flops / (x->s.median * 1e9)));',
      'json_object_set_new(o, "tflops", num(x->r.flops / (x->s.median * 1e6)));',
-     'report --json TFLOP/s off by 1000 (cli-cpu-report)'),
+     'report --json TFLOP/s off by 1000 (cli-cpu-report: FLOPs / median by hand)'),
     ('import-ms-zero', 'db/import_check.c',
      'if (f->k == K_POS ? !(v > 0) : !(v >= f->lo && v <= f->hi))',
      'if (f->k == K_POS ? !(v >= 0) : !(v >= f->lo && v <= f->hi))',

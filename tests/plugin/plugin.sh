@@ -102,7 +102,7 @@ grep -q example_cpu r.md || fail "report does not name example_cpu"
 # provenance: `show`, the markdown and the JSON report name the library's
 # real path and its SHA-256 (sha256sum's, computed above) or say it has none
 if [ "$want_sha" ] && ! echo "$rec" | grep -q '"sha256":null'; then sha_md=", SHA-256 \`$want_sha\`" sha_txt=", SHA-256 $want_sha"
-else sha_md=", no SHA-256" sha_txt=", no SHA-256"; fi
+else sha_md=", no SHA-256 (attnbench built without libcrypto)" sha_txt="$sha_md"; fi
 "$ab" show "$run" --db p.db >show.txt 2>&1 || fail "show"
 grep -F "example_cpu" show.txt | grep -F " plugin " | grep -qF "library $real$sha_txt, $want_size bytes" ||
     { grep -A8 '^provenance' show.txt; fail "show lacks example_cpu's library and SHA-256"; }
