@@ -54,7 +54,7 @@ void ab_report_settings_rows(FILE *out, const json_t *s)
             fprintf(out, "stopped at %.0f ms of GPU time (max_time)", 1e3 * hi);
         else
             fprintf(out, "no max_time");
-        fprintf(out, ", at most %lld samples; CPU variants by count alone (README, Sampling "
+        fprintf(out, ", at most %lld samples; CPU variants by count alone (docs/measurement.md, Sampling "
                      "in GPU time) |\n",
                 json_integer_value(json_object_get(b, "max_samples")));
     }
@@ -76,13 +76,13 @@ void ab_report_settings_rows(FILE *out, const json_t *s)
     if (json_is_true(json_object_get(s, "launch_hold")))
         fprintf(out, "| launch hold | on: each block of samples was enqueued behind a waiting "
                      "kernel and released at once, so no sample holds the host's time to submit "
-                     "a launch (README, Measurement) |\n");
+                     "a launch (docs/measurement.md) |\n");
     else if (hold)
         fprintf(out, "| launch hold | ATTNBENCH_HOLD=%s%s |\n", hold,
                 strcmp(hold, "0") == 0
                     ? ": off, so a block's first sample (in hot timing, every sample of a "
                       "variant whose host submission outlasts its GPU work) includes the host's "
-                      "time to submit the launch (README, Measurement)"
+                      "time to submit the launch (docs/measurement.md)"
                     : " (only 0 turns the hold off)");
 }
 
