@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sf_gamma.h>
+
 int ab_pair_analyse(const double *a, const int *ra, size_t na, int rounds_a, const double *b,
                     const int *rb, size_t nb, int rounds_b, const ab_compare_opts *co,
                     ab_pair_analysis *out)
@@ -36,6 +38,86 @@ int ab_pair_analyse(const double *a, const int *ra, size_t na, int rounds_a, con
         out->p = out->c.mw.p;
         out->p_method = out->c.mw.method;
     }
+    return AB_STATS_OK;
+}
+
+/* The log per-round settled medians of x[0..n) (rounds r): *out (malloc'd,
+ * n entries room) and their count *m; *dropped += first samples left out.
+ * Returns AB_STATS_OK, an error of ab_round_settled_medians, or
+ * AB_STATS_EINVAL for a median that is not positive. */
+static int log_round_medians(const double *x, const int *r, size_t n, double **out, size_t *m,
+                             size_t *dropped)
+{
+    int *rid = malloc((n ? n : 1) * sizeof *rid);
+    double *med = malloc((n ? n : 1) * sizeof *med);
+    size_t d = 0;
+    int st = AB_STATS_ENOMEM;
+    if (!rid || !med)
+        goto cleanup;
+    st = ab_round_settled_medians(x, r, n, rid, med, m, &d);
+    if (st != AB_STATS_OK)
+        goto cleanup;
+    for (size_t i = 0; i < *m; i++) {
+        if (!(med[i] > 0)) {
+            st = AB_STATS_EINVAL;
+            goto cleanup;
+        }
+        med[i] = log(med[i]);
+    }
+    *dropped += d;
+    *out = med;
+    med = NULL;
+cleanup:
+    free(rid);
+    free(med);
+    return st;
+}
+
+int ab_pair_analyse_runs(const double *a, const int *ra, size_t na, int rounds_a,
+                         const double *b, const int *rb, size_t nb, int rounds_b,
+                         const ab_compare_opts *co, ab_pair_analysis *out)
+{
+    int st = ab_pair_analyse(a, NULL, na, 0, b, NULL, nb, 0, co, out);
+    if (st != AB_STATS_OK || !ra || !rb || rounds_a < 2 || rounds_b < 2)
+        return st;
+    double *la = NULL, *lb = NULL;
+    ab_pair_runs tr;
+    memset(&tr, 0, sizeof tr);
+    /* any failure here leaves the i.i.d. comparison in out */
+    if (log_round_medians(a, ra, na, &la, &tr.rounds_a, &tr.dropped) != AB_STATS_OK ||
+        log_round_medians(b, rb, nb, &lb, &tr.rounds_b, &tr.dropped) != AB_STATS_OK ||
+        tr.rounds_a < 2 || tr.rounds_b < 2)
+        goto cleanup;
+    /* the logs relative to the smallest median of both, so that they are
+     * >= 0 as stats/ wants latencies; differences and ranks are unchanged */
+    double lmin = la[0];
+    for (size_t i = 0; i < tr.rounds_a; i++)
+        lmin = fmin(lmin, la[i]);
+    for (size_t i = 0; i < tr.rounds_b; i++)
+        lmin = fmin(lmin, lb[i]);
+    for (size_t i = 0; i < tr.rounds_a; i++)
+        la[i] = fmax(la[i] - lmin, 0);
+    for (size_t i = 0; i < tr.rounds_b; i++)
+        lb[i] = fmax(lb[i] - lmin, 0);
+    if (ab_mann_whitney_opts(la, tr.rounds_a, lb, tr.rounds_b, &co->test, &tr.mw) != AB_STATS_OK ||
+        ab_hodges_lehmann(la, tr.rounds_a, lb, tr.rounds_b, co->boot.level, &tr.hl) != AB_STATS_OK)
+        goto cleanup;
+    tr.p_min = 2 * exp(-gsl_sf_lnchoose((unsigned int)(tr.rounds_a + tr.rounds_b),
+                                        (unsigned int)tr.rounds_a));
+    if (tr.p_min > 1)
+        tr.p_min = 1;
+    out->two_runs = 1;
+    out->tr = tr;
+    /* shift = log(candidate) - log(baseline); speedup = baseline / candidate */
+    out->speedup = exp(-tr.hl.shift);
+    out->lo = exp(-tr.hl.hi);
+    out->hi = exp(-tr.hl.lo);
+    out->p = tr.mw.p;
+    out->p_method = tr.mw.method;
+    out->too_few = !(tr.p_min < co->alpha);
+cleanup:
+    free(la);
+    free(lb);
     return AB_STATS_OK;
 }
 
@@ -94,6 +176,8 @@ void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co
     v.speedup = x->speedup;
     v.speedup_lo = x->lo;
     v.speedup_hi = x->hi;
+    if (x->two_runs && !x->between_runs)
+        v.hl.attainable = x->tr.hl.attainable; /* the interval used is the runs' */
     x->p_adj = p_adj;
     x->why = AB_WHY_SIGNIFICANT;
     if (x->too_few || x->too_few_family) {
@@ -112,7 +196,9 @@ void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha)
     for (size_t i = 0; i < n; i++)
         if (x[i]->ok) {
             m++;
-            pmin = fmin(pmin, x[i]->paired && !x[i]->between_runs ? x[i]->rr.p_min : 0);
+            pmin = fmin(pmin, x[i]->between_runs ? 0
+                              : x[i]->paired ? x[i]->rr.p_min
+                              : x[i]->two_runs ? x[i]->tr.p_min : 0);
         }
     for (size_t i = 0; i < n; i++) {
         x[i]->family = m;
@@ -163,6 +249,9 @@ const char *ab_pair_method(const ab_pair_analysis *x)
     if (x->by_instance)
         return "by instance: Welch t of the per-instance mean log round medians "
                "(Hsu's conservative df), its interval";
+    if (x->two_runs)
+        return "two runs: rounds as independent samples, Mann-Whitney U of the log per-round "
+               "medians, two-sample Hodges-Lehmann shift with its interval";
     return x->paired ? "paired over rounds: Hodges-Lehmann estimate of the per-round log ratios, "
                        "signed-rank interval, Wilcoxon signed-rank"
                      : "i.i.d.: ratio of medians, bootstrap CI, Mann-Whitney U (not interleaved)";

@@ -25,6 +25,20 @@
 
 #include <stddef.h>
 
+/* Two runs of the same (variant, configuration) sampled in rounds: the
+ * rounds of one run are not paired in time with those of the other, so
+ * each run's per-round settled medians (stats/rounds.h) are one sample and
+ * the two samples are independent (ab_pair_analyse_runs). */
+typedef struct ab_pair_runs {
+    size_t rounds_a, rounds_b; /* per-round medians of the candidate and the baseline */
+    ab_mw_result mw;           /* Mann-Whitney U of the log per-round medians */
+    ab_hl_result hl;           /* two-sample Hodges-Lehmann shift of the log medians,
+                                  candidate minus baseline, with its interval */
+    double p_min;              /* the smallest two-sided p of the exact test at these
+                                  sizes without ties: 2 / C(na + nb, na) */
+    size_t dropped;            /* first samples left out of the per-round medians */
+} ab_pair_runs;
+
 typedef struct ab_pair_analysis {
     ab_comparison c;     /* the i.i.d. statistics (Cliff's delta, HL, Mann-Whitney) */
     int ok;              /* comparison computed */
@@ -33,12 +47,16 @@ typedef struct ab_pair_analysis {
     int by_instance;     /* 1: several instances per variant, the instance the unit
                             (ir, instances.h); paired is then 0 */
     ab_instances_result ir;
+    int two_runs;        /* 1: two runs, their per-round medians as independent
+                            samples (tr; compare); paired is then 0 */
+    ab_pair_runs tr;
     int between_runs;    /* 1: the CI and p are the between-run test's (br; compare) */
     ab_between_runs br;
     double speedup, lo, hi; /* the speedup (median(B)/median(A) sense) and CI the verdict uses */
     double p;            /* the p-value in the family (rr.p or c.mw.p) */
     ab_pmethod p_method; /* how p was obtained */
-    int too_few;         /* paired, but the test cannot reach p < alpha with these rounds */
+    int too_few;         /* paired or two_runs, but the test cannot reach p < alpha
+                            with these rounds */
     int too_few_family;  /* no comparison of the family can reach alpha after Holm's
                             correction: family size x the smallest attainable p >= alpha */
     size_t family;       /* size of the family it was corrected in */
@@ -65,6 +83,26 @@ typedef struct ab_pair_analysis {
 int ab_pair_analyse(const double *a, const int *ra, size_t na, int rounds_a, const double *b,
                     const int *rb, size_t nb, int rounds_b, const ab_compare_opts *co,
                     ab_pair_analysis *out);
+
+/* Compares A = a[0..na) (the candidate, one run) with B = b[0..nb) (the
+ * baseline, another run), arguments as ab_pair_analyse. The rounds of two
+ * runs are not paired in time (round r of one run and round r of another
+ * share no machine state), so when both have at least 2 rounds each run's
+ * per-round settled medians (ab_round_settled_medians) are taken as two
+ * independent samples: the two-sided Mann-Whitney U test of their logs
+ * (ab_mann_whitney_opts with co->test: exact without ties when one sample
+ * has at most 8, as scipy.stats.mannwhitneyu), the speedup
+ * exp(-Hodges-Lehmann shift of the log medians) and the interval that
+ * inverts that test, [D_(C), D_(N+1-C)] of the na nb differences
+ * (ab_hodges_lehmann at co->boot.level; Hollander & Wolfe 1999,
+ * Nonparametric Statistical Methods, 2nd ed., sec. 4.3), mapped through
+ * exp(-x); two_runs = 1, too_few when p_min >= co->alpha. Otherwise (a run
+ * without rounds, fewer than 2 rounds, a zero median) the i.i.d.
+ * comparison of ab_pair_analyse without rounds. The i.i.d. statistics (c)
+ * are computed either way. Returns as ab_pair_analyse. */
+int ab_pair_analyse_runs(const double *a, const int *ra, size_t na, int rounds_a,
+                         const double *b, const int *rb, size_t nb, int rounds_b,
+                         const ab_compare_opts *co, ab_pair_analysis *out);
 
 /* Compares variant A, measured as instances a[0..ka), with variant B's
  * b[0..kb) (ka, kb >= 2; instances.h): the speedup, CI and p of the
@@ -96,7 +134,8 @@ void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co
 /* The family's verdicts: x[0..n) (entries with ok = 0 are skipped) are one
  * family; marks each too_few_family when no comparison of it can reach alpha
  * after Holm (family size x the smallest attainable p >= alpha: p_min of a
- * round-level test, 0 for an i.i.d. one), adjusts their p together
+ * round-level test, paired or two runs', 0 for an i.i.d. or between-run
+ * one), adjusts their p together
  * (co->padjust) and decides each with min_shift_ms[k] (NULL: 0). Returns
  * AB_STATS_OK or AB_STATS_ENOMEM. */
 int ab_pair_decide_family(ab_pair_analysis *const *x, size_t n, const double *min_shift_ms,
@@ -110,7 +149,8 @@ void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha);
  * samples too small). */
 const char *ab_pair_verdict_text(const ab_pair_analysis *x);
 
-/* The method name of a comparison: by instance, paired over rounds or i.i.d. */
+/* The method name of a comparison: by instance, paired over rounds, two
+ * runs' rounds as independent samples, or i.i.d. */
 const char *ab_pair_method(const ab_pair_analysis *x);
 
 #endif /* ATTNBENCH_ANALYSIS_PAIR_H */

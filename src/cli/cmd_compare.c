@@ -1,8 +1,10 @@
 /*
  * cmd_compare.c: `attnbench compare RUN_A RUN_B`: every (variant,
  * configuration) measured ok in both runs, B against A, by the comparison
- * every command makes (src/analysis/pair.h: paired over rounds when both
- * were sampled in rounds, round r of A with round r of B, else i.i.d.):
+ * of two runs (src/analysis/pair.h, ab_pair_analyse_runs: when both were
+ * sampled in rounds, each run's per-round medians as two independent
+ * samples, Mann-Whitney U and the two-sample Hodges-Lehmann interval,
+ * since the rounds of two runs are not paired in time; else i.i.d.):
  * medians, speedup of B over A with its CI, p adjusted over the family
  * (Holm), Cliff's delta, and a verdict (improved / regressed / unchanged) by
  * the one verdict rule (stats/verdict.c, through ab_pair_decide_family over
@@ -232,12 +234,11 @@ int cmd_compare(int argc, char **argv)
                      AB_COMPARE_MIN_SAMPLES);
         else {
             /* candidate B, baseline A: speedup = median(A) / median(B);
-             * paired over rounds when both have rounds (round r of A with
-             * round r of B: under "no change" each per-round log ratio is
-             * symmetric about 0 and independent of the others, whichever
-             * rounds are paired), as report and stats pair them */
-            int st = ab_pair_analyse(y->ms, y->round, y->n, y->rounds, x->ms, x->round, x->n,
-                                     x->rounds, &co, &p[np].an);
+             * round r of A and round r of B were not taken together, so
+             * the two runs' per-round medians are independent samples
+             * (not the within-run pairing of report and stats) */
+            int st = ab_pair_analyse_runs(y->ms, y->round, y->n, y->rounds, x->ms, x->round,
+                                          x->n, x->rounds, &co, &p[np].an);
             if (st == AB_STATS_OK) {
                 ab_between_runs br;
                 int got = within_run ? 1 : between_runs_of(db, x, ra, rb, &br);
@@ -290,10 +291,12 @@ int cmd_compare(int argc, char **argv)
     if (ndrop || only_b)
         printf("; %zu of A could not be compared (listed below), %zu new in B", ndrop, only_b);
     printf(".\nspeedup of B over A (> 1: B is faster): where both were sampled in rounds, "
-           "paired by round (round r of A with round r of B) as report pairs a run's rounds: "
-           "exp(Hodges-Lehmann estimate of the per-round log ratios) with the signed-rank "
-           "interval, p the Wilcoxon signed-rank test (marked r); else median(A) / median(B) with "
-           "a %.0f%% %s bootstrap CI (%zu resamples, seed %lu), p Mann-Whitney; "
+           "two runs: rounds as independent samples, Mann-Whitney (the rounds of two runs are "
+           "not paired in time): each run's per-round medians (first sample of a round left "
+           "out) are one sample, speedup exp(-(two-sample Hodges-Lehmann shift of their logs)) "
+           "with the interval that inverts the Mann-Whitney U test (Hollander & Wolfe), p that "
+           "test (marked u); else median(A) / median(B) with "
+           "a %.0f%% %s bootstrap CI (%zu resamples, seed %lu), p Mann-Whitney of the samples; "
            "change = median(B) / median(A) - 1; p Holm-adjusted over the %zu pairs; Cliff's "
            "delta of B against A (< 0: B faster); "
            "verdict: improved / regressed when p (Holm) < %.3g, the speedup CI excludes "
@@ -309,7 +312,7 @@ int cmd_compare(int argc, char **argv)
         ab_rmeas_title(p[k].a, title, sizeof title);
         const ab_pair_analysis *an = &p[k].an;
         snprintf(sp, sizeof sp, "%.3fx [%.3f, %.3f]%s", an->speedup, an->lo, an->hi,
-                 an->between_runs ? " b" : an->paired ? " r" : "");
+                 an->between_runs ? " b" : an->two_runs ? " u" : an->paired ? " r" : "");
         const char *verdict = an->verdict == AB_FASTER   ? "improved"
                               : an->verdict == AB_SLOWER ? "REGRESSED"
                               : an->too_few ? "unchanged (too few rounds for the test)"
@@ -350,6 +353,15 @@ int cmd_compare(int argc, char **argv)
                    "and configuration in A's environment, A and B left out): judged by within-run "
                    "variance only, which a change from run to run can exceed\n",
                    AB_BETWEEN_RUNS_MIN);
+        size_t ntr = 0, niid = 0;
+        for (size_t k = 0; k < np; k++) {
+            ntr += p[k].an.two_runs && !p[k].an.between_runs;
+            niid += !p[k].an.two_runs && !p[k].an.between_runs;
+        }
+        printf("test: %zu pairs two runs: rounds as independent samples, Mann-Whitney (marked u); "
+               "%zu pairs i.i.d. samples, Mann-Whitney (a run without rounds); %zu pairs the "
+               "between-run t-test (marked b)\n",
+               ntr, niid, nb_runs);
         size_t nm[4] = {0, 0, 0, 0};
         for (size_t k = 0; k < np; k++)
             if ((unsigned)p[k].an.p_method < 4)
