@@ -37,14 +37,6 @@ static ab_unit flop_unit = {1e9, "TFLOP/s"}, byte_unit = {1e6, "GB/s"};
 
 /* Instances per variant of the report being written (the experiment's
  * `instances`), set at the start of ab_report_write. */
-static int instances_k = 1;
-
-/* 1 when measurement variant v is the variant named (itself, or with
- * instances one of its instances v#k). */
-static int is_variant(const char *v, const char *name)
-{
-    return instances_k > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
-}
 
 static void config_title(const meas *m, char *buf, size_t n) { ab_rmeas_title(&m->r, buf, n); }
 
@@ -101,7 +93,8 @@ static void fmt_p(double p, char *buf, size_t n)
 /* One table row for variant x in its configuration, compared (when cp is
  * non-NULL) with the reference. ref_mhz > 0: also its latency at that SM
  * clock (--by-clock). */
-static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, double ref_mhz)
+static void row(FILE *out, const ab_run_analysis *an, const meas *x, const cmp *cp,
+                const char *baseline, double ref_mhz)
 {
     if (!x->have_summary) {
         fprintf(out, "| %s | %zu | | %s |%s | | | | | | | | | | | | | |\n", x->r.variant, x->r.n,
@@ -132,8 +125,8 @@ static void row(FILE *out, const meas *x, const cmp *cp, const char *baseline, d
     else
         fprintf(out, "— | — | — | ");
     if (!cp) {
-        fprintf(out, "%s | | | | | |", is_variant(x->r.variant, baseline) ? "baseline"
-                                       : instances_k > 1 ? "(on #1)" : "—");
+        fprintf(out, "%s | | | | | |", ab_run_is_variant(an, x->r.variant, baseline) ? "baseline"
+                                       : an->instances_k > 1 ? "(on #1)" : "—");
     } else if (!cp->an.ok) {
         fprintf(out, "— | | | | | |");
     } else {
@@ -253,7 +246,6 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
     const double peak_gemm = rec->h.peak_gemm_tflops, peak_copy = rec->h.peak_copy_gbs;
     json_t *fp = json_loads(fp_text, 0, NULL);
     json_t *settings = rec->settings ? json_loads(rec->settings, 0, NULL) : NULL;
-    instances_k = an->instances_k;
 
     /* ---- rate units and the memory label, from this report's own values ---- */
     flop_unit = ab_flop_unit(an->max_flop_s);
@@ -407,7 +399,7 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
                       "dV once (and the forward's for fwd+bwd)."
                     : "");
 
-    if (instances_k > 1)
+    if (an->instances_k > 1)
         fprintf(out, "Instances: each variant ran as %d instances (V#1..V#%d, each its own setup: "
                      "fresh allocations, graphs and adapter processes), interleaved in the same "
                      "rounds, and the instance is the unit of its comparison (on its #1 row): each "
@@ -419,7 +411,7 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
                      "test's variance includes what identical instances differ by. Each "
                      "configuration gives the between-instance and within-instance standard "
                      "deviations.\n\n",
-                instances_k, instances_k);
+                an->instances_k, an->instances_k);
     else
         fprintf(out, "Instance variance: not measured. Each variant ran as one instance, and "
                      "identical instances can differ for a whole run (fresh allocations, graphs, "
@@ -500,14 +492,14 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
         for (size_t k = i; k < j; k++) {
             const cmp *cp = NULL;
             for (size_t c = 0; c < ncmp; c++)
-                if (cmps[c].a == sorted[k] && is_variant(cmps[c].b->r.variant, baseline))
+                if (cmps[c].a == sorted[k] && ab_run_is_variant(an, cmps[c].b->r.variant, baseline))
                     cp = &cmps[c];
-            row(out, sorted[k], cp, baseline, ref_mhz);
+            row(out, an, sorted[k], cp, baseline, ref_mhz);
         }
         { /* the chain (--chain) and the claims against other variants (`than`) */
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
-                if (cmps[c].a->r.config != sorted[i]->r.config || is_variant(cmps[c].b->r.variant, baseline))
+                if (cmps[c].a->r.config != sorted[i]->r.config || ab_run_is_variant(an, cmps[c].b->r.variant, baseline))
                     continue;
                 if (!any && o->chain)
                     fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
@@ -572,7 +564,7 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
             for (size_t c = 0; c < ncmp; c++) {
                 const cmp *x = &cmps[c];
                 if (!x->an.ok || !x->an.paired || !isfinite(x->an.rr.mde) ||
-                    x->a->r.config != sorted[i]->r.config || !is_variant(x->b->r.variant, baseline))
+                    x->a->r.config != sorted[i]->r.config || !ab_run_is_variant(an, x->b->r.variant, baseline))
                     continue;
                 fprintf(out, "%s %s %.2f%% (%zu rounds)", any ? "," : "\nMinimum detectable effect "
                              "(α = 0.05, 80% power, from the spread of the per-round log ratios):",
