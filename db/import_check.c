@@ -104,6 +104,35 @@ static const field floor_fields[] = {
     {"median_ms", K_POS, 1, 0, 0, NULL},
     {NULL, 0, 0, 0, 0, NULL}};
 
+/* run_walltime (db/walltime.h): seconds, each finite and >= 0 */
+static const field walltime_fields[] = {
+    {"total_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"timed_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"sampling_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"warmup_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"check_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"setup_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"inputs_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"ceilings_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"adapter_s", K_REAL, 1, 0, INFINITY, NULL},
+    {"store_s", K_REAL, 1, 0, INFINITY, NULL},
+    {NULL, 0, 0, 0, 0, NULL}};
+
+/* grad_checks: one gradient's check of a backward pass (an infinite
+ * error is stored as 1e308, so every figure is finite) */
+static const field grad_fields[] = {
+    {"grad", K_ONEOF, 1, 0, 0, "dQ dK dV"},
+    {"max_abs_err", K_REAL, 1, 0, INFINITY, NULL},
+    {"rel_l2_err", K_REAL, 1, 0, INFINITY, NULL},
+    {"plain_max_abs_err", K_REAL, 1, 0, INFINITY, NULL},
+    {"atol", K_REAL, 1, 0, INFINITY, NULL},
+    {"tolerance", K_REAL, 1, 0, INFINITY, NULL},
+    {"ref_absmax", K_REAL, 1, 0, INFINITY, NULL},
+    {"nonfinite", K_INT, 1, 0, BIG, NULL},
+    {"elems", K_INT, 1, 0, BIG, NULL},
+    {"pass", K_BOOL, 1, 0, 0, NULL},
+    {NULL, 0, 0, 0, 0, NULL}};
+
 static const field block_fields[] = {
     {"round", K_INT, 1, 0, BIG, NULL},
     {"first_idx", K_INT, 1, 0, BIG, NULL},
@@ -281,7 +310,7 @@ static int check_array(const json_t *a, const field *t, const char *where, char 
 
 static int check_measurement(const json_t *m, const char *where, char *err, size_t n)
 {
-    static const char *const nested[] = {"samples", "clock_blocks", NULL};
+    static const char *const nested[] = {"samples", "clock_blocks", "grad_checks", NULL};
     char w[256];
     if (check_object(m, meas_fields, nested, where, err, n))
         return -1;
@@ -318,14 +347,29 @@ static int check_measurement(const json_t *m, const char *where, char *err, size
             return bad(err, n, w, "must be %zu (samples are numbered 0, 1, ... in order)", i);
         }
     snprintf(w, sizeof w, "%s.clock_blocks", where);
-    return check_array(json_object_get(m, "clock_blocks"), block_fields, w, err, n);
+    if (check_array(json_object_get(m, "clock_blocks"), block_fields, w, err, n))
+        return -1;
+    /* at most one check per gradient (the table's key) */
+    const json_t *grads = json_object_get(m, "grad_checks");
+    snprintf(w, sizeof w, "%s.grad_checks", where);
+    if (check_array(grads, grad_fields, w, err, n))
+        return -1;
+    json_array_foreach((json_t *)grads, i, x)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(json_string_value(json_object_get(x, "grad")),
+                       json_string_value(json_object_get(json_array_get(grads, j), "grad"))) == 0) {
+                snprintf(w, sizeof w, "%s.grad_checks[%zu].grad", where, i);
+                return bad(err, n, w, "%s is checked twice (also grad_checks[%zu])",
+                           json_string_value(json_object_get(x, "grad")), j);
+            }
+    return 0;
 }
 
 /* The checks of one run, runs[i] of the document. */
 static int check_run(const json_t *r, size_t i, char *err, size_t n)
 {
     static const char *const run_nested[] = {"experiment", "environment", "timer_floor",
-                                             "measurements", NULL};
+                                             "run_walltime", "measurements", NULL};
     char w[256];
     snprintf(w, sizeof w, "runs[%zu]", i);
     if (check_object(r, run_fields, run_nested, w, err, n))
@@ -344,6 +388,10 @@ static int check_run(const json_t *r, size_t i, char *err, size_t n)
     }
     snprintf(w, sizeof w, "runs[%zu].timer_floor", i);
     if (check_array(json_object_get(r, "timer_floor"), floor_fields, w, err, n))
+        return -1;
+    const json_t *wt = json_object_get(r, "run_walltime");
+    snprintf(w, sizeof w, "runs[%zu].run_walltime", i);
+    if (wt && check_object(wt, walltime_fields, NULL, w, err, n))
         return -1;
     const json_t *ms = json_object_get(r, "measurements");
     if (!json_is_array(ms)) {

@@ -6,6 +6,12 @@
  * `attnbench merge`): runs keep their uuid, environments and experiments are
  * deduplicated by hash, ids are remapped, one transaction per run, and a run
  * already present is skipped, so importing or merging twice changes nothing.
+ *
+ * What a run is, table by table (db/schema.c): its row of runs; per run,
+ * timer_floor and run_walltime; per measurement, samples, clock_blocks and
+ * grad_checks. Every one of them travels in both export/import and merge
+ * (tests/db/transfer_roundtrip.sh compares every table after both). Shared
+ * between runs and deduplicated by hash: environments and experiments.
  */
 #include "transfer.h"
 #include "import_check.h"
@@ -20,6 +26,8 @@
 #include <string.h>
 
 /* ---- the sending half: export --------------------------------------------- */
+
+static int has_column(sqlite3 *db, const char *schema, const char *table, const char *column);
 
 static json_t *column_value(sqlite3_stmt *st, int i)
 {
@@ -94,9 +102,16 @@ json_t *ab_export_run(sqlite3 *db, long long run_id)
                      run_id, none);
     json_t *tf = rows(db, "SELECT * FROM timer_floor WHERE run_id = ? ORDER BY timing_mode",
                       run_id, child_drop);
+    /* the wall-time account: one row or none (a run from before it, or one
+     * that never finished); a database of an older schema, opened read-only
+     * and not migrated, may have no such table */
+    json_t *wt = has_column(db, "main", "run_walltime", "run_id")
+                     ? rows(db, "SELECT * FROM run_walltime WHERE run_id = ?", run_id, child_drop)
+                     : json_array();
+    const int grads = has_column(db, "main", "grad_checks", "grad");
     json_t *ms = rows(db, "SELECT * FROM measurements WHERE run_id = ? ORDER BY id", run_id,
                       m_drop);
-    if (!x || !v || !tf || !ms || json_array_size(x) != 1 || json_array_size(v) != 1)
+    if (!x || !v || !tf || !wt || !ms || json_array_size(x) != 1 || json_array_size(v) != 1)
         goto fail;
     json_t *env = json_array_get(v, 0);
     json_t *fp = json_loads(json_string_value(json_object_get(env, "fingerprint")), 0, NULL);
@@ -108,6 +123,8 @@ json_t *ab_export_run(sqlite3 *db, long long run_id)
     json_object_set(run, "experiment", json_array_get(x, 0));
     json_object_set(run, "environment", env);
     json_object_set(run, "timer_floor", tf);
+    if (json_array_size(wt) == 1)
+        json_object_set(run, "run_walltime", json_array_get(wt, 0));
     size_t i;
     json_t *m;
     json_array_foreach(ms, i, m) {
@@ -118,19 +135,31 @@ json_t *ab_export_run(sqlite3 *db, long long run_id)
                           "SELECT * FROM clock_blocks WHERE measurement_id = ? "
                           "ORDER BY first_idx, round",
                           mid, child_drop);
-        if (!s || !cb) {
+        /* the gradient checks of a checked backward pass, one per gradient */
+        json_t *gc = grads ? rows(db,
+                                  "SELECT * FROM grad_checks WHERE measurement_id = ? "
+                                  "ORDER BY grad",
+                                  mid, child_drop)
+                           : json_array();
+        if (!s || !cb || !gc) {
             json_decref(s);
             json_decref(cb);
+            json_decref(gc);
             goto fail;
         }
         json_object_set_new(m, "samples", s);
         json_object_set_new(m, "clock_blocks", cb);
+        if (json_array_size(gc))
+            json_object_set_new(m, "grad_checks", gc);
+        else
+            json_decref(gc);
         json_object_del(m, "id");
     }
     json_object_set(run, "measurements", ms);
     json_decref(x);
     json_decref(v);
     json_decref(tf);
+    json_decref(wt);
     json_decref(ms);
     return run;
 fail:
@@ -138,6 +167,7 @@ fail:
     json_decref(x);
     json_decref(v);
     json_decref(tf);
+    json_decref(wt);
     json_decref(ms);
     return NULL;
 }
@@ -517,6 +547,14 @@ static int import_body(sqlite3 *db, json_t *run)
     json_t *tf = json_object_get(run, "timer_floor");
     if (tf && insert_objects(db, "timer_floor", tf, child_skip, "run_id", rid, NULL, 0, NULL))
         goto done;
+    json_t *wt = json_object_get(run, "run_walltime");
+    if (wt) {
+        one = json_pack("[O]", wt);
+        bad = insert_objects(db, "run_walltime", one, child_skip, "run_id", rid, NULL, 0, NULL);
+        json_decref(one);
+        if (bad)
+            goto done;
+    }
     json_t *ms = json_object_get(run, "measurements"), *m;
     size_t i;
     if (!json_is_array(ms)) {
@@ -534,9 +572,12 @@ static int import_body(sqlite3 *db, json_t *run)
         json_decref(one);
         if (bad)
             goto done;
-        json_t *s = json_object_get(m, "samples"), *cb = json_object_get(m, "clock_blocks");
+        json_t *s = json_object_get(m, "samples"), *cb = json_object_get(m, "clock_blocks"),
+               *gc = json_object_get(m, "grad_checks");
         if ((s && insert_objects(db, "samples", s, child_skip, "measurement_id", mid, NULL, 0, NULL)) ||
             (cb && insert_objects(db, "clock_blocks", cb, child_skip, "measurement_id", mid, NULL,
+                                  0, NULL)) ||
+            (gc && insert_objects(db, "grad_checks", gc, child_skip, "measurement_id", mid, NULL,
                                   0, NULL)))
             goto done;
     }
@@ -641,6 +682,7 @@ static int exec3(sqlite3 *db, const char *sql, sqlite3_int64 a, sqlite3_int64 b,
 
 typedef struct merge_sql {
     char *run, *tf, *meas, *samp, *cb;
+    char *gc; /* NULL: the other database has no grad_checks table (before schema 11) */
 } merge_sql;
 
 static int merge_run(sqlite3 *db, const merge_sql *q, sqlite3_int64 orun)
@@ -676,7 +718,7 @@ static int merge_run(sqlite3 *db, const merge_sql *q, sqlite3_int64 orun)
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         sqlite3_int64 om = sqlite3_column_int64(st, 0);
         rc = exec3(db, q->meas, rid, om, &mid) || exec3(db, q->samp, mid, om, NULL) ||
-             exec3(db, q->cb, mid, om, NULL);
+             exec3(db, q->cb, mid, om, NULL) || (q->gc && exec3(db, q->gc, mid, om, NULL));
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = error("merge: %s", sqlite3_errmsg(db));
@@ -708,7 +750,8 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
          *tf_cols = common_columns(db, "timer_floor", child_skip),
          *m_cols = common_columns(db, "measurements", m_skip),
          *s_cols = common_columns(db, "samples", child_skip),
-         *cb_cols = common_columns(db, "clock_blocks", child_skip);
+         *cb_cols = common_columns(db, "clock_blocks", child_skip),
+         *gc_cols = common_columns(db, "grad_checks", child_skip);
     if (sqlite3_prepare_v2(db, "PRAGMA other.user_version", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
@@ -731,7 +774,7 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
               other_path, version, ab_db_schema_version());
         goto done;
     }
-    if (!rc_cols || !tf_cols || !m_cols || !s_cols || !cb_cols) {
+    if (!rc_cols || !tf_cols || !m_cols || !s_cols || !cb_cols || !gc_cols) {
         error("out of memory");
         goto done;
     }
@@ -760,6 +803,10 @@ int ab_merge_db(sqlite3 *db, const char *other_path, ab_merge_counts *c)
                 "WHERE measurement_id = ?2 ORDER BY idx", s_cols, s_cols);
     FMT(q.cb, "INSERT INTO main.clock_blocks(measurement_id, %s) SELECT ?1, %s FROM "
               "other.clock_blocks WHERE measurement_id = ?2 ORDER BY rowid", cb_cols, cb_cols);
+    /* the gradient checks of backward passes, where the other database has them */
+    if (has_column(db, "other", "grad_checks", "grad") == 1)
+        FMT(q.gc, "INSERT INTO main.grad_checks(measurement_id, %s) SELECT ?1, %s FROM "
+                  "other.grad_checks WHERE measurement_id = ?2 ORDER BY grad", gc_cols, gc_cols);
 #undef FMT
     /* a 'running' run whose process is gone (abandoned) is merged as it is;
      * one still running, or on a host we cannot see, is skipped and
@@ -823,11 +870,13 @@ done:
     free(q.meas);
     free(q.samp);
     free(q.cb);
+    free(q.gc);
     free(rc_cols);
     free(tf_cols);
     free(m_cols);
     free(s_cols);
     free(cb_cols);
+    free(gc_cols);
     sqlite3_exec(db, "DETACH DATABASE other", NULL, NULL, NULL);
     return rc;
 }

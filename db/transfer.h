@@ -8,7 +8,9 @@
  * their hashes. Importing or merging a run whose uuid is already present
  * does nothing, so doing it twice is a no-op; everything else gets new ids
  * in the receiving database (ids are never copied). Each run is written in
- * one transaction: it arrives whole or not at all.
+ * one transaction: it arrives whole or not at all. A run carries every
+ * table of the schema that belongs to it: runs, timer_floor, run_walltime,
+ * measurements, samples, clock_blocks, grad_checks.
  */
 #ifndef ATTNBENCH_TRANSFER_H
 #define ATTNBENCH_TRANSFER_H

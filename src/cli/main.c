@@ -121,8 +121,9 @@ static const command commands[] = {
     {"export", cmd_export, "write runs with all their samples as JSON or CSV",
      "attnbench export RUN... [--format json|csv] [-o FILE] [--db PATH]\n"
      "  JSON (default): {\"attnbench_export\": 1, \"runs\": [...]}, per run its\n"
-     "  columns, experiment (with its text), environment fingerprint, timer floor and\n"
-     "  measurements with every sample and clock block; no database ids (runs are\n"
+     "  columns, experiment (with its text), environment fingerprint, timer floor,\n"
+     "  wall-time account and measurements with every sample, clock block and\n"
+     "  gradient check; no database ids (runs are\n"
      "  their uuids). CSV: one row per sample with run_uuid, experiment, variant,\n"
      "  B, H, S, D, causal, dtype, status, idx, ms, round, t_s, throttled.\n"
      "  Default output: stdout.\n"},
@@ -137,7 +138,8 @@ static const command commands[] = {
      "attnbench merge OTHER.db [--db PATH]\n"
      "  Copies every finished run of OTHER.db (SQLite ATTACH) that this database\n"
      "  lacks (by uuid), with its experiment, environment, measurements, samples,\n"
-     "  clock blocks and timer floor, ids remapped, one transaction per run. Merging\n"
+     "  clock blocks, gradient checks, timer floor and wall-time account, ids\n"
+     "  remapped, one transaction per run. Merging\n"
      "  twice is a no-op; runs still running in OTHER.db are skipped (abandoned ones,\n"
      "  whose process is gone, are merged).\n"},
     {"query", cmd_query, "run one read-only SQL query and print a table",
