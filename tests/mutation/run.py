@@ -12,6 +12,7 @@ Runs the suites one at a time in the order given (the check suite first)
 and stops each mutant's tests at the first failing test (--maxfail 1).
 Usage (from the repository root, with a configured CPU build):
     python3 tests/mutation/run.py [--build build] [--suite check --suite stats ...] [ID...]
+(the mutants named run in the order named; all of them without IDs).
 Defaults: build dir `build`, suites check stats db cli external history hostile.
 Needs a configured CPU build of this tree in the build dir
 (meson setup build -Dcuda=disabled).
@@ -44,7 +45,13 @@ def main():
     ap.add_argument("ids", nargs="*")
     a = ap.parse_args()
     suites = a.suite or ["check", "stats", "db", "cli", "external", "history", "hostile"]
-    chosen = [m for m in MUTANTS if not a.ids or m[0] in a.ids]
+    # the mutants named, in the order named (all, in the table's order, when none)
+    by_id = {m[0]: m for m in MUTANTS}
+    unknown = [i for i in a.ids if i not in by_id]
+    if unknown:
+        print("no such mutant: " + ", ".join(unknown))
+        return 2
+    chosen = [by_id[i] for i in a.ids] if a.ids else list(MUTANTS)
     open(a.log, "w").close()
     # baseline: the tests of each suite, less those that already fail on
     # the unmutated tree (they cannot tell anything about a mutant)
