@@ -151,6 +151,8 @@ typedef struct cudnn_sdpa_ctx {
     float scale, neg_inf;  /* by-value scalars: the variant pack points here */
     int32_t shift;         /* S_kv - S (by value) for the bottom-right mask */
     int64_t engine_index;
+    int keep_descs;        /* 1: a kernel cache was made from this graph; keep it */
+    int kcache;            /* 0 off or refused, 1 compiled into a new cache, 2 reused one */
     /* the backward (NULL for pass = fwd): its own plan and
      * descriptors, and in its workspace softmax_sum and dQ_accum */
     struct cudnn_sdpa_ctx *bwd;
@@ -171,6 +173,8 @@ typedef struct build {
     cudnnDataType_t io;
     char *err;
     size_t errlen;
+    bool dynamic;                    /* graph built with dynamic shapes enabled */
+    cudnnBackendDescriptor_t kcache; /* kernel cache for the plan, or NULL */
 } build;
 
 static const char *io_name(const ab_shape *s) { return ab_dtype_name(s->dtype); }
@@ -417,6 +421,14 @@ static int build_graph(build *b, cudnnBackendDescriptor_t *graph)
                                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, nops, ops));
     CK("operation graph",
        set1(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &b->c->handle));
+#if CUDNN_VERSION >= 90500
+    if (b->dynamic) {
+        const bool on = true;
+        CK("operation graph dynamic shapes",
+           set1(*graph, CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED, CUDNN_TYPE_BOOLEAN,
+                &on));
+    }
+#endif
     CK("operation graph finalize", cudnnBackendFinalize(*graph));
     return 0;
 }
@@ -581,6 +593,14 @@ static int build_graph_bwd(build *b, cudnnBackendDescriptor_t *graph)
                                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, nops, ops));
     CK("operation graph",
        set1(*graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, &b->c->handle));
+#if CUDNN_VERSION >= 90500
+    if (b->dynamic) {
+        const bool on = true;
+        CK("operation graph dynamic shapes",
+           set1(*graph, CUDNN_ATTR_OPERATIONGRAPH_IS_DYNAMIC_SHAPE_ENABLED, CUDNN_TYPE_BOOLEAN,
+                &on));
+    }
+#endif
     CK("operation graph finalize", cudnnBackendFinalize(*graph));
     return 0;
 }
@@ -631,6 +651,11 @@ static int build_plan(build *b, cudnnBackendDescriptor_t graph, int *tried)
             if (cudnnGetVersion() < 90800) /* the handle is optional from 9.8 on */
                 CK("execution plan", set1(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE,
                                           CUDNN_TYPE_HANDLE, &b->c->handle));
+#if CUDNN_VERSION >= 90500
+            if (b->kcache)
+                CK("execution plan kernel cache",
+                   set_desc(plan, CUDNN_ATTR_EXECUTION_PLAN_KERNEL_CACHE, b->kcache));
+#endif
             st = cudnnBackendFinalize(plan);
             if (st != CUDNN_STATUS_SUCCESS) {
                 last = st;
@@ -669,6 +694,126 @@ static int build_plan(build *b, cudnnBackendDescriptor_t graph, int *tried)
     return -1;
 }
 
+/* One cuDNN handle per device for the whole process: a handle's creation
+ * (107 ms with the library's loading, then a few ms each) is paid once, not
+ * by every measurement's setup. Setups and runs of one process are serial
+ * (the runner's), so sharing it is safe; cudnnSetStream before each call. */
+enum { MAX_DEVICES = 64 };
+static cudnnHandle_t shared_handle[MAX_DEVICES];
+
+static cudnnStatus_t get_handle(cudnnHandle_t *h)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= MAX_DEVICES)
+        return cudnnCreate(h); /* unusual: a handle of its own */
+    if (!shared_handle[dev]) {
+        cudnnStatus_t st = cudnnCreate(&shared_handle[dev]);
+        if (st != CUDNN_STATUS_SUCCESS) {
+            shared_handle[dev] = NULL;
+            return st;
+        }
+    }
+    *h = shared_handle[dev];
+    return CUDNN_STATUS_SUCCESS;
+}
+
+static bool is_shared_handle(cudnnHandle_t h)
+{
+    for (int i = 0; i < MAX_DEVICES; i++)
+        if (h && shared_handle[i] == h)
+            return true;
+    return false;
+}
+
+/* Kernel caches (cuDNN >= 9.5, CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR): one
+ * per graph topology and device, so that the fused kernel cuDNN compiles at
+ * run time (NVRTC: 0.6-1.0 s for a new flavour, measured in
+ * reports/sampling-budget) is compiled once per topology and bound again
+ * for every other B, H, S, S_kv of it. The graphs are built with dynamic
+ * shapes enabled, which the cache requires (cuDNN docs, "Dynamic Shapes and
+ * Kernel Cache"). Topology: pass, dtype, D, mask, shifted mask, empty rows,
+ * stats output, grouped-query heads. AB_CUDNN_SDPA_KERNEL_CACHE=0 turns
+ * this off (static-shape graphs, as before 2026-11-26). */
+typedef struct kcache_entry {
+    int dev, bwd, dtype, D, mask, shift, empty, stats, grouped;
+    cudnnBackendDescriptor_t cache;
+} kcache_entry;
+enum { MAX_KCACHE = 64 };
+static kcache_entry kcaches[MAX_KCACHE];
+static int nkcaches;
+
+static bool kcache_enabled(void)
+{
+#if CUDNN_VERSION >= 90500
+    const char *e = getenv("AB_CUDNN_SDPA_KERNEL_CACHE");
+    return cudnnGetVersion() >= 90500 && !(e && strcmp(e, "0") == 0);
+#else
+    return false;
+#endif
+}
+
+static kcache_entry kcache_key(const ab_shape *s, int bwd, int with_stats)
+{
+    kcache_entry k;
+    memset(&k, 0, sizeof k);
+    cudaGetDevice(&k.dev);
+    k.bwd = bwd;
+    k.dtype = (int)s->dtype;
+    k.D = s->D;
+    k.mask = has_mask(s);
+    k.shift = shifted(s);
+    k.empty = has_empty_rows(s);
+    k.stats = with_stats;
+    k.grouped = ab_shape_hkv(s) != s->H;
+    return k;
+}
+
+/* The cache of key's topology, or NULL when none exists yet. */
+static cudnnBackendDescriptor_t kcache_find(const kcache_entry *key)
+{
+    for (int i = 0; i < nkcaches; i++) {
+        kcache_entry *e = &kcaches[i];
+        if (e->dev == key->dev && e->bwd == key->bwd && e->dtype == key->dtype &&
+            e->D == key->D && e->mask == key->mask && e->shift == key->shift &&
+            e->empty == key->empty && e->stats == key->stats && e->grouped == key->grouped)
+            return e->cache;
+    }
+    return NULL;
+}
+
+/* A new, finalized kernel cache for `graph` (the first graph of its
+ * topology), remembered under key. NULL when cuDNN refuses one or the table
+ * is full (the build then goes on without a cache). */
+static cudnnBackendDescriptor_t kcache_new(const kcache_entry *key, cudnnBackendDescriptor_t graph)
+{
+#if CUDNN_VERSION >= 90500
+    if (nkcaches == MAX_KCACHE)
+        return NULL;
+    cudnnBackendDescriptor_t kc = NULL;
+    if (cudnnBackendCreateDescriptor(CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR, &kc) !=
+        CUDNN_STATUS_SUCCESS)
+        return NULL;
+    if (set_desc(kc, CUDNN_ATTR_KERNEL_CACHE_OPERATION_GRAPH, graph) != CUDNN_STATUS_SUCCESS ||
+        cudnnBackendFinalize(kc) != CUDNN_STATUS_SUCCESS) {
+        cudnnBackendDestroyDescriptor(kc);
+        return NULL;
+    }
+    kcaches[nkcaches] = *key;
+    kcaches[nkcaches++].cache = kc;
+    return kc;
+#else
+    (void)key;
+    (void)graph;
+    return NULL;
+#endif
+}
+
+/* The verbose line's word for c->kcache. */
+static const char *kcache_word(int k)
+{
+    return k == 2 ? "reused (no compile)" : k == 1 ? "new (compiled)" : "off";
+}
+
 static void destroy_descs(cudnn_sdpa_ctx *c)
 {
     for (int i = c->ndescs - 1; i >= 0; i--)
@@ -688,14 +833,44 @@ extern "C" void cudnn_sdpa_teardown(void *ctx)
     }
     if (c->vpack)
         cudnnBackendDestroyDescriptor(c->vpack);
-    destroy_descs(c);
+    if (!c->keep_descs) /* else a kernel cache was made from this graph: kept */
+        destroy_descs(c);
     if (c->workspace)
         cudaFree(c->workspace);
     if (c->stats_in)
         cudaFree(c->stats_in);
-    if (c->handle)
+    if (c->handle && !is_shared_handle(c->handle))
         cudnnDestroy(c->handle);
     free(c);
+}
+
+/* The graph (forward, or backward when bwd) and its plan, with the
+ * topology's kernel cache when b->dynamic (a new cache when it is the
+ * first of its topology: that setup pays cuDNN's compile, recorded in
+ * c->kcache). 0, or -1 with the error set. */
+static int graph_and_plan(build *b, int bwd, cudnnBackendDescriptor_t *graph, int *tried)
+{
+    b->kcache = NULL;
+    if (bwd ? build_graph_bwd(b, graph) : build_graph(b, graph))
+        return -1;
+    bool made = false;
+    if (b->dynamic) {
+        const kcache_entry key = kcache_key(b->s, bwd, b->c->with_stats);
+        b->kcache = kcache_find(&key);
+        if (!b->kcache) {
+            b->kcache = kcache_new(&key, *graph);
+            made = b->kcache != NULL;
+        }
+    }
+    if (build_plan(b, *graph, tried)) {
+        if (made) /* no plan with this cache: forget it */
+            cudnnBackendDestroyDescriptor(kcaches[--nkcaches].cache);
+        return -1;
+    }
+    b->c->kcache = b->kcache ? (made ? 1 : 2) : 0;
+    if (made)
+        b->c->keep_descs = 1;
+    return 0;
 }
 
 /* setup: handle, graph, plan and workspace for shape s (fp16/bf16 only).
@@ -713,12 +888,14 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
         snprintf(err, n, "cudnn_sdpa: out of host memory");
         return -1;
     }
-    build b = {c, s, s->dtype == AB_FP16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, err, n};
+    build b = {c, s, s->dtype == AB_FP16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, err, n,
+               false, NULL};
+    const bool use_cache = kcache_enabled();
     c->scale = 1.0f / sqrtf((float)s->D);
     c->neg_inf = -INFINITY;
     c->shift = (int32_t)(ab_shape_skv(s) - s->S);
     const double t_start = mono_s();
-    cudnnStatus_t st = cudnnCreate(&c->handle);
+    cudnnStatus_t st = get_handle(&c->handle);
     const double t_handle = mono_s();
     if (st != CUDNN_STATUS_SUCCESS) {
         c->handle = NULL;
@@ -730,13 +907,19 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
     cudnnBackendDescriptor_t graph;
     /* inference graph first; the training graph (stats output) if refused */
     char first_err[512] = "";
-    for (c->with_stats = 0; c->with_stats <= 1; c->with_stats++) {
-        if (c->with_stats) {
-            snprintf(first_err, sizeof first_err, "%s", err);
-            destroy_descs(c);
+    /* dynamic shapes with the kernel cache first; static shapes where
+     * cuDNN refuses them (or the cache is off) */
+    for (int dyn = use_cache ? 1 : 0; dyn >= 0 && !c->plan; dyn--) {
+        b.dynamic = dyn != 0;
+        for (c->with_stats = 0; c->with_stats <= 1; c->with_stats++) {
+            if (c->ndescs) {
+                if (c->with_stats)
+                    snprintf(first_err, sizeof first_err, "%s", err);
+                destroy_descs(c);
+            }
+            if (graph_and_plan(&b, 0, &graph, &tried) == 0)
+                break;
         }
-        if (build_graph(&b, &graph) == 0 && build_plan(&b, graph, &tried) == 0)
-            break;
     }
     if (!c->plan) { /* report the inference graph's refusal */
         snprintf(err, n, "%s (with a stats output as well)", first_err);
@@ -770,12 +953,20 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
         w->neg_inf = c->neg_inf;
         w->shift = c->shift;
         w->one = 1.0f;
-        build bb = {w, s, b.io, err, n};
+        build bb = {w, s, b.io, err, n, use_cache, NULL};
         int tried_b = 0;
         cudnnBackendDescriptor_t g;
-        if (build_graph_bwd(&bb, &g) || build_plan(&bb, g, &tried_b)) {
-            cudnn_sdpa_teardown(c);
-            return -1;
+        if (graph_and_plan(&bb, 1, &g, &tried_b)) {
+            if (!use_cache) {
+                cudnn_sdpa_teardown(c);
+                return -1;
+            }
+            destroy_descs(w); /* static shapes, as before the cache */
+            bb.dynamic = false;
+            if (graph_and_plan(&bb, 1, &g, &tried_b)) {
+                cudnn_sdpa_teardown(c);
+                return -1;
+            }
         }
         const size_t rows = (size_t)s->B * s->H * s->S;
         const size_t off1 = (w->plan_ws_bytes + 255) & ~(size_t)255;
@@ -805,17 +996,18 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
         }
         if (getenv("AB_CUDNN_SDPA_VERBOSE"))
             fprintf(stderr, "cudnn_sdpa: backward: engine %lld, %d configs tried, workspace %zu "
-                            "bytes\n", (long long)w->engine_index, tried_b, tot);
+                            "bytes, kernel cache %s\n", (long long)w->engine_index, tried_b, tot,
+                    kcache_word(w->kcache));
     }
     *ws = total;
     if (getenv("AB_CUDNN_SDPA_VERBOSE"))
         fprintf(stderr,
                 "cudnn_sdpa: B=%d H=%d S=%d D=%d %s%s: engine %lld, %s graph, %d configs tried, "
-                "workspace %zu bytes, cuDNN %zu; setup %.1f ms (handle %.1f ms)\n",
+                "workspace %zu bytes, cuDNN %zu, kernel cache %s; setup %.1f ms (handle %.1f ms)\n",
                 s->B, s->H, s->S, s->D, io_name(s), s->causal ? " causal" : "",
                 (long long)c->engine_index, c->with_stats ? "training (stats)" : "inference",
-                tried, total, cudnnGetVersion(), 1e3 * (mono_s() - t_start),
-                1e3 * (t_handle - t_start));
+                tried, total, cudnnGetVersion(), kcache_word(c->kcache),
+                1e3 * (mono_s() - t_start), 1e3 * (t_handle - t_start));
     *ctx = c;
     return 0;
 }
