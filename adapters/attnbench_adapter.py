@@ -1097,15 +1097,18 @@ def hello_line(framework, layout, caps=None, env=None):
 
 
 def run(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd",
-        caps=None):
+        caps=None, preload=None):
     """Speaks the protocol ATTNBENCH_PROTOCOL names for `fn(q, k, v, causal,
     scale) -> o`. env: extra fields of the `env` line (merged into the
     measurement's fingerprint); context: see TorchRunner; describe: names
     the function in error messages; layout: "bhsd" (fn takes and returns
     [B, H, S, D]) or "bshd" ([B, S, H, D]); caps: the capabilities the
     hello declares (hello_line), so attnbench skips the configurations fn
-    cannot run instead of storing errors. Raises AdapterError on a failure
-    to report."""
+    cannot run instead of storing errors; preload: a callable run once
+    after the hello and the framework's import, before the first request
+    (e.g. a library's own import, so that it overlaps attnbench's work on
+    the first configuration instead of delaying the first checked call).
+    Raises AdapterError on a failure to report."""
     runners = {"torch": TorchRunner, "numpy": NumpyRunner}
     if framework not in runners:
         raise AdapterError("framework %r is not torch or numpy" % framework)
@@ -1118,6 +1121,10 @@ def run(fn, framework="torch", env=None, context=None, describe="the function", 
         sys.stdout.flush()
     cfg = None if proto == "2" else config_from_env()  # refuses other protocols
     runner = runners[framework](fn, context, layout)
+    if preload is not None:
+        t0 = time.perf_counter()
+        preload()
+        sys.stderr.write("attnbench_adapter: preload %.0f ms\n" % (1e3 * (time.perf_counter() - t0)))
     fields = runner.env()
     fields.update(env or {})
     env_json = json.dumps(fields, sort_keys=True)
@@ -1133,11 +1140,11 @@ def run(fn, framework="torch", env=None, context=None, describe="the function", 
 
 
 def main(fn, framework="torch", env=None, context=None, describe="the function", layout="bhsd",
-         caps=None):
+         caps=None, preload=None):
     """run(), with failures printed as the protocol's `error` line and exit
     status 1 (the traceback of an unexpected exception stays on stderr)."""
     try:
-        run(fn, framework, env, context, describe, layout, caps)
+        run(fn, framework, env, context, describe, layout, caps, preload)
     except AdapterError as e:
         print("error " + _one_line(e), flush=True)
         sys.exit(1)
