@@ -8,7 +8,7 @@
 set -u
 T0=$(date +%s)
 R=$(pwd); W=$R/.gpu-cost; L=$OUT/logs; mkdir -p $L
-cp .fa4/a/fa4half00 /root/ &
+[ -d .fa4/a ] && cp .fa4/a/fa4half00 /root/ &
 source .deps/env.sh; export PATH=$PATH:/usr/local/cuda/bin
 el() { echo $(( $(date +%s) - T0 )); }
 ( cd $R && ATTNBENCH_COMMIT=$(cat $W/BEFORE_COMMIT) meson setup /root/b-before -Dbuildtype=release -Dgpu_targets=90a >/dev/null && ninja -C /root/b-before > $L/build-before.log 2>&1 ) &
