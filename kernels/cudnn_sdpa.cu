@@ -167,6 +167,10 @@ typedef struct cudnn_sdpa_ctx {
 } cudnn_sdpa_ctx;
 
 /* Builder state: the shape (for messages) and where errors go. */
+/* Seconds spent in setup's steps, for the verbose line (where a setup's
+ * time goes: graph, heuristics, plan finalize = cuDNN's kernel build). */
+static double t_graph_s, t_heur_s, t_plan_s;
+
 typedef struct build {
     cudnn_sdpa_ctx *c;
     const ab_shape *s;
@@ -620,7 +624,9 @@ static int build_plan(build *b, cudnnBackendDescriptor_t graph, int *tried)
             return -1;
         CK("heuristics", set_desc(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
         CK("heuristics", set1(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, &modes[mi]));
+        const double th = mono_s();
         cudnnStatus_t st = cudnnBackendFinalize(heur);
+        t_heur_s += mono_s() - th;
         if (st != CUDNN_STATUS_SUCCESS) { /* this mode has nothing for the graph */
             last = st;
             cudnnGetLastErrorString(last_msg, sizeof last_msg);
@@ -656,7 +662,9 @@ static int build_plan(build *b, cudnnBackendDescriptor_t graph, int *tried)
                 CK("execution plan kernel cache",
                    set_desc(plan, CUDNN_ATTR_EXECUTION_PLAN_KERNEL_CACHE, b->kcache));
 #endif
+            const double tp = mono_s();
             st = cudnnBackendFinalize(plan);
+            t_plan_s += mono_s() - tp;
             if (st != CUDNN_STATUS_SUCCESS) {
                 last = st;
                 cudnnGetLastErrorString(last_msg, sizeof last_msg);
@@ -851,7 +859,10 @@ extern "C" void cudnn_sdpa_teardown(void *ctx)
 static int graph_and_plan(build *b, int bwd, cudnnBackendDescriptor_t *graph, int *tried)
 {
     b->kcache = NULL;
-    if (bwd ? build_graph_bwd(b, graph) : build_graph(b, graph))
+    const double tg = mono_s();
+    const int rc = bwd ? build_graph_bwd(b, graph) : build_graph(b, graph);
+    t_graph_s += mono_s() - tg;
+    if (rc)
         return -1;
     bool made = false;
     if (b->dynamic) {
@@ -860,6 +871,9 @@ static int graph_and_plan(build *b, int bwd, cudnnBackendDescriptor_t *graph, in
         if (!b->kcache) {
             b->kcache = kcache_new(&key, *graph);
             made = b->kcache != NULL;
+            if (!made && getenv("AB_CUDNN_SDPA_VERBOSE"))
+                fprintf(stderr, "cudnn_sdpa: no kernel cache for this topology (cuDNN refused "
+                                "the descriptor)\n");
         }
     }
     if (build_plan(b, *graph, tried)) {
@@ -895,6 +909,7 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
     c->neg_inf = -INFINITY;
     c->shift = (int32_t)(ab_shape_skv(s) - s->S);
     const double t_start = mono_s();
+    t_graph_s = t_heur_s = t_plan_s = 0.0;
     cudnnStatus_t st = get_handle(&c->handle);
     const double t_handle = mono_s();
     if (st != CUDNN_STATUS_SUCCESS) {
@@ -919,6 +934,9 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
             }
             if (graph_and_plan(&b, 0, &graph, &tried) == 0)
                 break;
+            if (b.dynamic && getenv("AB_CUDNN_SDPA_VERBOSE"))
+                fprintf(stderr, "cudnn_sdpa: dynamic-shape graph refused (%s): %s\n",
+                        c->with_stats ? "training" : "inference", err);
         }
     }
     if (!c->plan) { /* report the inference graph's refusal */
@@ -961,6 +979,8 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
                 cudnn_sdpa_teardown(c);
                 return -1;
             }
+            if (getenv("AB_CUDNN_SDPA_VERBOSE"))
+                fprintf(stderr, "cudnn_sdpa: dynamic-shape backward graph refused: %s\n", err);
             destroy_descs(w); /* static shapes, as before the cache */
             bb.dynamic = false;
             if (graph_and_plan(&bb, 1, &g, &tried_b)) {
@@ -1003,11 +1023,13 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
     if (getenv("AB_CUDNN_SDPA_VERBOSE"))
         fprintf(stderr,
                 "cudnn_sdpa: B=%d H=%d S=%d D=%d %s%s: engine %lld, %s graph, %d configs tried, "
-                "workspace %zu bytes, cuDNN %zu, kernel cache %s; setup %.1f ms (handle %.1f ms)\n",
+                "workspace %zu bytes, cuDNN %zu, kernel cache %s; setup %.1f ms (handle %.1f ms, "
+                "graphs %.1f ms, heuristics %.1f ms, plan finalize %.1f ms)\n",
                 s->B, s->H, s->S, s->D, io_name(s), s->causal ? " causal" : "",
                 (long long)c->engine_index, c->with_stats ? "training (stats)" : "inference",
                 tried, total, cudnnGetVersion(), kcache_word(c->kcache),
-                1e3 * (mono_s() - t_start), 1e3 * (t_handle - t_start));
+                1e3 * (mono_s() - t_start), 1e3 * (t_handle - t_start), 1e3 * t_graph_s,
+                1e3 * t_heur_s, 1e3 * t_plan_s);
     *ctx = c;
     return 0;
 }
