@@ -6,18 +6,25 @@
  * gradient's tolerance, and the comparison of a variant's dQ, dK, dV with
  * the float64 gradients, reduced on the device.
  *
- * Idea: as gpu_reference.cu, one warp per row, lanes over the head
- * dimension (lane owns d = lane + 32 t), dot products by a butterfly of
- * shuffles; nothing of size S x S_kv is stored, every score is recomputed.
- *   stats  (one warp per query row): float64 online softmax and O; the
- *          logsumexp lse64 and Delta64 = rowsum(dO * O); O rounded to the
- *          dtype and lse as float for the variants; the plain computation's
- *          row max, sum and Delta (fp32, scores and P rounded to the dtype).
- *   dq     (one warp per query row): dQ_i = scale sum_j dS_ij k_j, float64
- *          and plain, the plain's error against float64 reduced at once.
- *   dkdv   (one warp per key row of a K/V head): dK_j = scale sum dS_ij q_i
- *          and dV_j = sum P_ij dO_i over the group's query heads and the rows
+ * Idea: nothing of size S x S_kv is stored, every score is recomputed.
+ *   stats  (one warp per query row, lanes over the head dimension, dot
+ *          products by a butterfly of shuffles): float64 online softmax
+ *          and O; the logsumexp lse64 and Delta64 = rowsum(dO * O); O
+ *          rounded to the dtype and lse as float for the variants; the
+ *          plain computation's row max, sum and Delta (fp32, scores and P
+ *          rounded to the dtype).
+ *   dq_tiles (a block per 32 query rows, 16 above D = 128, key tiles in
+ *          shared memory): dQ_i = scale sum_j dS_ij k_j, float64 and plain,
+ *          the plain's error against float64 reduced at once.
+ *   dkdv_tiles (a block per 32 key rows of a K/V head, query tiles of the
+ *          group's heads in shared memory): dK_j = scale sum dS_ij q_i and
+ *          dV_j = sum P_ij dO_i over the group's query heads and the rows
  *          that see key j; float64 and plain.
+ *   The tiled kernels replaced a warp per row (dq_rows, dkdv_rows, kept
+ *   behind AB_GPU_REFERENCE_BWD_ROWS=1 for comparison) whose five butterfly
+ *   reductions per (row, key) pair dominated a backward check; each dot
+ *   product is now summed sequentially over d by one thread (the float64
+ *   results agree to rounding, the plain fp32 sums in reference.c's order).
  * The plain backward is reference_bwd.c's ab_plain_bwd (PyTorch's autograd
  * through attention in the dtype: scores, P, dP, dS rounded, fp32 sums), its
  * operations unfused (__fmul_rn, __fadd_rn); its shadow (the same without
@@ -27,7 +34,9 @@
  * against finite differences, tests/check/test_bwd_reference.c).
  * Source: FlashAttention-2 (Dao 2023), Algorithm 2's equations in exact
  * arithmetic; the tolerance rule of FlashAttention's tests.
- * Written to be plainly right, not fast.
+ * ptxas (nvcc 13.0, sm_90a): dq_tiles 128, dkdv_tiles 212 registers at
+ * D <= 128 (173 above), no spills; shared memory 90.6 KiB (70.3 above),
+ * under sm_86/89's 99 KiB.
  */
 #include "gpu_check.h"
 
@@ -79,6 +88,14 @@ __device__ __forceinline__ float wsumf(float x)
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1)
         x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, m));
+    return x;
+}
+
+__device__ __forceinline__ double wmax(double x)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
+        x = fmax(x, __shfl_xor_sync(0xffffffffu, x, m));
     return x;
 }
 
@@ -369,6 +386,287 @@ __global__ void dkdv_rows(const T *__restrict__ Q, const T *__restrict__ K,
     atomicAdd(&r.sums[2].plain_sq, psv);
 }
 
+/* The tiled gradients (replacing a warp per row, whose butterfly
+ * reductions per key made the gradient reference the slowest part of a
+ * backward check): RT threads of a block own BM rows of one slice (query
+ * rows for dQ, key rows for dK and dV) and walk the other side in tiles of
+ * BN rows staged in shared memory as floats; each thread forms the dot
+ * products of its row with BN / (RT / BM) rows of the tile, sequentially
+ * over d (float64 and the plain fp32, as reference.c orders them), writes
+ * dS (and P) of the tile to shared memory, and the thread that owns an
+ * output element accumulates it over the tile in row order, as the warp
+ * per row did. Rows a pair does not see contribute exact zeros. */
+constexpr int RT = 256, NO = 16;
+
+/* the float64 and plain dS (and P) of one (query row, key) pair from their
+ * dot products */
+template <typename T>
+__device__ __forceinline__ void ds_of(double qk, double gv, float qkp, float gvp, double scale,
+                                      double lse64, double delta64, float mp, float lp, float dpl,
+                                      double &P64, double &dS64, float &Pp, float &dSp)
+{
+    P64 = exp(qk * scale - lse64);
+    dS64 = P64 * (gv - delta64);
+    Pp = rd<T>(__fdiv_rn(expf(__fsub_rn(rd<T>(qkp), mp)), lp));
+    dSp = rd<T>(__fmul_rn(Pp, __fsub_rn(rd<T>(gvp), dpl)));
+}
+
+/* Rows n0 .. n0 + BN - 1 of a [rows, D] slice into dst (row stride ld),
+ * zeros past nrows. */
+template <typename T, int BN>
+__device__ __forceinline__ void tile_in(float *dst, const T *__restrict__ src, int n0, int nrows,
+                                        int D, int ld)
+{
+    for (int e = threadIdx.x; e < BN * D; e += RT) {
+        const int c = e / D, d = e - c * D;
+        dst[c * ld + d] = n0 + c < nrows ? tof<T>(src[(size_t)(n0 + c) * D + d]) : 0.f;
+    }
+}
+
+/* Shared memory of a tiled gradient block: four [BM or BN, ld] float
+ * tiles and the pair tiles (two double and two float [BM, BN]). */
+__host__ __device__ constexpr size_t grad_smem(int BM, int BN, int ld)
+{
+    return (size_t)BM * BN * (2 * sizeof(double) + 2 * sizeof(float)) +
+           (size_t)2 * (BM + BN) * ld * sizeof(float);
+}
+
+/* dQ: one block per BM query rows of a (b, h) slice, key tiles of BN. */
+template <typename T, int BM, int BN>
+__global__ void __launch_bounds__(RT)
+    dq_tiles(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+             const T *__restrict__ G, bwd_ref r, int H, int HK, int S, int SK, int D, int causal,
+             double scale, float scale_p)
+{
+    constexpr int TPR = RT / BM, KPT = BN / TPR;
+    extern __shared__ double sm[];
+    const int ld = D | 1;
+    double *dS = sm, *Pd = dS + BM * BN;
+    float *dSf = (float *)(Pd + BM * BN), *Pf = dSf + BM * BN;
+    float *Qx = Pf + BM * BN, *Gx = Qx + BM * ld, *Kt = Gx + BM * ld, *Vt = Kt + BN * ld;
+    const int per_slice = (S + BM - 1) / BM;
+    const long long bh = blockIdx.x / per_slice;
+    const int i0 = (int)(blockIdx.x % per_slice) * BM;
+    const int tid = threadIdx.x, rr = tid / TPR, g = tid % TPR, lane = tid & 31;
+    const long long b = bh / H, h = bh % H;
+    const size_t qb = (size_t)bh * S * D, kb = (size_t)(b * HK + h / (H / HK)) * SK * D;
+    tile_in<T, BM>(Qx, Q + qb, i0, S, D, ld);
+    tile_in<T, BM>(Gx, G + qb, i0, S, D, ld);
+    const bool live = i0 + rr < S;
+    const long long row = bh * S + i0 + rr;
+    const int Lr = live ? row_keys(i0 + rr, S, SK, causal) : 0;
+    const int last = (i0 + BM < S ? i0 + BM : S) - 1;
+    const int Lmax = row_keys(last, S, SK, causal);
+    const double lse64 = live ? r.lse64[row] : 0.0, delta64 = live ? r.delta64[row] : 0.0;
+    const float mp = live ? r.mp[row] : 0.f, lp = live ? r.lp[row] : 1.f,
+                dpl = live ? r.dp[row] : 0.f;
+    double acc[NO];
+    float accp[NO];
+#pragma unroll
+    for (int u = 0; u < NO; u++)
+        acc[u] = 0.0, accp[u] = 0.f;
+    for (int j0 = 0; j0 < Lmax; j0 += BN) {
+        __syncthreads();
+        tile_in<T, BN>(Kt, K + kb, j0, SK, D, ld);
+        tile_in<T, BN>(Vt, V + kb, j0, SK, D, ld);
+        __syncthreads();
+        double a[KPT], e[KPT];
+        float c[KPT], f[KPT];
+#pragma unroll
+        for (int u = 0; u < KPT; u++)
+            a[u] = e[u] = 0.0, c[u] = f[u] = 0.f;
+        for (int d = 0; d < D; d++) {
+            const float x = Qx[rr * ld + d], y = Gx[rr * ld + d];
+            const float xp = rd<T>(__fmul_rn(x, scale_p));
+#pragma unroll
+            for (int u = 0; u < KPT; u++) {
+                const int cc = g + TPR * u;
+                const float kv = Kt[cc * ld + d], vv = Vt[cc * ld + d];
+                a[u] += (double)x * kv;
+                e[u] += (double)y * vv;
+                c[u] = __fadd_rn(c[u], __fmul_rn(xp, kv));
+                f[u] = __fadd_rn(f[u], __fmul_rn(y, vv));
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < KPT; u++) {
+            const int cc = g + TPR * u;
+            double P64 = 0.0, d64 = 0.0;
+            float Pp = 0.f, dSp = 0.f;
+            if (j0 + cc < Lr)
+                ds_of<T>(a[u], e[u], c[u], f[u], scale, lse64, delta64, mp, lp, dpl, P64, d64, Pp,
+                         dSp);
+            dS[rr * BN + cc] = d64;
+            dSf[rr * BN + cc] = dSp;
+        }
+        __syncthreads();
+        const int cend = Lmax - j0 < BN ? Lmax - j0 : BN;
+#pragma unroll
+        for (int u = 0; u < NO; u++) {
+            const int el = tid + RT * u;
+            if (el < BM * D) {
+                const int ro = el / D, dd = el - ro * D;
+                for (int cc = 0; cc < cend; cc++) {
+                    const float kv = Kt[cc * ld + dd];
+                    acc[u] += dS[ro * BN + cc] * (double)kv;
+                    accp[u] = __fadd_rn(accp[u], __fmul_rn(dSf[ro * BN + cc], kv));
+                }
+            }
+        }
+    }
+    double pm = 0.0, psq = 0.0;
+#pragma unroll
+    for (int u = 0; u < NO; u++) {
+        const int el = tid + RT * u;
+        const int ro = el / D, dd = el - ro * D;
+        if (el < BM * D && i0 + ro < S) {
+            const double g64 = acc[u] * scale;
+            r.g[(size_t)(bh * S + i0 + ro) * D + dd] = g64;
+            const double pe = fabs((double)rd<T>(__fmul_rn(rd<T>(accp[u]), scale_p)) - g64);
+            pm = fmax(pm, pe);
+            psq += pe * pe;
+        }
+    }
+    pm = wmax(pm);
+    psq = wsum(psq);
+    if (lane == 0) {
+        amax(&r.sums[0].plain_max, pm);
+        atomicAdd(&r.sums[0].plain_sq, psq);
+    }
+}
+
+/* dK, dV: one block per BM key rows of a (b, h_kv) slice, walking the
+ * query rows of the group's heads (head by head, rows in order) in tiles
+ * of BN, with their row statistics. */
+template <typename T, int BM, int BN>
+__global__ void __launch_bounds__(RT)
+    dkdv_tiles(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+               const T *__restrict__ G, bwd_ref r, int H, int HK, int S, int SK, int D,
+               int causal, size_t nq, size_t nkv, double scale, float scale_p)
+{
+    constexpr int TPR = RT / BM, QPT = BN / TPR;
+    extern __shared__ double sm[];
+    __shared__ double s_lse[BN], s_delta[BN];
+    __shared__ float s_mp[BN], s_lp[BN], s_dp[BN];
+    const int ld = D | 1;
+    double *dS = sm, *Pd = dS + BM * BN;
+    float *dSf = (float *)(Pd + BM * BN), *Pf = dSf + BM * BN;
+    float *Kx = Pf + BM * BN, *Vx = Kx + BM * ld, *Qt = Vx + BM * ld, *Gt = Qt + BN * ld;
+    const int per_slice = (SK + BM - 1) / BM;
+    const long long bk = blockIdx.x / per_slice;
+    const int j0 = (int)(blockIdx.x % per_slice) * BM;
+    const int tid = threadIdx.x, kk = tid / TPR, g = tid % TPR, lane = tid & 31;
+    const long long b = bk / HK, hk = bk % HK;
+    const int Gq = H / HK;
+    tile_in<T, BM>(Kx, K + (size_t)bk * SK * D, j0, SK, D, ld);
+    tile_in<T, BM>(Vx, V + (size_t)bk * SK * D, j0, SK, D, ld);
+    const int j = j0 + kk;
+    /* the first query row any key of the block sees */
+    int istart = 0;
+    if (causal) {
+        const long long x = (long long)j0 - (SK - S);
+        istart = x < 0 ? 0 : x > S ? S : (int)x;
+    }
+    double ak[NO], av[NO];
+    float akp[NO], avp[NO];
+#pragma unroll
+    for (int u = 0; u < NO; u++)
+        ak[u] = av[u] = 0.0, akp[u] = avp[u] = 0.f;
+    for (int gq = 0; gq < Gq; gq++) {
+        const long long bh = b * H + hk * Gq + gq;
+        const size_t qb = (size_t)bh * S * D;
+        for (int q0 = istart; q0 < S; q0 += BN) {
+            __syncthreads();
+            tile_in<T, BN>(Qt, Q + qb, q0, S, D, ld);
+            tile_in<T, BN>(Gt, G + qb, q0, S, D, ld);
+            if (tid < BN) {
+                const bool in = q0 + tid < S;
+                const long long row = bh * S + q0 + tid;
+                s_lse[tid] = in ? r.lse64[row] : 0.0;
+                s_delta[tid] = in ? r.delta64[row] : 0.0;
+                s_mp[tid] = in ? r.mp[row] : 0.f;
+                s_lp[tid] = in ? r.lp[row] : 1.f;
+                s_dp[tid] = in ? r.dp[row] : 0.f;
+            }
+            __syncthreads();
+            double a[QPT], e[QPT];
+            float c[QPT], f[QPT];
+#pragma unroll
+            for (int u = 0; u < QPT; u++)
+                a[u] = e[u] = 0.0, c[u] = f[u] = 0.f;
+            for (int d = 0; d < D; d++) {
+                const float kv = Kx[kk * ld + d], vv = Vx[kk * ld + d];
+#pragma unroll
+                for (int u = 0; u < QPT; u++) {
+                    const int cc = g + TPR * u;
+                    const float x = Qt[cc * ld + d], y = Gt[cc * ld + d];
+                    a[u] += (double)x * kv;
+                    e[u] += (double)y * vv;
+                    c[u] = __fadd_rn(c[u], __fmul_rn(rd<T>(__fmul_rn(x, scale_p)), kv));
+                    f[u] = __fadd_rn(f[u], __fmul_rn(y, vv));
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < QPT; u++) {
+                const int cc = g + TPR * u, i = q0 + cc;
+                double P64 = 0.0, d64 = 0.0;
+                float Pp = 0.f, dSp = 0.f;
+                if (j < SK && i < S && j < row_keys(i, S, SK, causal))
+                    ds_of<T>(a[u], e[u], c[u], f[u], scale, s_lse[cc], s_delta[cc], s_mp[cc],
+                             s_lp[cc], s_dp[cc], P64, d64, Pp, dSp);
+                dS[kk * BN + cc] = d64;
+                Pd[kk * BN + cc] = P64;
+                dSf[kk * BN + cc] = dSp;
+                Pf[kk * BN + cc] = Pp;
+            }
+            __syncthreads();
+            const int cend = S - q0 < BN ? S - q0 : BN;
+#pragma unroll
+            for (int u = 0; u < NO; u++) {
+                const int el = tid + RT * u;
+                if (el < BM * D) {
+                    const int ko = el / D, dd = el - ko * D;
+                    for (int cc = 0; cc < cend; cc++) {
+                        const float x = Qt[cc * ld + dd], y = Gt[cc * ld + dd];
+                        ak[u] += dS[ko * BN + cc] * (double)x;
+                        av[u] += Pd[ko * BN + cc] * (double)y;
+                        akp[u] = __fadd_rn(akp[u],
+                                           __fmul_rn(dSf[ko * BN + cc], rd<T>(__fmul_rn(x, scale_p))));
+                        avp[u] = __fadd_rn(avp[u], __fmul_rn(Pf[ko * BN + cc], y));
+                    }
+                }
+            }
+        }
+    }
+    double pmk = 0.0, psk = 0.0, pmv = 0.0, psv = 0.0;
+#pragma unroll
+    for (int u = 0; u < NO; u++) {
+        const int el = tid + RT * u;
+        const int ko = el / D, dd = el - ko * D;
+        if (el < BM * D && j0 + ko < SK) {
+            const size_t at = (size_t)(bk * SK + j0 + ko) * D + dd;
+            const double gk = ak[u] * scale, gv = av[u];
+            r.g[nq + at] = gk;
+            r.g[nq + nkv + at] = gv;
+            const double ek = fabs((double)rd<T>(akp[u]) - gk), ev = fabs((double)rd<T>(avp[u]) - gv);
+            pmk = fmax(pmk, ek);
+            psk += ek * ek;
+            pmv = fmax(pmv, ev);
+            psv += ev * ev;
+        }
+    }
+    pmk = wmax(pmk);
+    psk = wsum(psk);
+    pmv = wmax(pmv);
+    psv = wsum(psv);
+    if (lane == 0) {
+        amax(&r.sums[1].plain_max, pmk);
+        atomicAdd(&r.sums[1].plain_sq, psk);
+        amax(&r.sums[2].plain_max, pmv);
+        atomicAdd(&r.sums[2].plain_sq, psv);
+    }
+}
+
 /* |g_ref| max and sum of squares of gradient k */
 __global__ void ref_norms(const double *__restrict__ g, long long n, gsums *s)
 {
@@ -463,6 +761,38 @@ template <typename T> int run_stats(const ab_gpu_parts *p, bwd_ref *r, char *err
     return 0;
 }
 
+/* dQ, dK, dV by the tiled kernels: BM rows a block, tiles of BN. */
+template <typename T, int BM, int BN>
+int launch_tiles(const ab_gpu_parts *p, bwd_ref *r, size_t nq, size_t nkv, char *err, size_t n)
+{
+    const ab_shape *s = &p->s;
+    cudaStream_t st = (cudaStream_t)p->stream;
+    const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s), ld = s->D | 1;
+    const long long qblocks = (long long)s->B * s->H * ((s->S + BM - 1) / BM);
+    const long long kblocks = (long long)s->B * HK * ((SK + BM - 1) / BM);
+    if (qblocks > 0x7fffffffLL || kblocks > 0x7fffffffLL) {
+        snprintf(err, n, "device gradient check: too many blocks for one grid");
+        return -1;
+    }
+    const size_t smem = grad_smem(BM, BN, ld);
+    const double scale = 1.0 / sqrt((double)s->D);
+    CK(cudaFuncSetAttribute(dq_tiles<T, BM, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)smem));
+    CK(cudaFuncSetAttribute(dkdv_tiles<T, BM, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)smem));
+    if (qblocks > 0)
+        dq_tiles<T, BM, BN><<<(unsigned)qblocks, RT, smem, st>>>(
+            (const T *)p->q, (const T *)p->k, (const T *)p->v, (const T *)p->dout, *r, s->H, HK,
+            s->S, SK, s->D, s->causal, scale, plain_scale(s));
+    CK(cudaGetLastError());
+    if (kblocks > 0)
+        dkdv_tiles<T, BM, BN><<<(unsigned)kblocks, RT, smem, st>>>(
+            (const T *)p->q, (const T *)p->k, (const T *)p->v, (const T *)p->dout, *r, s->H, HK,
+            s->S, SK, s->D, s->causal, nq, nkv, scale, plain_scale(s));
+    CK(cudaGetLastError());
+    return 0;
+}
+
 template <typename T> int run_grads(const ab_gpu_parts *p, bwd_ref *r, char *err, size_t n)
 {
     const ab_shape *s = &p->s;
@@ -472,16 +802,23 @@ template <typename T> int run_grads(const ab_gpu_parts *p, bwd_ref *r, char *err
     const size_t nq = ab_shape_numel(s), nkv = ab_shape_kv_numel(s);
     const double scale = 1.0 / sqrt((double)s->D);
     CK(cudaMemsetAsync(r->sums, 0, 3 * sizeof(gsums), st));
-    dq_rows<T><<<grid_of(rows), 256, 0, st>>>((const T *)p->q, (const T *)p->k, (const T *)p->v,
-                                              (const T *)p->dout, *r, s->H, ab_shape_hkv(s),
-                                              s->S, ab_shape_skv(s), s->D, s->causal, rows, scale,
-                                              plain_scale(s));
-    CK(cudaGetLastError());
-    dkdv_rows<T><<<grid_of(krows), 256, 0, st>>>(
-        (const T *)p->q, (const T *)p->k, (const T *)p->v, (const T *)p->dout, *r, s->H,
-        ab_shape_hkv(s), s->S, ab_shape_skv(s), s->D, s->causal, krows, nq, scale,
-        plain_scale(s));
-    CK(cudaGetLastError());
+    const char *rows_env = getenv("AB_GPU_REFERENCE_BWD_ROWS");
+    if (rows_env && strcmp(rows_env, "1") == 0) { /* the warp per row, for comparison */
+        dq_rows<T><<<grid_of(rows), 256, 0, st>>>(
+            (const T *)p->q, (const T *)p->k, (const T *)p->v, (const T *)p->dout, *r, s->H,
+            ab_shape_hkv(s), s->S, ab_shape_skv(s), s->D, s->causal, rows, scale, plain_scale(s));
+        CK(cudaGetLastError());
+        dkdv_rows<T><<<grid_of(krows), 256, 0, st>>>(
+            (const T *)p->q, (const T *)p->k, (const T *)p->v, (const T *)p->dout, *r, s->H,
+            ab_shape_hkv(s), s->S, ab_shape_skv(s), s->D, s->causal, krows, nq, scale,
+            plain_scale(s));
+        CK(cudaGetLastError());
+    } else if (s->D <= 128) {
+        if (launch_tiles<T, 32, 32>(p, r, nq, nkv, err, n))
+            return -1;
+    } else if (launch_tiles<T, 16, 16>(p, r, nq, nkv, err, n)) {
+        return -1;
+    }
     const size_t len[3] = {nq, nkv, nkv}, off[3] = {0, nq, nq + nkv};
     for (int g = 0; g < 3; g++) {
         ref_norms<<<1024, 256, 0, st>>>(r->g + off[g], (long long)len[g], r->sums + g);
