@@ -7,10 +7,10 @@
  * the float64 gradients, reduced on the device.
  *
  * Idea: nothing of size S x S_kv is stored, every score is recomputed.
- *   stats  (one warp per query row, lanes over the head dimension, dot
- *          products by a butterfly of shuffles): float64 online softmax
- *          and O; the logsumexp lse64 and Delta64 = rowsum(dO * O); O
- *          rounded to the dtype and lse as float for the variants; the
+ *   stats_tiles (a block per 32 query rows, 16 above D = 128, key tiles
+ *          in shared memory, three passes as gpu_reference.cu): float64
+ *          softmax and O; the logsumexp lse64 and Delta64 = rowsum(dO * O);
+ *          O rounded to the dtype and lse as float for the variants; the
  *          plain computation's row max, sum and Delta (fp32, scores and P
  *          rounded to the dtype).
  *   dq_tiles (a block per 32 query rows, 16 above D = 128, key tiles in
@@ -20,8 +20,8 @@
  *          group's heads in shared memory): dK_j = scale sum dS_ij q_i and
  *          dV_j = sum P_ij dO_i over the group's query heads and the rows
  *          that see key j; float64 and plain.
- *   The tiled kernels replaced a warp per row (dq_rows, dkdv_rows, kept
- *   behind AB_GPU_REFERENCE_BWD_ROWS=1 for comparison) whose five butterfly
+ *   The tiled kernels replaced a warp per row (stats, dq_rows, dkdv_rows,
+ *   kept behind AB_GPU_REFERENCE_BWD_ROWS=1 for comparison) whose five butterfly
  *   reductions per (row, key) pair dominated a backward check; each dot
  *   product is now summed sequentially over d by one thread (the float64
  *   results agree to rounding, the plain fp32 sums in reference.c's order).
@@ -34,7 +34,7 @@
  * against finite differences, tests/check/test_bwd_reference.c).
  * Source: FlashAttention-2 (Dao 2023), Algorithm 2's equations in exact
  * arithmetic; the tolerance rule of FlashAttention's tests.
- * ptxas (nvcc 13.0, sm_90a): dq_tiles 128, dkdv_tiles 212 registers at
+ * ptxas (nvcc 13.0, sm_90a): stats_tiles 128, dq_tiles 128, dkdv_tiles 212 registers at
  * D <= 128 (173 above), no spills; shared memory 90.6 KiB (70.3 above),
  * under sm_86/89's 99 KiB.
  */
@@ -431,6 +431,184 @@ __host__ __device__ constexpr size_t grad_smem(int BM, int BN, int ld)
            (size_t)2 * (BM + BN) * ld * sizeof(float);
 }
 
+/* Maxima over the TPR consecutive lanes that share a row. */
+template <int TPR> __device__ __forceinline__ double gmax(double x)
+{
+#pragma unroll
+    for (int m = TPR / 2; m > 0; m >>= 1)
+        x = fmax(x, __shfl_xor_sync(0xffffffffu, x, m));
+    return x;
+}
+template <int TPR> __device__ __forceinline__ float gmaxf(float x)
+{
+#pragma unroll
+    for (int m = TPR / 2; m > 0; m >>= 1)
+        x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, m));
+    return x;
+}
+
+/* The forward state: one block per BM query rows of a (b, h) slice, key
+ * tiles of BN, three passes over the keys with the scores recomputed in
+ * each (gpu_reference.cu's scheme): (1) the row maxima, float64 and plain;
+ * (2) the sums of exponentials, added in key order by one thread per row;
+ * (3) P (float64, normalised) and O accumulated by the thread that owns
+ * the element, and the plain Delta (P times the rounded dO . v, in key
+ * order). Then lse64, Delta64 = dO . O (summed over d by one thread per
+ * row, O staged in shared memory), O rounded to the dtype and lse as float
+ * for the variants. */
+template <typename T, int BM, int BN>
+__global__ void __launch_bounds__(RT)
+    stats_tiles(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+                const T *__restrict__ G, T *__restrict__ O, float *__restrict__ lse, bwd_ref r,
+                int H, int HK, int S, int SK, int D, int causal, double scale, float scale_p)
+{
+    constexpr int TPR = RT / BM, KPT = BN / TPR;
+    extern __shared__ double sm[];
+    const int ld = D | 1;
+    double *E = sm;                          /* [BM, BN] exp(s - m), then P */
+    float *Ef = (float *)(E + BM * BN);      /* [BM, BN] plain exp, then P dO.v */
+    float *Qx = Ef + BM * BN, *Gx = Qx + BM * ld, *Kt = Gx + BM * ld, *Vt = Kt + BN * ld;
+    const int per_slice = (S + BM - 1) / BM;
+    const long long bh = blockIdx.x / per_slice;
+    const int i0 = (int)(blockIdx.x % per_slice) * BM;
+    const int tid = threadIdx.x, rr = tid / TPR, g = tid % TPR, lane = tid & 31;
+    const long long b = bh / H, h = bh % H;
+    const size_t qb = (size_t)bh * S * D, kb = (size_t)(b * HK + h / (H / HK)) * SK * D;
+    tile_in<T, BM>(Qx, Q + qb, i0, S, D, ld);
+    tile_in<T, BM>(Gx, G + qb, i0, S, D, ld);
+    const int Lr = i0 + rr < S ? row_keys(i0 + rr, S, SK, causal) : 0;
+    const int last = (i0 + BM < S ? i0 + BM : S) - 1;
+    const int Lmax = row_keys(last, S, SK, causal);
+    const int lead = lane & ~(TPR - 1);
+
+    /* the dot products of this thread's keys in the tile */
+    auto dots = [&](double (&a)[KPT], float (&c)[KPT], float (&f)[KPT], bool with_v) {
+#pragma unroll
+        for (int u = 0; u < KPT; u++)
+            a[u] = 0.0, c[u] = f[u] = 0.f;
+        for (int d = 0; d < D; d++) {
+            const float x = Qx[rr * ld + d], y = Gx[rr * ld + d];
+            const float xp = rd<T>(__fmul_rn(x, scale_p));
+#pragma unroll
+            for (int u = 0; u < KPT; u++) {
+                const int cc = g + TPR * u;
+                const float kv = Kt[cc * ld + d];
+                a[u] += (double)x * kv;
+                c[u] = __fadd_rn(c[u], __fmul_rn(xp, kv));
+                if (with_v)
+                    f[u] = __fadd_rn(f[u], __fmul_rn(y, Vt[cc * ld + d]));
+            }
+        }
+    };
+    double a[KPT];
+    float c[KPT], f[KPT];
+
+    /* pass 1: maxima */
+    double m = -INFINITY;
+    float mp = -INFINITY;
+    for (int j0 = 0; j0 < Lmax; j0 += BN) {
+        __syncthreads();
+        tile_in<T, BN>(Kt, K + kb, j0, SK, D, ld);
+        __syncthreads();
+        dots(a, c, f, false);
+#pragma unroll
+        for (int u = 0; u < KPT; u++)
+            if (j0 + g + TPR * u < Lr) {
+                m = fmax(m, a[u] * scale);
+                mp = fmaxf(mp, rd<T>(c[u]));
+            }
+    }
+    m = gmax<TPR>(m);
+    mp = gmaxf<TPR>(mp);
+
+    /* pass 2: sums of exponentials in key order */
+    double l = 0.0;
+    float lp = 0.f;
+    for (int j0 = 0; j0 < Lmax; j0 += BN) {
+        __syncthreads();
+        tile_in<T, BN>(Kt, K + kb, j0, SK, D, ld);
+        __syncthreads();
+        dots(a, c, f, false);
+#pragma unroll
+        for (int u = 0; u < KPT; u++) {
+            const int cc = g + TPR * u;
+            const bool seen = j0 + cc < Lr;
+            E[rr * BN + cc] = seen ? exp(a[u] * scale - m) : 0.0;
+            Ef[rr * BN + cc] = seen ? expf(__fsub_rn(rd<T>(c[u]), mp)) : 0.f;
+        }
+        __syncthreads();
+        if (g == 0)
+            for (int cc = 0; cc < BN && j0 + cc < Lr; cc++) {
+                l += E[rr * BN + cc];
+                lp = __fadd_rn(lp, Ef[rr * BN + cc]);
+            }
+    }
+    l = __shfl_sync(0xffffffffu, l, lead);
+    lp = __shfl_sync(0xffffffffu, lp, lead);
+
+    /* pass 3: P, O and the plain Delta */
+    double acc[NO];
+#pragma unroll
+    for (int u = 0; u < NO; u++)
+        acc[u] = 0.0;
+    float dpl = 0.f;
+    for (int j0 = 0; j0 < Lmax; j0 += BN) {
+        __syncthreads();
+        tile_in<T, BN>(Kt, K + kb, j0, SK, D, ld);
+        tile_in<T, BN>(Vt, V + kb, j0, SK, D, ld);
+        __syncthreads();
+        dots(a, c, f, true);
+#pragma unroll
+        for (int u = 0; u < KPT; u++) {
+            const int cc = g + TPR * u;
+            const bool seen = j0 + cc < Lr;
+            E[rr * BN + cc] = seen ? exp(a[u] * scale - m) / l : 0.0;
+            const float P = seen ? rd<T>(__fdiv_rn(expf(__fsub_rn(rd<T>(c[u]), mp)), lp)) : 0.f;
+            Ef[rr * BN + cc] = __fmul_rn(P, rd<T>(f[u]));
+        }
+        __syncthreads();
+        if (g == 0)
+            for (int cc = 0; cc < BN && j0 + cc < Lr; cc++)
+                dpl = __fadd_rn(dpl, Ef[rr * BN + cc]);
+        const int cend = Lmax - j0 < BN ? Lmax - j0 : BN;
+#pragma unroll
+        for (int u = 0; u < NO; u++) {
+            const int el = tid + RT * u;
+            if (el < BM * D) {
+                const int ro = el / D, dd = el - ro * D;
+                for (int cc = 0; cc < cend; cc++)
+                    acc[u] += E[ro * BN + cc] * (double)Vt[cc * ld + dd];
+            }
+        }
+    }
+    /* O (float64) staged over the key tiles' space, then Delta64 per row */
+    __syncthreads();
+    double *Ox = (double *)Kt; /* BM * D doubles fit in 2 * BN * ld floats */
+#pragma unroll
+    for (int u = 0; u < NO; u++) {
+        const int el = tid + RT * u;
+        if (el < BM * D) {
+            const int ro = el / D, dd = el - ro * D;
+            Ox[el] = acc[u];
+            if (i0 + ro < S)
+                O[qb + (size_t)(i0 + ro) * D + dd] = fromf<T>((float)acc[u]);
+        }
+    }
+    __syncthreads();
+    if (g == 0 && i0 + rr < S) {
+        double delta = 0.0;
+        for (int d = 0; d < D; d++)
+            delta += (double)Gx[rr * ld + d] * Ox[rr * D + d];
+        const long long row = bh * S + i0 + rr;
+        r.lse64[row] = Lr ? m + log(l) : -INFINITY;
+        r.delta64[row] = delta;
+        lse[row] = Lr ? (float)(m + log(l)) : -INFINITY;
+        r.mp[row] = mp;
+        r.lp[row] = lp;
+        r.dp[row] = dpl;
+    }
+}
+
 /* dQ: one block per BM query rows of a (b, h) slice, key tiles of BN. */
 template <typename T, int BM, int BN>
 __global__ void __launch_bounds__(RT)
@@ -748,10 +926,39 @@ unsigned grid_of(long long warps)
     return (unsigned)((warps * 32 + 255) / 256);
 }
 
+/* The forward state by stats_tiles (BM rows a block, key tiles of BN). */
+template <typename T, int BM, int BN> int launch_stats(const ab_gpu_parts *p, bwd_ref *r,
+                                                       char *err, size_t n)
+{
+    const ab_shape *s = &p->s;
+    const long long blocks = (long long)s->B * s->H * ((s->S + BM - 1) / BM);
+    if (blocks > 0x7fffffffLL) {
+        snprintf(err, n, "device gradient check: too many blocks for one grid");
+        return -1;
+    }
+    const int ld = s->D | 1;
+    const size_t smem = (size_t)BM * BN * (sizeof(double) + sizeof(float)) +
+                        (size_t)2 * (BM + BN) * ld * sizeof(float);
+    CK(cudaFuncSetAttribute(stats_tiles<T, BM, BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)smem));
+    if (blocks > 0)
+        stats_tiles<T, BM, BN><<<(unsigned)blocks, RT, smem, (cudaStream_t)p->stream>>>(
+            (const T *)p->q, (const T *)p->k, (const T *)p->v, (const T *)p->dout, (T *)p->o,
+            p->lse, *r, s->H, ab_shape_hkv(s), s->S, ab_shape_skv(s), s->D, s->causal,
+            1.0 / sqrt((double)s->D), plain_scale(s));
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize((cudaStream_t)p->stream));
+    return 0;
+}
+
 template <typename T> int run_stats(const ab_gpu_parts *p, bwd_ref *r, char *err, size_t n)
 {
     const ab_shape *s = &p->s;
     const long long rows = (long long)s->B * s->H * s->S;
+    const char *rows_env = getenv("AB_GPU_REFERENCE_BWD_ROWS");
+    if (!(rows_env && strcmp(rows_env, "1") == 0))
+        return s->D <= 128 ? launch_stats<T, 32, 32>(p, r, err, n)
+                           : launch_stats<T, 16, 16>(p, r, err, n);
     stats<T><<<grid_of(rows), 256, 0, (cudaStream_t)p->stream>>>(
         (const T *)p->q, (const T *)p->k, (const T *)p->v, (const T *)p->dout, (T *)p->o, p->lse,
         *r, s->H, ab_shape_hkv(s), s->S, ab_shape_skv(s), s->D, s->causal, rows,
