@@ -8,7 +8,7 @@
  *                                 (gpu_reference_bwd.cu) against the CPU
  *                                 oracle ab_reference_bwd (itself checked by
  *                                 finite differences, tests/check), every
- *                                 element: fp16 and bf16, D in {64, 128},
+ *                                 element: fp16 and bf16, D in {64, 128, 200},
  *                                 causal and not, S in {1, 17, 113}, a GQA
  *                                 case and an S_kv != S case; and the forward
  *                                 state (logsumexp) against
@@ -95,11 +95,12 @@ static int check_reference(void)
     static const int lens[][2] = {{1, 1}, {17, 17}, {113, 113}, {17, 40}, {40, 17}};
     int cases = 0, failures = 0;
     for (int t = 0; t < 2; t++)
-        for (int di = 0; di < 2; di++)
+        for (int di = 0; di < 3; di++)
             for (int causal = 0; causal < 2; causal++)
                 for (int li = 0; li < 5; li++)
                     for (int hk = 0; hk < 2; hk++) {
-                        const int D = di ? 128 : 64;
+                        /* D = 200: the reference's 16-row blocks (above 128) */
+                        const int D = di == 2 ? 200 : di ? 128 : 64;
                         ab_shape s = {2, 4, lens[li][0], D, causal, t ? AB_BF16 : AB_FP16,
                                       hk ? 2 : 0, lens[li][1], AB_BWD};
                         if (s.S_kv == s.S)
