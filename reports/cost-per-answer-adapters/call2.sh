@@ -29,7 +29,7 @@ export AB_CUDNN_SDPA_VERBOSE=1
 run() { # run SIDE EXPERIMENT LATEST_START [DB]
   local side=$1 exp=$2 dir=$R db=${4:-$1}; [ $side = after ] && dir=$W
   [ $(el) -gt $3 ] && { echo "skip $side $exp (at $(el) s)"; return; }
-  ( cd $dir && timeout 120 /root/b-$side/src/attnbench run experiments/$exp.cfg --db $OUT/$db.db > $L/$db-$exp.out 2> $L/$db-$exp.log ); echo "$db $exp rc=$? $(el) s"
+  ( cd $dir && timeout $(( 400 - $(el) < 120 ? 400 - $(el) : 120 )) /root/b-$side/src/attnbench run experiments/$exp.cfg --db $OUT/$db.db > $L/$db-$exp.out 2> $L/$db-$exp.log ); echo "$db $exp rc=$? $(el) s"
 }
 run after bwd-kv 300
 run before bwd-kv 320

@@ -23,7 +23,7 @@ export AB_CUDNN_SDPA_VERBOSE=1
 run() { # run SIDE EXPERIMENT LATEST_START [DB]
   local side=$1 exp=$2 dir=$R db=${4:-$1}; [ $side = after ] && dir=$W
   [ $(el) -gt $3 ] && { echo "skip $db $exp (at $(el) s)"; return; }
-  ( cd $dir && timeout 150 /root/b-$side/src/attnbench run experiments/$exp.cfg --db $OUT/$db.db > $L/$db-$exp.out 2> $L/$db-$exp.log ); echo "$db $exp rc=$? $(el) s"
+  ( cd $dir && timeout $(( 400 - $(el) < 150 ? 400 - $(el) : 150 )) /root/b-$side/src/attnbench run experiments/$exp.cfg --db $OUT/$db.db > $L/$db-$exp.out 2> $L/$db-$exp.log ); echo "$db $exp rc=$? $(el) s"
 }
 run before llama3-8b-prefill-fa4 200
 run after llama3-8b-prefill-fa4 230
