@@ -24,7 +24,7 @@ date -u | tee -a $L/gpu.txt
 cd $W
 B=/root/b-after/tests/gpu
 timeout 60 $B/gpu_check_bwd --reference > $L/bwd-reference.log 2>&1; echo "bwd reference rc=$? $(el) s"; tail -1 $L/bwd-reference.log; grep -c FAIL $L/bwd-reference.log
-timeout 120 $B/gpu_check_bwd cudnn_sdpa cuda_mma_bwd_pipeline > $L/bwd-variants.log 2>&1; echo "bwd variants rc=$? $(el) s"; grep -iE "failed|cases" $L/bwd-variants.log | tail -4
+timeout 60 $B/gpu_check_bwd --small cudnn_sdpa cuda_mma_bwd_pipeline > $L/bwd-variants.log 2>&1; echo "bwd variants rc=$? $(el) s"; grep -iE "failed|cases" $L/bwd-variants.log | tail -4
 export AB_CUDNN_SDPA_VERBOSE=1
 run() { # run SIDE EXPERIMENT LATEST_START [DB]
   local side=$1 exp=$2 dir=$R db=${4:-$1}; [ $side = after ] && dir=$W
