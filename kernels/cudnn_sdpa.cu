@@ -74,7 +74,14 @@
  *
  * Set AB_CUDNN_SDPA_VERBOSE=1 to have setup print the chosen engine, the
  * graph used, the number of configs tried, the workspace and the setup time
- * (its cuDNN handle apart) on stderr.
+ * split into handle, graphs, heuristics and plan finalize (where cuDNN
+ * builds its kernel: the first plan of a kernel flavour in a process
+ * compiles it, and a later shape of the same flavour still spends most of
+ * its setup there; reports/cost-per-answer-adapters/README.md) on stderr.
+ * The cuDNN handle is made once per device per process and shared by every
+ * setup. AB_CUDNN_SDPA_KERNEL_CACHE=1 tries dynamic-shape graphs with a
+ * kernel cache first (see the kernel-cache comment below; refused by cuDNN
+ * 9.14).
  */
 #include "entry_points.h"
 
@@ -733,15 +740,18 @@ static bool is_shared_handle(cudnnHandle_t h)
     return false;
 }
 
-/* Kernel caches (cuDNN >= 9.5, CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR): one
- * per graph topology and device, so that the fused kernel cuDNN compiles at
- * run time (NVRTC: 0.6-1.0 s for a new flavour, measured in
- * reports/sampling-budget) is compiled once per topology and bound again
- * for every other B, H, S, S_kv of it. The graphs are built with dynamic
- * shapes enabled, which the cache requires (cuDNN docs, "Dynamic Shapes and
- * Kernel Cache"). Topology: pass, dtype, D, mask, shifted mask, empty rows,
- * stats output, grouped-query heads. AB_CUDNN_SDPA_KERNEL_CACHE=0 turns
- * this off (static-shape graphs, as before 2026-11-26). */
+/* Kernel caches (cuDNN >= 9.5, CUDNN_BACKEND_KERNEL_CACHE_DESCRIPTOR), opt-in
+ * with AB_CUDNN_SDPA_KERNEL_CACHE=1: one per graph topology and device, the
+ * graphs built with dynamic shapes enabled (which the cache requires: cuDNN
+ * docs, "Dynamic Shapes and Kernel Cache"), so that the fused kernel cuDNN
+ * builds at plan finalize would be built once per topology and bound again
+ * for every other B, H, S, S_kv of it. Topology: pass, dtype, D, mask,
+ * shifted mask, empty rows, stats output, grouped-query heads. Off by
+ * default: on an H100 with cuDNN 9.14 (2026-11-26,
+ * reports/cost-per-answer-adapters/, call 2's logs) heuristics offered no
+ * engine config for these graphs with dynamic shapes (NOT_SUPPORTED, none
+ * tried), forward or backward, so every setup fell back to static shapes
+ * after a refused attempt; the verbose line then says "refused". */
 typedef struct kcache_entry {
     int dev, bwd, dtype, D, mask, shift, empty, stats, grouped;
     cudnnBackendDescriptor_t cache;
@@ -754,7 +764,7 @@ static bool kcache_enabled(void)
 {
 #if CUDNN_VERSION >= 90500
     const char *e = getenv("AB_CUDNN_SDPA_KERNEL_CACHE");
-    return cudnnGetVersion() >= 90500 && !(e && strcmp(e, "0") == 0);
+    return cudnnGetVersion() >= 90500 && e && strcmp(e, "1") == 0;
 #else
     return false;
 #endif
