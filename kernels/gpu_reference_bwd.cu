@@ -34,6 +34,11 @@
  * against finite differences, tests/check/test_bwd_reference.c).
  * Source: FlashAttention-2 (Dao 2023), Algorithm 2's equations in exact
  * arithmetic; the tolerance rule of FlashAttention's tests.
+ * Measured: NVIDIA H100, 2026-11-26 (reports/cost-per-answer-adapters,
+ * experiments/bwd-kv.cfg, call2-after.db and call2-after-rows.db, run 1 of
+ * each): the run's gradient checks took 1.13 s against 2.36 s with the warp
+ * per row, the forward state 0.61 s against 1.48 s.
+ *
  * ptxas (nvcc 13.0, sm_90a): stats_tiles 128, dq_tiles 128, dkdv_tiles 212 registers at
  * D <= 128 (173 above), no spills; shared memory 90.6 KiB (70.3 above),
  * under sm_86/89's 99 KiB.
