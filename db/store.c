@@ -780,19 +780,57 @@ int ab_db_resume_run(sqlite3 *db, sqlite3_int64 run_id, char *err)
     sqlite3_stmt *st = NULL;
     ab_proc_identity me;
     ab_self_identity(&me);
+    /* the claim is exclusive: the run's owner is read again inside the write
+     * transaction that takes it, so of two resumes started together the
+     * second finds the first (alive, on this host) and is refused, and so
+     * is a --force of a run whose process is alive here */
+    if (ab_db_begin(db, err))
+        return -1;
+    int rc = -1;
+    if (ab_db_prepare(db, "SELECT status, host, pid, proc_start, boot_id FROM runs WHERE id = ?",
+                      &st, err))
+        goto done;
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        fail(db, err, "reading the run to resume");
+        goto done;
+    }
+    const long pid = (long)sqlite3_column_int64(st, 2);
+    if (strcmp(ab_db_text(st, 0), "running") == 0 &&
+        ab_process_liveness(ab_db_text(st, 1), pid, ab_db_text(st, 3), ab_db_text(st, 4)) ==
+            AB_LIVE_ALIVE &&
+        !(pid == (long)me.pid && strcmp(ab_db_text(st, 3), me.start) == 0)) {
+        snprintf(err, AB_ERR, "resume: run %lld is still running (process %ld on this host)",
+                 (long long)run_id, pid);
+        goto done;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
     if (ab_db_prepare(db,
                       "UPDATE runs SET status = 'running', finished_at = NULL, host = ?, pid = ?, "
                       "proc_start = ?, boot_id = ? WHERE id = ?",
                       &st, err))
-        return -1;
+        goto done;
     sqlite3_bind_text(st, 1, me.host, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, me.pid);
     sqlite3_bind_text(st, 3, me.start, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 4, me.boot_id, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 5, run_id);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(db, err, "resuming the run");
-    if (sqlite3_finalize(st) != SQLITE_OK && rc == 0)
-        rc = fail(db, err, "resuming the run");
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        fail(db, err, "resuming the run");
+        goto done;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        fail(db, err, "resuming the run");
+        goto done;
+    }
+    rc = 0;
+done:
+    sqlite3_finalize(st);
+    if (rc)
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
 }
 

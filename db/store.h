@@ -90,7 +90,11 @@ int ab_db_begin_run(sqlite3 *db, ab_id experiment_id, ab_id environment_id,
 
 /* Resumes run_id: status 'running' again, finished_at cleared, this
  * process recorded as the one running it (host, PID, start time, boot id;
- * ab_db_begin_run records them for a new run). */
+ * ab_db_begin_run records them for a new run). Exclusive: in one write
+ * transaction, refused (-1, err "resume: run N is still running (process P
+ * on this host)", nothing changed) when the run is 'running' and its
+ * recorded process is alive on this host, as after another resume took it
+ * first. Returns 0, or -1 with err (AB_ERR). */
 int ab_db_resume_run(sqlite3 *db, ab_id run_id, char *err);
 
 /* 1 when run_id has a measurement of variant at shape s (any status), 0

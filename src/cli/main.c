@@ -59,8 +59,9 @@ static const command commands[] = {
      "attnbench resume RUN [--force] [--db PATH]\n"
      "  Completes RUN (abandoned: its process is gone; interrupted; or failed) with the\n"
      "  experiment stored with it, measuring only the (variant, configuration) pairs it\n"
-     "  lacks, and marks it complete. A run still running on this host is refused; one\n"
-     "  'running' on another host needs --force. Prints the run id.\n"},
+     "  lacks, and marks it complete. A run still running on this host is refused, also\n"
+     "  with --force and when another resume took it first; one 'running' on another\n"
+     "  host needs --force. Prints the run id.\n"},
     {"report", cmd_report, "write the markdown ablation report of a run",
      "attnbench report RUN [--baseline VARIANT] [--chain] [--by-clock] [--json] [--no-plots]\n"
      "                 [-o FILE] [--db PATH]\n"

@@ -212,6 +212,42 @@ resume) # finding 4: SIGKILL leaves an abandoned run; resume completes it, nothi
   ok "SIGKILL after $before measurements: abandoned, merged, resumed to 12, none doubled"
   ;;
 
+resume-exclusive) # resume is exclusive per run: two resumes of one abandoned run, a --force of a live one
+  slow_cfg s.cfg
+  "$AB" run s.cfg --db k.db >/dev/null 2>log.txt &
+  pid=$!
+  wait_measurements k.db 3
+  kill -KILL $pid; wait $pid
+  # two resumes started together: one measures, the other is refused (or,
+  # started after the first finished, finds nothing to resume); never both
+  "$AB" resume 1 --db k.db >o1.txt 2>e1.txt & p1=$!
+  "$AB" resume 1 --db k.db >o2.txt 2>e2.txt & p2=$!
+  wait $p1; r1=$?; wait $p2; r2=$?
+  cat e1.txt e2.txt >e.txt
+  grep -q "UNIQUE constraint" e.txt && { cat e.txt >&2; fail "a resume failed on a raw UNIQUE constraint"; }
+  [ "$(q k.db "SELECT status FROM runs WHERE id = 1")" = complete ] || { cat e.txt >&2; fail "two resumes left the run $(q k.db "SELECT status FROM runs WHERE id = 1")"; }
+  [ "$(q k.db "SELECT count(*) FROM measurements")" = 12 ] || fail "not 12 measurements after two resumes"
+  [ "$(q k.db "SELECT count(*) FROM samples")" = 2400 ] || fail "samples: $(q k.db "SELECT count(*) FROM samples") != 12 x 200"
+  if [ $r1 = 0 ] && [ $r2 = 0 ]; then
+    grep -q "nothing to resume" e.txt || { cat e.txt >&2; fail "both resumes exited 0 and neither found the run complete"; }
+  else
+    [ $((r1 + r2)) = 1 ] || { cat e.txt >&2; fail "resumes exited $r1 and $r2; expected one 0 and one 1"; }
+    grep -q "resume: run 1 is still running (process [0-9]* on this host)" e.txt || { cat e.txt >&2; fail "the refused resume does not say who holds the run"; }
+  fi
+  # --force of a run whose process is alive on this host: refused, the run
+  # goes on and completes on its own
+  "$AB" run s.cfg --db f.db >/dev/null 2>log2.txt &
+  pid=$!
+  wait_measurements f.db 3
+  if "$AB" resume 1 --force --db f.db >/dev/null 2>ef.txt; then kill $pid; fail "resume --force of a live run measured it too"; fi
+  grep -q "resume: run 1 is still running (process $pid on this host)" ef.txt || { cat ef.txt >&2; kill $pid; fail "resume --force of a live run: wrong message"; }
+  wait $pid || fail "the run exited $? after a refused resume --force"
+  [ "$(q f.db "SELECT status || ' ' || (SELECT count(*) FROM measurements) FROM runs")" = "complete 12" ] || fail "the live run did not complete alone"
+  check_truth k.db 12 200
+  check_truth f.db 12 200
+  ok "two resumes: exits $r1/$r2, one measured; --force of a live run refused"
+  ;;
+
 corrupt) # finding 5: a damaged database is an error naming the file; a removed one fails the run
   small_cfg e.cfg ""
   "$AB" run e.cfg --db c.db >/dev/null 2>&1 && "$AB" run e.cfg --db c.db >/dev/null 2>&1 || fail "runs failed"
