@@ -925,7 +925,12 @@ int ab_db_put_measurement(sqlite3 *db, const ab_measurement *m, const ab_sample 
     bind_opt_double(st, i++, m->checked, m->tolerance);
     if (m->checked) {
         sqlite3_bind_int64(st, i++, m->nonfinite);
-        sqlite3_bind_int64(st, i++, m->rows_checked);
+        /* an adapter may check without saying how many rows (protocol:
+         * rows_checked is optional): NULL, not reported, as import reads it */
+        if (m->rows_checked >= 0)
+            sqlite3_bind_int64(st, i++, m->rows_checked);
+        else
+            sqlite3_bind_null(st, i++);
     } else {
         sqlite3_bind_null(st, i++);
         sqlite3_bind_null(st, i++);
