@@ -404,7 +404,13 @@ rounds-warning)
   small_cfg fewinst.cfg "instances = 2;"
   "$AB" run fewinst.cfg --db r.db >/dev/null 2>log4.txt || { cat log4.txt >&2; fail "run failed"; }
   ! grep -q "rounds per measurement" log4.txt || { cat log4.txt >&2; fail "warned with instances"; }
-  echo "ok: rounds too few for the family warned (8 at alpha 0.05, 10 at 0.01), not with instances"
+  # the README's first command runs experiments/quickstart-cpu.cfg: its report
+  # must be able to reach a verdict (a family of 2 variants x 4
+  # configurations = 4, so >= 8 rounds, as counted above), never the warning
+  cp "$SRC/experiments/quickstart-cpu.cfg" qs.cfg
+  "$AB" run qs.cfg --db q.db >/dev/null 2>log5.txt || { cat log5.txt >&2; fail "quickstart run failed"; }
+  ! grep -q "rounds per measurement" log5.txt || { cat log5.txt >&2; fail "the quickstart experiment cannot reach a verdict"; }
+  echo "ok: rounds too few for the family warned (8 at alpha 0.05, 10 at 0.01), not with instances; the quickstart can reach a verdict"
   ;;
 instances)
   # instances = 3: each variant runs as 3 instances (V#1..V#3), interleaved
