@@ -10,6 +10,9 @@ and the kill ratio; exits 1 when any mutant survives.
 
 Runs the suites one at a time in the order given (the check suite first)
 and stops each mutant's tests at the first failing test (--maxfail 1).
+--hints TRANSCRIPT runs the tests that killed each mutant in an earlier
+transcript, and those its description names, first (the verdict is the same in any order; it only comes sooner);
+--no-baseline skips the baseline when every test just passed on this tree.
 Usage (from the repository root, with a configured CPU build):
     python3 tests/mutation/run.py [--build build] [--suite check --suite stats ...] [ID...]
 (the mutants named run in the order named; all of them without IDs).
@@ -22,6 +25,7 @@ after Ctrl-C.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -42,6 +46,11 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--suite", action="append")
     ap.add_argument("--log", default="/tmp/attnbench-mutation.log")
+    ap.add_argument("--hints", help="an earlier transcript: the tests that killed each mutant "
+                    "there (its [brackets]) run first")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the baseline: every test of the suites passed on this tree "
+                    "in a run just before (say which in the transcript)")
     ap.add_argument("ids", nargs="*")
     a = ap.parse_args()
     suites = a.suite or ["check", "stats", "db", "cli", "external", "history", "hostile"]
@@ -65,11 +74,27 @@ def main():
         names = [l.split(" / ")[1].strip() for l in lst.splitlines() if " / " in l]
         ok = []
         for n in names:
-            if run(["meson", "test", "-C", a.build, "--no-rebuild", "-q", n], a.log) == 0:
+            if a.no_baseline:
+                ok.append(n)
+            elif run(["meson", "test", "-C", a.build, "--no-rebuild", "-q", n], a.log) == 0:
                 ok.append(n)
             else:
                 print(f"baseline: {n} fails on the unmutated tree; left out", flush=True)
         tests[s] = ok
+    # hints: mutant id -> the tests that killed it in an earlier transcript
+    # (run first: a kill is a kill whatever the order; survivors still run
+    # every suite)
+    hints = {}
+    every = {n for s in tests.values() for n in s}
+    for line in open(a.hints) if a.hints else []:
+        f = line.split()
+        if len(f) > 2 and f[0] == "KILLED" and line.rstrip().endswith("]"):
+            named = line.rstrip()[line.rstrip().rindex("[") + 1:-1].split(",")
+            hints[f[1]] = [n for n in named if n in every]
+    if a.hints:  # and the tests a mutant's description names
+        for m in MUTANTS:
+            named = [w for w in re.split(r"[^A-Za-z0-9_-]+", m[4]) if w in every]
+            hints[m[0]] = hints.get(m[0], []) + [n for n in named if n not in hints.get(m[0], [])]
     killed = survived = stale = 0
     for mid, path, orig, mut, what in chosen:  # noqa: C901
         full = os.path.join(ROOT, path)
@@ -87,11 +112,12 @@ def main():
                 verdict, by = "KILLED", "build"
             else:
                 verdict, by = "SURVIVED", "-"
-                for s in suites:  # one suite at a time, in order: stop at the first failure
-                    if not tests[s]:
+                cmd = ["meson", "test", "-C", a.build, "--no-rebuild", "-q", "--maxfail", "1"]
+                steps = ([hints[mid]] if hints.get(mid) else []) + [tests[s] for s in suites]
+                for step in steps:  # the hinted tests, then one suite at a time: stop at the first failure
+                    if not step:
                         continue
-                    cmd = ["meson", "test", "-C", a.build, "--no-rebuild", "-q", "--maxfail", "1"]
-                    if run(cmd + tests[s], a.log) != 0:
+                    if run(cmd + step, a.log) != 0:
                         verdict, by = "KILLED", "tests"
                         break
         finally:
