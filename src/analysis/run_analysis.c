@@ -325,7 +325,8 @@ int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_a
 {
     char err[1024];
     memset(an, 0, sizeof *an);
-    if (ab_experiment_parse(rec->h.exp_path, rec->h.definition, 0, &an->e, err, sizeof err))
+    if (ab_experiment_parse_k(rec->h.exp_path, rec->h.definition, 0,
+                              ab_exp_stored_instances(rec->settings), &an->e, err, sizeof err))
         return error("stored experiment of run %lld: %s", rec->run_id, err);
     const ab_experiment *e = &an->e;
     an->instances_k = e->instances > 1 ? e->instances : 1;

@@ -145,7 +145,10 @@ int cmd_resume(int argc, char **argv)
             goto done;
         }
     }
-    if (ab_experiment_parse(row.exp_path, row.definition, 2, &e, err, sizeof err) ||
+    char *stored_settings = ab_run_settings_text(db, run);
+    int stored_k = ab_exp_stored_instances(stored_settings); /* the instances it ran with */
+    free(stored_settings);
+    if (ab_experiment_parse_k(row.exp_path, row.definition, 2, stored_k, &e, err, sizeof err) ||
         ab_experiment_validate(&e, err, sizeof err)) {
         error("resume: run %lld: %s", run, err);
         goto done;

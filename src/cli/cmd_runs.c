@@ -11,6 +11,7 @@
 #include "read.h"
 #include "rundata.h"
 #include "runlist.h"
+#include "runmeta.h"
 #include "runenv.h"
 #include "provenance.h"
 #include "units.h"
@@ -157,7 +158,11 @@ int cmd_show(int argc, char **argv)
         ab_experiment e;
         char err[AB_ERR];
         memset(&e, 0, sizeof e);
-        if (h.definition && ab_experiment_parse(h.exp_path, h.definition, 0, &e, err, sizeof err) == 0) {
+        char *st = ab_run_settings_text(db, run);
+        int k = ab_exp_stored_instances(st);
+        free(st);
+        if (h.definition &&
+            ab_experiment_parse_k(h.exp_path, h.definition, 0, k, &e, err, sizeof err) == 0) {
             json_t *prov = ab_provenance_load(db, run, &e, err);
             ab_provenance_text(stdout, prov);
             json_decref(prov);

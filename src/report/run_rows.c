@@ -42,6 +42,18 @@ void ab_report_settings_rows(FILE *out, const json_t *s)
         }
         fprintf(out, " |\n");
     }
+    const json_t *ik = json_object_get(s, "instances"); /* runs before it: no row */
+    if (json_is_integer(ik)) {
+        const long long k = json_integer_value(ik);
+        const int dflt = strcmp(json_string_value(json_object_get(s, "instances_from")) ?: "",
+                                "default") == 0;
+        fprintf(out, "| instances | %lld per variant (%s)%s |\n", k,
+                dflt ? "the default" : "the experiment's `instances`",
+                dflt && k > 1 ? "; each instance took its share of a measurement's budget "
+                                "(samples, max_samples, min_time, max_time: a 1/k each, rounded "
+                                "up; docs/experiments.md)"
+                              : "");
+    }
     json_t *b = json_object_get(s, "sampling");
     if (json_is_object(b)) {
         const double lo = json_number_value(json_object_get(b, "min_time_s")),

@@ -37,9 +37,11 @@ char *ab_calibration_text(const ab_experiment *e, const char *variant, int k)
             s->S, s->D, s->causal ? "true" : "false", ab_dtype_name(s->dtype),
             c + 1 < e->nconfigs ? "," : "");
     }
-    PUT(");\nwarmup = %d;\nsamples = %d;\nround_size = %d;\ntiming = \"%s\";\ngraph_k = %d;\n"
-        "seed = %lu;\nalpha = %g;\npractical = %g;\n",
-        e->warmup, e->samples, e->round_size, ab_timing_mode_name(e->timing), e->graph_k,
+    /* the instances are listed: no default instances on top of them, and
+     * each takes the samples the file gives a variant */
+    PUT(");\ninstances = 1;\nwarmup = %d;\nsamples = %d;\nround_size = %d;\ntiming = \"%s\";\n"
+        "graph_k = %d;\nseed = %lu;\nalpha = %g;\npractical = %g;\n",
+        e->warmup, e->file_samples ? e->file_samples : e->samples, e->round_size, ab_timing_mode_name(e->timing), e->graph_k,
         e->seed, e->alpha, e->practical);
     if (e->threads_set)
         PUT("threads = %d;\n", e->threads);

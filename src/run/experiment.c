@@ -16,6 +16,9 @@
 #include "registry.h"
 #include "plugin.h"
 #include "util.h"
+#include "sampling.h"
+
+#include <jansson.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -441,19 +444,49 @@ static int load_variants(const config_setting_t *root, ab_experiment *e, const c
     return 0;
 }
 
+int ab_exp_default_instances(const ab_experiment *e)
+{
+    if (e->nvariants == 0)
+        return 1;
+    for (size_t i = 0; i < e->nvariants; i++) {
+        const ab_exp_variant *v = &e->variants[i];
+        if (!v->native || v->command || v->library || v->plugin ||
+            v->native->device != AB_DEV_CUDA)
+            return 1;
+    }
+    return AB_INSTANCES_DEFAULT;
+}
+
+int ab_exp_stored_instances(const char *settings_json)
+{
+    json_t *s = settings_json ? json_loads(settings_json, 0, NULL) : NULL;
+    const char *from = json_string_value(json_object_get(s, "instances_from"));
+    json_int_t k = json_integer_value(json_object_get(s, "instances"));
+    int r = from && strcmp(from, "default") == 0 && k >= 1 && k <= 64 ? (int)k : 1;
+    json_decref(s);
+    return r;
+}
+
 /* `instances = k;`: every variant V becomes V#1..V#k, each its own setup
  * (the runner treats them as separate variants, so each gets fresh
  * allocations, its own cuDNN graph and its own adapter process), interleaved
  * in the rounds. A plugin's loaded library cannot be shared by copies, so
- * instances of plugins are refused. */
-static int expand_instances(const config_setting_t *root, ab_experiment *e, const char *path,
-                            char *err, size_t n)
+ * instances of plugins are refused. Without `instances`: missing_k
+ * (ab_experiment_parse_k; 0: ab_exp_default_instances). */
+static int expand_instances(const config_setting_t *root, ab_experiment *e, int missing_k,
+                            const char *path, char *err, size_t n)
 {
-    if (get_int(root, "instances", 1, 1, 64, &e->instances, path, err, n))
-        return -1;
+    const config_setting_t *s = config_setting_get_member(root, "instances");
+    e->instances_set = s != NULL;
+    if (s) {
+        if (get_int(root, "instances", 1, 1, 64, &e->instances, path, err, n))
+            return -1;
+    } else {
+        e->instances = missing_k > 0 ? missing_k : ab_exp_default_instances(e);
+        e->instances_split = e->instances > 1;
+    }
     if (e->instances == 1)
         return 0;
-    const config_setting_t *s = config_setting_get_member(root, "instances");
     size_t k = (size_t)e->instances, nv = e->nvariants;
     if (nv * k > AB_EXP_MAX_VARIANTS) {
         char msg[128];
@@ -627,6 +660,12 @@ int ab_experiment_set_budget(ab_experiment *e, const char *min_time, const char 
     if ((min_time && parse_seconds("--min-time", min_time, &lo, err, n)) ||
         (max_time && parse_seconds("--max-time", max_time, &hi, err, n)))
         return -1;
+    if (e->instances_split) { /* a measurement's budget, split as the file's is (split_budget) */
+        if (min_time)
+            lo /= e->instances;
+        if (max_time)
+            hi /= e->instances;
+    }
     if (hi > 0 && hi < lo) {
         if (max_time)
             snprintf(err, n, "--max-time: %g s is below min_time (%g s); 0 means no cap", hi, lo);
@@ -701,6 +740,41 @@ static int names_printable(ab_experiment *e)
     return 0;
 }
 
+/* A default of k instances (ab_exp_default_instances) costs about what one
+ * instance cost: each instance gets a k-th of the measurement's budget,
+ * rounded up, and no less than the analysis needs of it. Fixed mode:
+ * samples (at least two rounds an instance, the least from which the
+ * instance analysis has a within-instance variance) and max_samples;
+ * adaptive: min_samples (at least 5, the field's floor), budget_s and
+ * max_samples (at least AB_MIN_ROUNDS rounds, below which the stopping
+ * rule never converges: src/run/sampling.h); both: min_time and max_time.
+ * The rounds follow from samples / round_size. */
+static void split_budget(ab_experiment *e)
+{
+    const int k = e->instances;
+    const int two_rounds = 2 * e->round_size;
+    const int min_rounds = AB_MIN_ROUNDS * e->round_size;
+#define CEIL_DIV(a) (((a) + k - 1) / k)
+    if (e->adaptive) {
+        e->min_samples = CEIL_DIV(e->min_samples) > 5 ? CEIL_DIV(e->min_samples) : 5;
+        int mx = CEIL_DIV(e->max_samples);
+        mx = mx > min_rounds ? mx : min_rounds;
+        e->max_samples = mx > e->max_samples ? e->max_samples : mx;
+        if (e->max_samples < e->min_samples)
+            e->max_samples = e->min_samples;
+        e->budget_s /= k;
+    } else {
+        int sm = CEIL_DIV(e->samples);
+        sm = sm > two_rounds ? sm : two_rounds;
+        e->samples = sm > e->samples ? e->samples : sm;
+        int mx = CEIL_DIV(e->max_samples);
+        e->max_samples = mx > e->samples ? mx : e->samples;
+    }
+#undef CEIL_DIV
+    e->min_time_s /= k;
+    e->max_time_s /= k;
+}
+
 int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
 {
     memset(e, 0, sizeof *e);
@@ -743,6 +817,12 @@ int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n)
 int ab_experiment_parse(const char *path, const char *text, int resolve, ab_experiment *e,
                         char *err, size_t n)
 {
+    return ab_experiment_parse_k(path, text, resolve, resolve == 1 ? 0 : 1, e, err, n);
+}
+
+int ab_experiment_parse_k(const char *path, const char *text, int resolve, int missing_k,
+                          ab_experiment *e, char *err, size_t n)
+{
     config_t cfg;
     int rc = -1;
     const char *s = NULL;
@@ -768,7 +848,7 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
     if (get_string(root, "hypothesis", 0, &s, path, err, n))
         goto cleanup;
     e->hypothesis = strdup(s ? s : "");
-    if (load_variants(root, e, path, err, n) || expand_instances(root, e, path, err, n))
+    if (load_variants(root, e, path, err, n) || expand_instances(root, e, missing_k, path, err, n))
         goto cleanup;
     if (get_string(root, "baseline", 0, &s, path, err, n))
         goto cleanup;
@@ -797,6 +877,9 @@ int ab_experiment_parse(const char *path, const char *text, int resolve, ab_expe
         get_float(root, "practical", 0.01, 0.0, 1.0, &e->practical, path, err, n) ||
         load_stopping(root, e, path, err, n) || load_budget(root, e, path, err, n))
         goto cleanup;
+    e->file_samples = e->samples;
+    if (e->instances_split)
+        split_budget(e);
     e->seed = (unsigned long)seed;
     e->threads_set = config_setting_get_member(root, "threads") != NULL;
     {

@@ -56,12 +56,19 @@ typedef struct ab_experiment {
     ab_timing_mode timing;
     int graph_k;       /* launches per graph replay */
     int round_size;    /* samples per variant per interleaving round */
-    int instances;     /* instances per variant (`instances`, default 1): with k > 1 every
+    int instances;     /* instances per variant (`instances`; when not set, ab_exp_default_instances):
+                          with k > 1 every
                           listed variant V became k variants V#1..V#k (separate setups:
                           fresh allocations, graphs, adapter processes), interleaved in
                           the rounds like any variants; baseline names the variant (V),
                           and the report compares variants over their instances
                           (src/analysis/instances.h) */
+    int instances_set; /* the text sets `instances` */
+    int instances_split; /* instances came from the default (k > 1): the measurement's
+                            budget (samples, max_samples, min_time, max_time, the
+                            stopping group) was split among the k instances
+                            (split_budget in experiment.c) */
+    int file_samples;  /* `samples` as the text gives it, before any split */
     int threads;       /* OpenMP threads of the CPU variants (`threads`, default 1;
                           0: OpenMP's default, every CPU the process may use) */
     int threads_set;   /* the file sets `threads` */
@@ -109,6 +116,31 @@ int ab_experiment_load(const char *path, ab_experiment *e, char *err, size_t n);
 int ab_experiment_parse(const char *path, const char *text, int resolve, ab_experiment *e,
                         char *err, size_t n);
 
+/* ab_experiment_parse with what a text without `instances` means:
+ * missing_k = 0 decides as a new run does (ab_exp_default_instances, the
+ * budget split when it gives k > 1); missing_k >= 1 gives missing_k
+ * instances, split as the default splits them when missing_k > 1 (a stored
+ * run that got the default: ab_exp_stored_instances). ab_experiment_parse
+ * is this with missing_k = 0 for resolve = 1 and 1 otherwise (runs stored
+ * before the default keep the one instance they ran with). */
+int ab_experiment_parse_k(const char *path, const char *text, int resolve, int missing_k,
+                          ab_experiment *e, char *err, size_t n);
+
+/* Instances per variant when an experiment does not set `instances`:
+ * AB_INSTANCES_DEFAULT when every variant is a built-in GPU variant (a CUDA
+ * kernel or a cuBLAS/cuDNN baseline: native, device AB_DEV_CUDA), else 1
+ * (CPU variants, external adapters and plugins: the instances study
+ * measured GPU variants only, and a plugin cannot be copied). Chosen by A/A
+ * and power runs on an H200 (reports/instances-default/README.md). */
+#define AB_INSTANCES_DEFAULT 4
+int ab_exp_default_instances(const ab_experiment *e);
+
+/* What a stored run's text without `instances` meant, from its stored run
+ * settings (JSON text, runs.run_settings; NULL for runs before them): the
+ * recorded "instances" when "instances_from" is "default", else 1 (runs
+ * stored before the default ran one instance). For ab_experiment_parse_k. */
+int ab_exp_stored_instances(const char *settings_json);
+
 /* Refuses (variant, configuration) pairs the variant cannot run (dtype, D,
  * not built), before anything runs. Returns 0 or -1 with the first refusal
  * in err. */
@@ -123,7 +155,9 @@ void ab_experiment_free(ab_experiment *e);
 #define AB_FIXED_MAX_SAMPLES 5000
 
 /* Sets e's GPU-time budget from the command line (`--min-time S`,
- * `--max-time S`; NULL: leave it): each a number of seconds in [0, 3600]
+ * `--max-time S`; NULL: leave it; per measurement, split among the
+ * instances as the file's budget is when they came from the default,
+ * experiment.h instances_split): each a number of seconds in [0, 3600]
  * (max_time 0: no cap), max_time >= min_time unless 0. Returns 0, or -1
  * with "--min-time: ..." naming the option in err. */
 int ab_experiment_set_budget(ab_experiment *e, const char *min_time, const char *max_time,

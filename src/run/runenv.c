@@ -117,6 +117,11 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
         json_object_set_new(s, "affinity_cpus", json_integer(count));
     }
     json_object_set_new(s, "load_avg", load_json());
+    /* instances per variant and where they came from: a stored text without
+     * `instances` means the default only through this (ab_exp_stored_instances) */
+    json_object_set_new(s, "instances", json_integer(e->instances));
+    json_object_set_new(s, "instances_from",
+                        json_string(e->instances_set ? "experiment" : "default"));
     /* the GPU-time budget (experiment.h): the file's, the default or the
      * command line's, which the experiment's text does not show */
     json_object_set_new(s, "sampling",

@@ -1634,6 +1634,10 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     }
     fprintf(stderr, "run %lld: %s, %zu configurations x %zu variants%s\n", (long long)*run_id,
             e->name, e->nconfigs, e->nvariants, resuming ? " (resumed: what is missing)" : "");
+    fprintf(stderr, "run %lld: %d instance%s per variant (%s)%s\n", (long long)*run_id,
+            e->instances, e->instances == 1 ? "" : "s",
+            e->instances_set ? "the experiment's `instances`" : "the default",
+            e->instances_split ? ", each with its share of a measurement's budget" : "");
     if (!resuming)
         warn_rounds(e);
     ab_runenv_warn(fp, settings);
