@@ -422,11 +422,14 @@ int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,
                       "coalesce(json_extract(v.fingerprint, '$.gpu.name'), 'CPU only'), v.hash, "
                       "m.causal, m.dtype, v.fingerprint FROM measurements m "
                       "JOIN runs r ON r.id = m.run_id JOIN environments v ON v.id = r.environment_id "
-                      "WHERE m.variant = ?1 AND m.B = ?2 AND m.H = ?3 AND m.S = ?4 AND m.D = ?5 "
+                      "WHERE (m.variant = ?1 OR (substr(m.variant, 1, length(?1) + 1) = ?1 || '#' "
+                      "AND length(m.variant) > length(?1) + 1 "
+                      "AND substr(m.variant, length(?1) + 2) NOT GLOB '*[^0-9]*')) "
+                      "AND m.B = ?2 AND m.H = ?3 AND m.S = ?4 AND m.D = ?5 "
                       "AND (?6 < 0 OR m.causal = ?6) AND (?7 = '' OR m.dtype = ?7) "
                       "AND m.H_kv = (CASE WHEN ?8 > 0 THEN ?8 ELSE m.H END) "
                       "AND m.S_kv = (CASE WHEN ?9 > 0 THEN ?9 ELSE m.S END) AND m.pass = ?10 "
-                      "AND m.status = 'ok' ORDER BY r.started_at, r.id",
+                      "AND m.status = 'ok' ORDER BY r.started_at, r.id, m.id",
                       &st, err))
         return -1;
     sqlite3_bind_text(st, 1, variant, -1, SQLITE_STATIC);

@@ -136,8 +136,10 @@ typedef struct ab_history_point {
 } ab_history_point;
 
 /* Every ok measurement of variant at configurations matching pat
- * (rundata.h; pat->causal < 0 and pat->dtype "" match any), ordered by run
- * start then run id, into *out (malloc'd, *n of them; free each fp, then
+ * (rundata.h; pat->causal < 0 and pat->dtype "" match any), the variant's
+ * instances "variant#k" (k decimal digits; `instances`) included, ordered
+ * by run start, run id, then measurement id (a run's instances adjacent),
+ * into *out (malloc'd, *n of them; free each fp, then
  * the array). Returns 0 (*out NULL after running out of memory, *n 0); or
  * -1 on a database error with the message in err (AB_ERR bytes). */
 int ab_history_load(sqlite3 *db, const char *variant, const ab_config_pat *pat,

@@ -112,9 +112,12 @@ typedef enum ab_pmethod {
                              means, not of ranks) */
     AB_P_BETWEEN_RUNS = 5, /* Student's t on the between-run variance
                               (src/analysis/between_runs.h) */
+    AB_P_ONE_INSTANCE_T = 6, /* Student's t of one run's single instance against
+                                the other run's instances (the prediction of one
+                                further observation; src/analysis/instances.h) */
 } ab_pmethod;
 /* "exact", "exact permutation", "Monte Carlo permutation", "normal approximation",
- * "Welch t", "t between runs". */
+ * "Welch t", "t between runs", "t of one instance against instances". */
 const char *ab_pmethod_name(ab_pmethod m);
 
 /* Zeros of a paired difference in the Wilcoxon signed-rank test: dropped

@@ -69,6 +69,7 @@ const char *ab_pmethod_name(ab_pmethod m)
     case AB_P_NORMAL: return "normal approximation";
     case AB_P_WELCH_T: return "Welch t";
     case AB_P_BETWEEN_RUNS: return "t between runs";
+    case AB_P_ONE_INSTANCE_T: return "t of one instance against instances";
     default: return "unknown";
     }
 }

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -140,5 +141,143 @@ cleanup:
     free(rsum);
     free(rcnt);
     free(m);
+    return rc;
+}
+
+int ab_instance_level(const ab_instance_sample *x, double *log_level)
+{
+    if (!x || !x->ms || x->n < 1 || !log_level)
+        return AB_STATS_EINVAL;
+    if (!x->round) { /* no rounds: the log median of the samples */
+        ab_summary s;
+        int st = ab_summarize(x->ms, x->n, &s);
+        if (st != AB_STATS_OK)
+            return st;
+        if (!(s.median > 0))
+            return AB_STATS_EINVAL;
+        *log_level = log(s.median);
+        return AB_STATS_OK;
+    }
+    levels L = {NULL, NULL, NULL};
+    int st = load_levels(x, 1, NULL, 0, &L);
+    if (st == AB_STATS_OK) {
+        size_t nr = L.off[1];
+        double s = 0;
+        for (size_t i = 0; i < nr; i++)
+            s += L.lr[i];
+        if (nr < 1)
+            st = AB_STATS_EINVAL;
+        else
+            *log_level = s / (double)nr;
+    }
+    free(L.lr);
+    free(L.rr);
+    free(L.off);
+    return st;
+}
+
+/* The levels of x[0..k) into l[0..k). */
+static int levels_of(const ab_instance_sample *x, size_t k, double *l)
+{
+    for (size_t j = 0; j < k; j++) {
+        int st = ab_instance_level(&x[j], &l[j]);
+        if (st != AB_STATS_OK)
+            return st;
+    }
+    return AB_STATS_OK;
+}
+
+/* The sample mean and sd of l[0..k) (k >= 2). */
+static void mean_sd(const double *l, size_t k, double *mean, double *sd)
+{
+    double m = 0, ss = 0;
+    for (size_t j = 0; j < k; j++)
+        m += l[j];
+    m /= (double)k;
+    for (size_t j = 0; j < k; j++)
+        ss += (l[j] - m) * (l[j] - m);
+    *mean = m;
+    *sd = sqrt(ss / (double)(k - 1));
+}
+
+int ab_instances_compare_runs(const ab_instance_sample *a, size_t ka,
+                              const ab_instance_sample *b, size_t kb, double level,
+                              ab_instances_result *out)
+{
+    if (!a || !b || !out || ka < 1 || kb < 1 || (ka < 2 && kb < 2) || !(level > 0 && level < 1))
+        return AB_STATS_EINVAL;
+    memset(out, 0, sizeof *out);
+    double *la = malloc(ka * sizeof *la), *lb = malloc(kb * sizeof *lb);
+    int rc = AB_STATS_ENOMEM;
+    if (!la || !lb)
+        goto cleanup;
+    if ((rc = levels_of(a, ka, la)) != AB_STATS_OK || (rc = levels_of(b, kb, lb)) != AB_STATS_OK)
+        goto cleanup;
+    if (ka >= 2 && kb >= 2) {
+        rc = ab_welch_t_conservative(la, ka, lb, kb, level, &out->w);
+        if (rc != AB_STATS_OK)
+            goto cleanup;
+        out->sd_instance = sqrt(((double)(ka - 1) * out->w.var_x + (double)(kb - 1) * out->w.var_y) /
+                                (double)(ka + kb - 2));
+    } else {
+        /* one level against k others: t = (l_1 - mean_k) / (s_k sqrt(1 + 1/k)), k - 1 df */
+        const int a_single = ka < 2;
+        const double *one = a_single ? la : lb, *many = a_single ? lb : la;
+        size_t k = a_single ? kb : ka;
+        double m, s;
+        mean_sd(many, k, &m, &s);
+        ab_welch *w = &out->w;
+        w->mean_x = a_single ? one[0] : m;
+        w->mean_y = a_single ? m : one[0];
+        w->var_x = a_single ? 0 : s * s;
+        w->var_y = a_single ? s * s : 0;
+        w->diff = w->mean_y - w->mean_x;
+        w->se = s * sqrt(1 + 1 / (double)k);
+        w->df = w->df_satterthwaite = (double)(k - 1);
+        double q = gsl_cdf_tdist_Pinv((1 + level) / 2, w->df);
+        if (w->se > 0) {
+            w->t = w->diff / w->se;
+            w->p = 2 * gsl_cdf_tdist_Q(fabs(w->t), w->df);
+            if (w->p > 1)
+                w->p = 1;
+        } else { /* the k levels equal: the point, p as ab_welch_t's zero variances */
+            w->t = 0;
+            w->p = w->diff == 0 ? 1 : 0;
+        }
+        w->lo = w->diff - q * w->se;
+        w->hi = w->diff + q * w->se;
+        out->one_side = a_single ? 1 : 2;
+        out->sd_instance = s;
+    }
+    out->instances_a = ka;
+    out->instances_b = kb;
+    out->speedup = exp(out->w.diff);
+    out->lo = exp(out->w.lo);
+    out->hi = exp(out->w.hi);
+    rc = AB_STATS_OK;
+cleanup:
+    free(la);
+    free(lb);
+    return rc;
+}
+
+int ab_instances_level_ci(const ab_instance_sample *x, size_t k, double level, double *mean_log,
+                          double *lo_log, double *hi_log)
+{
+    if (!x || k < 2 || !(level > 0 && level < 1))
+        return AB_STATS_EINVAL;
+    double *l = malloc(k * sizeof *l);
+    if (!l)
+        return AB_STATS_ENOMEM;
+    int rc = levels_of(x, k, l);
+    if (rc == AB_STATS_OK) {
+        double m, s;
+        mean_sd(l, k, &m, &s);
+        double h = gsl_cdf_tdist_Pinv((1 + level) / 2, (double)(k - 1)) * s / sqrt((double)k);
+        *mean_log = m;
+        *lo_log = m - h;
+        *hi_log = m + h;
+    }
+    free(l);
     return rc;
 }

@@ -60,6 +60,8 @@ typedef struct ab_instances_result {
                            (1/ka + 1/kb), R the harmonic mean of the rounds per instance,
                            df = w.df (Chow, Shao & Wang 2008, sec. 3.2, the two-sample
                            t-test's power by its t approximation) */
+    int one_side;       /* across runs (ab_instances_compare_runs): 0 both sides
+                           several instances (Welch), 1 a single instance, 2 b single */
 } ab_instances_result;
 
 /* Compares variant A's instances a[0..ka) (the candidate) with variant B's
@@ -71,5 +73,50 @@ typedef struct ab_instances_result {
  * ab_round_settled_medians (negative or non-finite samples), AB_STATS_ENOMEM. */
 int ab_instances_compare(const ab_instance_sample *a, size_t ka, const ab_instance_sample *b,
                          size_t kb, double level, ab_instances_result *out);
+
+/* One instance's level, the unit across runs: the mean over its rounds of
+ * the log settled per-round median (stats/rounds.h, each round's first
+ * sample left out where it has two or more), not centred (the rounds of two
+ * runs share nothing to centre on); an instance without rounds (round NULL)
+ * gives the log of its median. Errors: AB_STATS_EINVAL (no samples, a
+ * median that is not positive), the errors of ab_round_settled_medians,
+ * AB_STATS_ENOMEM. */
+int ab_instance_level(const ab_instance_sample *x, double *log_level);
+
+/* The comparison of two runs of one variant when either was measured as
+ * several instances (`compare`; `history` uses the levels alone): the
+ * instance is the unit across runs, as within one (the summary-measures
+ * analysis of a nested design, Donner & Klar 2000, sec. 6.2): each
+ * instance reduced to its level (ab_instance_level), then
+ * - ka, kb >= 2: Welch's statistic of the two runs' instance levels on
+ *   Hsu's df min(ka, kb) - 1 (ab_welch_t_conservative), the interval that
+ *   inverts it;
+ * - one side a single instance (a run stored before instances, or with
+ *   `instances = 1`), the other k >= 2: that level against the k others as
+ *   one further observation of their population, t = (l_1 - mean_k) /
+ *   (s_k sqrt(1 + 1/k)) on k - 1 df, and the interval that inverts it (the
+ *   prediction interval of one further normal observation: Hahn & Meeker
+ *   1991, Statistical Intervals, ch. 4); the single instance's level has
+ *   at most the variance of one of the k (it has at least as many rounds
+ *   under the default's budget split), so s_k is the larger yardstick.
+ * a: the candidate (run B of compare), b: the baseline (run A). Sets w
+ * (x: a's levels, y: b's; w.diff = log(speedup)), speedup, lo, hi,
+ * instances_a/b, sd_instance (the pooled sd of the
+ * instance levels; rounds, sd_round and mde stay 0), one_side 0 (Welch), 1 (a single),
+ * 2 (b single). Both single: AB_STATS_EINVAL (two runs of one instance are
+ * the rounds' comparison, pair.h ab_pair_analyse_runs). level: the CI's
+ * confidence. Errors: AB_STATS_EINVAL, those of ab_instance_level and
+ * ab_welch_t_conservative. */
+int ab_instances_compare_runs(const ab_instance_sample *a, size_t ka,
+                              const ab_instance_sample *b, size_t kb, double level,
+                              ab_instances_result *out);
+
+/* A run's level over its k >= 2 instances for `history` and `show`: the
+ * mean m of the instance levels (ab_instance_level) and its interval
+ * m -/+ t_{k-1,(1+level)/2} s / sqrt(k), s their sd (Student's interval of
+ * a mean, the instance the unit). Returns as ab_instance_level, or
+ * AB_STATS_EINVAL for k < 2. */
+int ab_instances_level_ci(const ab_instance_sample *x, size_t k, double level, double *mean_log,
+                          double *lo_log, double *hi_log);
 
 #endif /* ATTNBENCH_ANALYSIS_INSTANCES_H */

@@ -121,6 +121,26 @@ cleanup:
     return AB_STATS_OK;
 }
 
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* The distinct rounds of round[0..n) (0 when out of memory: no rounds). */
+static int count_rounds(const int *round, size_t n)
+{
+    int *r = malloc((n ? n : 1) * sizeof *r), d = 0;
+    if (!r)
+        return 0;
+    memcpy(r, round, n * sizeof *r);
+    qsort(r, n, sizeof *r, cmp_int);
+    for (size_t i = 0; i < n; i++)
+        d += i == 0 || r[i] != r[i - 1];
+    free(r);
+    return d;
+}
+
 /* The samples of k instances pooled, for the i.i.d. statistics. */
 static double *pool(const ab_instance_sample *x, size_t k, size_t *n)
 {
@@ -167,6 +187,46 @@ cleanup:
     return st;
 }
 
+int ab_pair_analyse_runs_instances(const ab_instance_sample *a, size_t ka,
+                                   const ab_instance_sample *b, size_t kb,
+                                   const ab_compare_opts *co, ab_pair_analysis *out)
+{
+    if (!a || !b || ka < 1 || kb < 1) {
+        memset(out, 0, sizeof *out);
+        return AB_STATS_EINVAL;
+    }
+    if (ka == 1 && kb == 1) {
+        const int rounds_a = a[0].round ? count_rounds(a[0].round, a[0].n) : 0;
+        const int rounds_b = b[0].round ? count_rounds(b[0].round, b[0].n) : 0;
+        return ab_pair_analyse_runs(a[0].ms, a[0].round, a[0].n, rounds_a, b[0].ms, b[0].round,
+                                    b[0].n, rounds_b, co, out);
+    }
+    memset(out, 0, sizeof *out);
+    size_t na = 0, nb = 0;
+    double *pa = pool(a, ka, &na), *pb = pool(b, kb, &nb);
+    int st = AB_STATS_ENOMEM;
+    if (!pa || !pb)
+        goto cleanup;
+    st = ab_compare(pa, na, pb, nb, co, &out->c);
+    if (st != AB_STATS_OK)
+        goto cleanup;
+    st = ab_instances_compare_runs(a, ka, b, kb, co->boot.level, &out->ir);
+    if (st != AB_STATS_OK)
+        goto cleanup;
+    out->ok = 1;
+    out->by_instance = 1;
+    out->two_runs = 1;
+    out->speedup = out->ir.speedup;
+    out->lo = out->ir.lo;
+    out->hi = out->ir.hi;
+    out->p = out->ir.w.p;
+    out->p_method = out->ir.one_side ? AB_P_ONE_INSTANCE_T : AB_P_WELCH_T;
+cleanup:
+    free(pa);
+    free(pb);
+    return st;
+}
+
 void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co,
                     double min_shift_ms)
 {
@@ -176,7 +236,7 @@ void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co
     v.speedup = x->speedup;
     v.speedup_lo = x->lo;
     v.speedup_hi = x->hi;
-    if (x->two_runs && !x->between_runs)
+    if (x->two_runs && !x->by_instance && !x->between_runs)
         v.hl.attainable = x->tr.hl.attainable; /* the interval used is the runs' */
     x->p_adj = p_adj;
     x->why = AB_WHY_SIGNIFICANT;
@@ -196,7 +256,7 @@ void ab_pair_family_limit(ab_pair_analysis *const *x, size_t n, double alpha)
     for (size_t i = 0; i < n; i++)
         if (x[i]->ok) {
             m++;
-            pmin = fmin(pmin, x[i]->between_runs ? 0
+            pmin = fmin(pmin, x[i]->between_runs || x[i]->by_instance ? 0
                               : x[i]->paired ? x[i]->rr.p_min
                               : x[i]->two_runs ? x[i]->tr.p_min : 0);
         }
@@ -246,6 +306,13 @@ const char *ab_pair_verdict_text(const ab_pair_analysis *x)
 
 const char *ab_pair_method(const ab_pair_analysis *x)
 {
+    if (x->by_instance && x->two_runs)
+        return x->ir.one_side
+                   ? "two runs by instance: one run's single instance against the other's "
+                     "instances, Student's t of the instance levels (prediction of one further "
+                     "observation), its interval"
+                   : "two runs by instance: Welch t of the instance levels (mean log round "
+                     "medians, Hsu's conservative df), its interval";
     if (x->by_instance)
         return "by instance: Welch t of the per-instance mean log round medians "
                "(Hsu's conservative df), its interval";

@@ -114,6 +114,20 @@ int ab_pair_analyse_instances(const ab_instance_sample *a, size_t ka,
                               const ab_instance_sample *b, size_t kb, const ab_compare_opts *co,
                               ab_pair_analysis *out);
 
+/* Compares two runs of one (variant, configuration), candidate a[0..ka)
+ * (run B's instances) with baseline b[0..kb) (run A's), when either was
+ * measured as several instances (a run with one instance gives k = 1, its
+ * measurement the one instance): ka = kb = 1 is ab_pair_analyse_runs of the
+ * two measurements; otherwise the instance is the unit across runs
+ * (instances.h, ab_instances_compare_runs: Welch's t of the instance
+ * levels on Hsu's df, or one run's single instance against the other's
+ * instances), and the i.i.d. statistics (c) of the pooled samples.
+ * by_instance = 1 and two_runs = 1 (the tr fields unset), too_few 0 (the
+ * test has no floor). Returns as ab_pair_analyse. */
+int ab_pair_analyse_runs_instances(const ab_instance_sample *a, size_t ka,
+                                   const ab_instance_sample *b, size_t kb,
+                                   const ab_compare_opts *co, ab_pair_analysis *out);
+
 /* Judges x, a comparison of two runs of the same (variant, configuration)
  * in one environment, by the between-run variance b (between_runs.h): keeps
  * x's speedup, replaces its CI with log(speedup) -/+ t_{k-1,(1+level)/2}

@@ -4,7 +4,10 @@
  * of two runs (src/analysis/pair.h, ab_pair_analyse_runs: when both were
  * sampled in rounds, each run's per-round medians as two independent
  * samples, Mann-Whitney U and the two-sample Hodges-Lehmann interval,
- * since the rounds of two runs are not paired in time; else i.i.d.):
+ * since the rounds of two runs are not paired in time; else i.i.d.; where
+ * either run measured the variant as several instances V#1..V#k, which
+ * compare matches as V (src/analysis/variant_groups.h), the instance is the
+ * unit: ab_pair_analyse_runs_instances, instances.h):
  * medians, speedup of B over A with its CI, p adjusted over the family
  * (Holm), Cliff's delta, and a verdict (improved / regressed / unchanged) by
  * the one verdict rule (stats/verdict.c, through ab_pair_decide_family over
@@ -33,6 +36,7 @@
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
+#include "variant_groups.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -40,29 +44,31 @@
 #include <string.h>
 
 typedef struct pair {
-    ab_rmeas *a, *b;
+    ab_variant_group *a, *b; /* the variant in A and in B: one measurement, or its instances */
     ab_pair_analysis an; /* B (candidate) against A (baseline): src/analysis/pair.h */
 } pair;
 
 /* A (variant, configuration) of A that could not be compared, and why. */
 typedef struct dropped {
-    ab_rmeas *a;
+    ab_variant_group *a;
     char why[160];
 } dropped;
 
 #define AB_COMPARE_MIN_SAMPLES 3 /* ab_compare's minimum (the drift test's) */
 
-/* The between-run spread of x's (variant, configuration): the log medians
+/* The between-run spread of g's (variant, configuration): the log medians
  * of its ok measurements in every other run of the database in run ra's
  * environment (same environment hash), runs ra and rb left out: the
  * yardstick is then independent of the two runs compared, so that the
  * statistic is Student's t under "no change", and neither run (a slowed
- * baseline, a slowed candidate) widens its own yardstick. Returns 0 with out filled, 1 when
- * there are fewer than AB_BETWEEN_RUNS_MIN such runs, -1 on a database
- * error (printed). */
-static int between_runs_of(sqlite3 *db, const ab_rmeas *x, long long ra, long long rb,
+ * baseline, a slowed candidate) widens its own yardstick. A run that
+ * measured the variant as instances gives the median of their samples
+ * pooled. Returns 0 with out filled, 1 when there are fewer than
+ * AB_BETWEEN_RUNS_MIN such runs, -1 on a database error (printed). */
+static int between_runs_of(sqlite3 *db, const ab_variant_group *g, long long ra, long long rb,
                            ab_between_runs *out)
 {
+    const ab_rmeas *x = g->m[0];
     ab_config_pat pat;
     memset(&pat, 0, sizeof pat);
     pat.B = x->B;
@@ -77,13 +83,14 @@ static int between_runs_of(sqlite3 *db, const ab_rmeas *x, long long ra, long lo
     ab_history_point *hp = NULL;
     size_t n = 0, k = 0;
     char err[AB_ERR];
-    if (ab_history_load(db, x->variant, &pat, &hp, &n, err))
+    if (ab_history_load(db, g->variant, &pat, &hp, &n, err))
         return error("compare: %s", err);
     const char *env = NULL;
     for (size_t i = 0; i < n; i++)
         if (hp[i].run == ra)
             env = hp[i].env;
-    /* the other runs' samples (db/), their spread (src/analysis/between_runs.h) */
+    /* the other runs' samples (db/; a run's instances pooled), their
+     * spread (src/analysis/between_runs.h) */
     double **ms = calloc(n ? n : 1, sizeof *ms);
     size_t *m = calloc(n ? n : 1, sizeof *m);
     int rc = -1;
@@ -94,12 +101,24 @@ static int between_runs_of(sqlite3 *db, const ab_rmeas *x, long long ra, long lo
     for (size_t i = 0; env && i < n; i++) {
         if (hp[i].run == ra || hp[i].run == rb || strcmp(hp[i].env, env) != 0)
             continue;
-        if (ab_db_samples(db, hp[i].mid, 0, &ms[k], &m[k], err)) {
-            k++;
+        double *s = NULL;
+        size_t ns = 0;
+        if (ab_db_samples(db, hp[i].mid, 0, &s, &ns, err)) {
             error("compare: %s", err);
             goto cleanup;
         }
-        k++;
+        /* rows of one run are adjacent (ab_history_load's order) */
+        size_t at = k > 0 && i > 0 && hp[i - 1].run == hp[i].run && ms[k - 1] ? k - 1 : k++;
+        double *grown = realloc(ms[at], (m[at] + ns + 1) * sizeof *grown);
+        if (!grown) {
+            free(s);
+            error("out of memory");
+            goto cleanup;
+        }
+        memcpy(grown + m[at], s, ns * sizeof *s);
+        ms[at] = grown;
+        m[at] += ns;
+        free(s);
     }
     rc = ab_between_runs_of_samples(ms, m, k, out) == 0 ? 0 : 1;
 cleanup:
@@ -152,6 +171,7 @@ static json_t *run_fingerprint(sqlite3 *db, long long run)
     if (rs) {
         json_object_del(rs, "load_avg"); /* conditions, not settings: differ every run */
         json_object_del(rs, "load_avg_end");
+        json_object_del(rs, "walltime_variants"); /* where each variant's wall time went */
         json_object_set_new(fp, "run", rs);
     }
     return fp;
@@ -194,12 +214,19 @@ int cmd_compare(int argc, char **argv)
     if (!(db = ab_cmd_open_db(ab_db_path(db_flag), 1)))
         return 1;
     ab_rmeas *ma = NULL, *mb = NULL;
-    size_t na = 0, nb = 0, np = 0;
+    size_t na = 0, nb = 0, np = 0, nga = 0, ngb = 0;
+    ab_variant_group *ga = NULL, *gb = NULL; /* instances V#k under V (variant_groups.h) */
+    ab_instance_sample *ia = NULL, *ib = NULL;
     pair *p = NULL;
     int rc = 1;
     if (ab_run_resolve(db, runs[0], &ra) || ab_run_resolve(db, runs[1], &rb) ||
         ab_run_load(db, ra, &ma, &na) || ab_run_load(db, rb, &mb, &nb))
         goto done;
+    if (ab_variant_groups(ma, na, &ga, &nga) || ab_variant_groups(mb, nb, &gb, &ngb) ||
+        !(ia = malloc((na ? na : 1) * sizeof *ia)) || !(ib = malloc((nb ? nb : 1) * sizeof *ib))) {
+        error("out of memory");
+        goto done;
+    }
 
     json_t *fa = run_fingerprint(db, ra), *fb = run_fingerprint(db, rb);
     printf("compare run %lld (A, before) with run %lld (B, after)\n\n", ra, rb);
@@ -208,37 +235,48 @@ int cmd_compare(int argc, char **argv)
     json_decref(fa);
     json_decref(fb);
 
-    p = calloc(na ? na : 1, sizeof *p);
-    dropped *dr = calloc(na ? na : 1, sizeof *dr);
+    p = calloc(nga ? nga : 1, sizeof *p);
+    dropped *dr = calloc(nga ? nga : 1, sizeof *dr);
     if (!p || !dr) {
         free(dr);
         error("out of memory");
         goto done;
     }
-    size_t ndrop = 0, only_b = 0;
-    for (size_t i = 0; i < na; i++) {
-        ab_rmeas *x = &ma[i], *y = NULL;
-        for (size_t j = 0; j < nb && !y; j++)
-            if (strcmp(mb[j].variant, x->variant) == 0 && ab_rmeas_same_config(x, &mb[j]))
-                y = &mb[j];
+    size_t ndrop = 0, only_b = 0, ninst = 0;
+    for (size_t i = 0; i < nga; i++) {
+        ab_variant_group *x = &ga[i], *y = ab_variant_group_find(gb, ngb, x->variant, x->m[0]);
+        const ab_rmeas *fx = ab_variant_group_failed(x), *fy = y ? ab_variant_group_failed(y) : NULL;
         char *why = dr[ndrop].why;
         size_t wn = sizeof dr[ndrop].why;
-        if (strcmp(x->status, "ok") != 0)
-            snprintf(why, wn, "A: status %s", x->status);
+        if (fx)
+            snprintf(why, wn, "A: status %s%s%s", fx->status, x->instances ? " in " : "",
+                     x->instances ? fx->variant : "");
         else if (!y)
             snprintf(why, wn, "not measured in B");
-        else if (strcmp(y->status, "ok") != 0)
-            snprintf(why, wn, "B: status %s", y->status);
-        else if (x->n < AB_COMPARE_MIN_SAMPLES || y->n < AB_COMPARE_MIN_SAMPLES)
-            snprintf(why, wn, "too few samples (A %zu, B %zu; %d needed)", x->n, y->n,
-                     AB_COMPARE_MIN_SAMPLES);
+        else if (fy)
+            snprintf(why, wn, "B: status %s%s%s", fy->status, y->instances ? " in " : "",
+                     y->instances ? fy->variant : "");
+        else if (ab_variant_group_min_n(x) < AB_COMPARE_MIN_SAMPLES ||
+                 ab_variant_group_min_n(y) < AB_COMPARE_MIN_SAMPLES)
+            snprintf(why, wn, "too few samples (A %zu, B %zu; %d needed)",
+                     ab_variant_group_min_n(x), ab_variant_group_min_n(y), AB_COMPARE_MIN_SAMPLES);
         else {
             /* candidate B, baseline A: speedup = median(A) / median(B);
              * round r of A and round r of B were not taken together, so
              * the two runs' per-round medians are independent samples
-             * (not the within-run pairing of report and stats) */
-            int st = ab_pair_analyse_runs(y->ms, y->round, y->n, y->rounds, x->ms, x->round,
-                                          x->n, x->rounds, &co, &p[np].an);
+             * (not the within-run pairing of report and stats); where
+             * either run has several instances, the instance is the unit
+             * (src/analysis/instances.h, ab_instances_compare_runs) */
+            int st;
+            if (x->k == 1 && y->k == 1) {
+                const ab_rmeas *u = x->m[0], *w = y->m[0];
+                st = ab_pair_analyse_runs(w->ms, w->round, w->n, w->rounds, u->ms, u->round, u->n,
+                                          u->rounds, &co, &p[np].an);
+            } else {
+                ab_variant_group_samples(x, ia);
+                ab_variant_group_samples(y, ib);
+                st = ab_pair_analyse_runs_instances(ib, y->k, ia, x->k, &co, &p[np].an);
+            }
             if (st == AB_STATS_OK) {
                 ab_between_runs br;
                 int got = within_run ? 1 : between_runs_of(db, x, ra, rb, &br);
@@ -248,6 +286,7 @@ int cmd_compare(int argc, char **argv)
                 }
                 if (got == 0)
                     ab_pair_between_runs(&p[np].an, &br, co.boot.level);
+                ninst += p[np].an.by_instance;
                 p[np].a = x;
                 p[np].b = y;
                 np++;
@@ -259,12 +298,8 @@ int cmd_compare(int argc, char **argv)
         }
         dr[ndrop++].a = x;
     }
-    for (size_t j = 0; j < nb; j++) {
-        int found = 0;
-        for (size_t i = 0; i < na && !found; i++)
-            found = strcmp(ma[i].variant, mb[j].variant) == 0 && ab_rmeas_same_config(&ma[i], &mb[j]);
-        only_b += !found;
-    }
+    for (size_t j = 0; j < ngb; j++)
+        only_b += !ab_variant_group_find(ga, nga, gb[j].variant, gb[j].m[0]);
     if (np) {
         ab_pair_analysis **fam = malloc(np * sizeof *fam);
         double *shift = malloc(np * sizeof *shift);
@@ -273,7 +308,8 @@ int cmd_compare(int argc, char **argv)
         if (fam && shift && sc) {
             for (size_t k = 0; k < np; k++) {
                 fam[k] = &p[k].an;
-                const double sa = min_shift_of(db, sc, p[k].a), sb = min_shift_of(db, sc, p[k].b);
+                const double sa = min_shift_of(db, sc, p[k].a->m[0]),
+                             sb = min_shift_of(db, sc, p[k].b->m[0]);
                 shift[k] = sa > sb ? sa : sb;
             }
             st = ab_pair_decide_family(fam, np, shift, &co);
@@ -309,10 +345,10 @@ int cmd_compare(int argc, char **argv)
     size_t regressed = 0, improved = 0;
     for (size_t k = 0; k < np; k++) {
         char title[128], sp[64];
-        ab_rmeas_title(p[k].a, title, sizeof title);
+        ab_rmeas_title(p[k].a->m[0], title, sizeof title);
         const ab_pair_analysis *an = &p[k].an;
         snprintf(sp, sizeof sp, "%.3fx [%.3f, %.3f]%s", an->speedup, an->lo, an->hi,
-                 an->between_runs ? " b" : an->two_runs ? " u" : an->paired ? " r" : "");
+                 an->between_runs ? " b" : an->by_instance ? " i" : an->two_runs ? " u" : an->paired ? " r" : "");
         const char *verdict = an->verdict == AB_FASTER   ? "improved"
                               : an->verdict == AB_SLOWER ? "REGRESSED"
                               : an->too_few ? "unchanged (too few rounds for the test)"
@@ -322,8 +358,13 @@ int cmd_compare(int argc, char **argv)
                                                     : "unchanged";
         regressed += an->verdict == AB_SLOWER;
         improved += an->verdict == AB_FASTER;
+        char vn[96];
+        if (an->by_instance)
+            snprintf(vn, sizeof vn, "%s (%zu|%zu)", p[k].a->variant, p[k].a->k, p[k].b->k);
+        else
+            snprintf(vn, sizeof vn, "%s", p[k].a->variant);
         printf("%-36s %-20s %10.5f %10.5f %+7.2f%% %-27s %9.2g %+7.3f  %s\n", title,
-               p[k].a->variant, an->c.b.median, an->c.a.median,
+               vn, an->c.b.median, an->c.a.median,
                100 * (an->c.a.median / an->c.b.median - 1), sp, an->p_adj, an->c.cliff.delta,
                verdict);
     }
@@ -353,15 +394,31 @@ int cmd_compare(int argc, char **argv)
                    "and configuration in A's environment, A and B left out): judged by within-run "
                    "variance only, which a change from run to run can exceed\n",
                    AB_BETWEEN_RUNS_MIN);
-        size_t ntr = 0, niid = 0;
+        size_t ntr = 0, niid = 0, nbi = 0;
         for (size_t k = 0; k < np; k++) {
-            ntr += p[k].an.two_runs && !p[k].an.between_runs;
+            ntr += p[k].an.two_runs && !p[k].an.by_instance && !p[k].an.between_runs;
+            nbi += p[k].an.by_instance && !p[k].an.between_runs;
             niid += !p[k].an.two_runs && !p[k].an.between_runs;
         }
         printf("test: %zu pairs two runs: rounds as independent samples, Mann-Whitney (marked u); "
                "%zu pairs i.i.d. samples, Mann-Whitney (a run without rounds); %zu pairs the "
-               "between-run t-test (marked b)\n",
+               "between-run t-test (marked b)",
                ntr, niid, nb_runs);
+        if (ninst)
+            printf("; %zu pairs two runs by instance (marked i)", nbi);
+        printf("\n");
+        if (ninst)
+            printf("instances: %zu pairs had several instances in A or B (V#1..V#k, compared as "
+                   "V): the instance is the unit across runs, as within one (Donner & Klar 2000, "
+                   "sec. 6.2): each instance's level the mean of its log per-round medians (first "
+                   "sample of a round left out); several instances on both sides: Welch t of the "
+                   "levels on Hsu's df min(ka, kb) - 1, speedup exp(difference of the mean "
+                   "levels) with the interval inverting it; one side a single instance (a run "
+                   "without instances): t = (its level - the other side's mean) / (sd sqrt(1 + "
+                   "1/k)) on k - 1 df, the prediction of one further instance (Hahn & Meeker "
+                   "1991, ch. 4); A ms and B ms are the medians of the pooled samples; the variant "
+                   "column gives the instances in A and B as (kA|kB)\n",
+                   ninst);
         size_t nm[4] = {0, 0, 0, 0};
         for (size_t k = 0; k < np; k++)
             if ((unsigned)p[k].an.p_method < 4)
@@ -374,7 +431,7 @@ int cmd_compare(int argc, char **argv)
         printf("\nnot compared (%zu):\n", ndrop);
         for (size_t k = 0; k < ndrop; k++) {
             char title[128];
-            ab_rmeas_title(dr[k].a, title, sizeof title);
+            ab_rmeas_title(dr[k].a->m[0], title, sizeof title);
             printf("  %-36s %-20s %s\n", title, dr[k].a->variant, dr[k].why);
         }
     }
@@ -392,6 +449,10 @@ int cmd_compare(int argc, char **argv)
     }
 done:
     free(p);
+    free(ia);
+    free(ib);
+    ab_variant_groups_free(ga, nga);
+    ab_variant_groups_free(gb, ngb);
     ab_run_free(ma, na);
     ab_run_free(mb, nb);
     ab_db_close(db);
