@@ -17,6 +17,32 @@ int ab_history_point_summary(const double *ms, size_t k, const ab_boot_opts *o, 
     return 0;
 }
 
+int ab_history_point_instances(const ab_instance_sample *s, size_t k, double level,
+                               double *median, double *lo, double *hi)
+{
+    double m, l, h;
+    size_t tot = 0, at = 0;
+    if (!s || k < 2 || ab_instances_level_ci(s, k, level, &m, &l, &h) != AB_STATS_OK)
+        return -1;
+    for (size_t j = 0; j < k; j++)
+        tot += s[j].n;
+    double *all = malloc((tot ? tot : 1) * sizeof *all);
+    ab_summary su;
+    if (!all)
+        return -1;
+    for (size_t j = 0; j < k; j++)
+        for (size_t i = 0; i < s[j].n; i++)
+            all[at++] = s[j].ms[i];
+    int rc = tot >= 1 && ab_summarize(all, tot, &su) == AB_STATS_OK ? 0 : -1;
+    free(all);
+    if (rc)
+        return -1;
+    *median = su.median;
+    *lo = su.median * exp(l - m);
+    *hi = su.median * exp(h - m);
+    return 0;
+}
+
 int ab_history_fit_series(const double *median, const double *lo, const double *hi, size_t n,
                           double practical, ab_history_fit *out)
 {

@@ -15,6 +15,7 @@
 #include "abstats.h"
 #include "between_runs.h"
 #include "changepoint.h"
+#include "instances.h"
 
 #include <stddef.h>
 
@@ -23,6 +24,16 @@
  * samples or when a method fails. */
 int ab_history_point_summary(const double *ms, size_t k, const ab_boot_opts *o, double *median,
                              double *lo, double *hi);
+
+/* One run's point when it measured the variant as k >= 2 instances
+ * s[0..k) (instances.h): the median of their samples pooled, and around it
+ * the interval of the run's level over its instances, median x exp(-/+
+ * t_{k-1,(1+level)/2} sd / sqrt(k)), sd that of the instance levels (the
+ * mean log settled per-round medians; ab_instances_level_ci): the instance
+ * is the unit of the run's uncertainty, as in the run's own comparisons.
+ * Returns 0, or -1 when a level or the pooled median cannot be computed. */
+int ab_history_point_instances(const ab_instance_sample *s, size_t k, double level,
+                               double *median, double *lo, double *hi);
 
 typedef struct ab_history_fit {
     int have_br;        /* the between-run spread was measured (>= AB_BETWEEN_RUNS_MIN runs) */

@@ -268,14 +268,16 @@ int cmd_compare(int argc, char **argv)
              * either run has several instances, the instance is the unit
              * (src/analysis/instances.h, ab_instances_compare_runs) */
             int st;
-            if (x->k == 1 && y->k == 1) {
+            /* several measurements of one name are instances only when named V#k */
+            const size_t kx = x->instances ? x->k : 1, ky = y->instances ? y->k : 1;
+            if (kx == 1 && ky == 1) {
                 const ab_rmeas *u = x->m[0], *w = y->m[0];
                 st = ab_pair_analyse_runs(w->ms, w->round, w->n, w->rounds, u->ms, u->round, u->n,
                                           u->rounds, &co, &p[np].an);
             } else {
                 ab_variant_group_samples(x, ia);
                 ab_variant_group_samples(y, ib);
-                st = ab_pair_analyse_runs_instances(ib, y->k, ia, x->k, &co, &p[np].an);
+                st = ab_pair_analyse_runs_instances(ib, ky, ia, kx, &co, &p[np].an);
             }
             if (st == AB_STATS_OK) {
                 ab_between_runs br;

@@ -1,7 +1,8 @@
 /*
  * cmd_history.c: `attnbench history VARIANT --config B,H,S,D[,causal][,dtype]`:
  * one measurement across every run of the database in time order (median
- * with its 95% BCa CI, run, date, build commit, GPU, environment hash), and
+ * with its 95% BCa CI; a run that measured the variant as instances V#k
+ * gives one point for them all, the instance its unit: analysis/history.h, run, date, build commit, GPU, environment hash), and
  * the runs where performance moved, by airspeed velocity's step detection
  * weighted as asv weights points (src/analysis/history.h computes them
  * from the samples loaded here). A step that coincides with an environment
@@ -17,14 +18,19 @@
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
+#include "instances.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_INSTANCES 64 /* instances of one variant a run's point takes */
+
 typedef struct point {
     long long run, mid;
+    long long imid[MAX_INSTANCES]; /* its instances' measurements (k >= 2), in id order */
+    size_t k;                      /* instances: 1 for a variant without them */
     char date[32], commit[48], gpu[64], env[20], config[96];
     int B, H, S, D, causal;
     char dtype[8];
@@ -32,6 +38,31 @@ typedef struct point {
     size_t n;
     char *fp;
 } point;
+
+/* The point of a run that measured the variant as x->k >= 2 instances
+ * (x->imid): their samples and rounds (db/rundata.h, the run's load), the
+ * median of them pooled with the interval of the run's level over its
+ * instances (src/analysis/history.h, ab_history_point_instances). Sets
+ * median, lo, hi, n (samples pooled). Returns 0, or -1 (no point). */
+static int instances_point(sqlite3 *db, point *x)
+{
+    ab_rmeas *m = NULL;
+    size_t n = 0, k = 0;
+    ab_instance_sample s[MAX_INSTANCES];
+    if (ab_run_load(db, x->run, &m, &n))
+        return -1;
+    x->n = 0;
+    for (size_t j = 0; j < x->k; j++)
+        for (size_t i = 0; i < n; i++)
+            if (m[i].id == x->imid[j] && m[i].n >= 1) {
+                s[k++] = (ab_instance_sample){m[i].ms, m[i].round, m[i].n};
+                x->n += m[i].n;
+            }
+    int rc = k >= 2 && ab_history_point_instances(s, k, 0.95, &x->median, &x->lo, &x->hi) == 0
+                 ? 0 : -1;
+    ab_run_free(m, n);
+    return rc;
+}
 
 int cmd_history(int argc, char **argv)
 {
@@ -75,10 +106,20 @@ int cmd_history(int argc, char **argv)
     }
     point *p = hp ? calloc(n ? n : 1, sizeof *p) : NULL;
     int rc = 1;
+    size_t np = 0; /* one point per run: a run's instances V#k (adjacent) go together */
     for (size_t i = 0; p && i < n; i++) {
-        point *x = &p[i];
+        if (np > 0 && p[np - 1].run == hp[i].run) {
+            point *x = &p[np - 1];
+            if (x->k < MAX_INSTANCES)
+                x->imid[x->k++] = hp[i].mid;
+            free(hp[i].fp);
+            continue;
+        }
+        point *x = &p[np++];
         x->run = hp[i].run;
         x->mid = hp[i].mid;
+        x->imid[0] = hp[i].mid;
+        x->k = 1;
         memcpy(x->date, hp[i].date, sizeof x->date);
         memcpy(x->commit, hp[i].commit, sizeof x->commit);
         memcpy(x->gpu, hp[i].gpu, sizeof x->gpu);
@@ -87,6 +128,8 @@ int cmd_history(int argc, char **argv)
         memcpy(x->dtype, hp[i].dtype, sizeof x->dtype);
         x->fp = hp[i].fp; /* moves to p */
     }
+    if (p)
+        n = np;
     if (!p)
         for (size_t i = 0; i < n; i++)
             free(hp[i].fp);
@@ -110,12 +153,17 @@ int cmd_history(int argc, char **argv)
     ab_boot_opts bo;
     ab_boot_opts_default(&bo);
     bo.method = AB_CI_BCA;
-    size_t used = 0;
+    size_t used = 0, ninst = 0;
     for (size_t i = 0; i < n; i++) { /* the samples (db/), each run's point (src/analysis/) */
         double *ms = NULL;
         size_t k = 0;
-        if (ab_db_samples(db, p[i].mid, 0, &ms, &k, err) == 0 &&
-            ab_history_point_summary(ms, k, &bo, &p[i].median, &p[i].lo, &p[i].hi) == 0) {
+        if (p[i].k >= 2 ? instances_point(db, &p[i]) == 0
+                        : ab_db_samples(db, p[i].mid, 0, &ms, &k, err) == 0 &&
+                              ab_history_point_summary(ms, k, &bo, &p[i].median, &p[i].lo,
+                                                       &p[i].hi) == 0) {
+            if (p[i].k >= 2)
+                k = p[i].n;
+            ninst += p[i].k >= 2;
             p[i].n = k;
             p[used++] = p[i];
         } else {
@@ -163,6 +211,13 @@ int cmd_history(int argc, char **argv)
              pat.S, sk, pat.D, p[0].causal ? "causal" : "non-causal", p[0].dtype);
     printf("history of %s: %zu runs, medians with 95%% %s bootstrap CIs (%zu resamples, seed %lu)\n\n",
            title, n, ab_ci_method_name(bo.method), bo.resamples, bo.seed);
+    if (ninst)
+        printf("instances: %zu runs measured %s as several instances (V#1..V#k), taken together: "
+               "the point is the median of their samples pooled, its 95%% CI the run's level over "
+               "its instances (Student's t of the instances' mean log per-round medians, "
+               "k - 1 df: the instance the unit) around it; n counts the pooled samples (k "
+               "instances marked xk)\n\n",
+               ninst, variant);
     printf("%5s  %-20s  %-18s %-22s %-16s %5s %11s  %-25s %s\n", "run", "started (UTC)", "commit",
            "GPU", "environment", "n", "median ms", "95% CI ms", "level");
     size_t seg = 0;
@@ -173,8 +228,13 @@ int cmd_history(int argc, char **argv)
         snprintf(ci, sizeof ci, "[%s, %s]", ab_fmt_ms(p[i].lo, 0, m1, sizeof m1),
                  ab_fmt_ms(p[i].hi, 0, m2, sizeof m2));
         char med[40], lvl[40];
-        printf("%5lld  %-20s  %-18.18s %-22.22s %-16s %5zu %11s  %-25s %s%s\n", p[i].run,
-               p[i].date, p[i].commit, p[i].gpu, p[i].env, p[i].n,
+        char nk[40];
+        if (p[i].k >= 2)
+            snprintf(nk, sizeof nk, "%zu x%zu", p[i].n, p[i].k);
+        else
+            snprintf(nk, sizeof nk, "%zu", p[i].n);
+        printf("%5lld  %-20s  %-18.18s %-22.22s %-16s %5s %11s  %-25s %s%s\n", p[i].run,
+               p[i].date, p[i].commit, p[i].gpu, p[i].env, nk,
                ab_fmt_ms(p[i].median, 0, med, sizeof med), ci,
                ab_fmt_ms(steps.seg[seg].value, 0, lvl, sizeof lvl),
                seg > 0 && steps.seg[seg].begin == i ? "  <- change point" : "");

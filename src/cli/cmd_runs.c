@@ -17,6 +17,8 @@
 #include "units.h"
 #include "store.h"
 #include "util.h"
+#include "history.h"
+#include "variant_groups.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -196,6 +198,15 @@ int cmd_show(int argc, char **argv)
             max_rate = fmax(max_rate, m[i].flops / (med * 1e-3));
     }
     const ab_unit fu = ab_flop_unit(max_rate);
+    ab_variant_group *groups = NULL; /* instances V#k under V (variant_groups.h) */
+    size_t ngroups = 0;
+    int shown_inst = 0;
+    if (ab_variant_groups(m, n, &groups, &ngroups)) {
+        free(fp_text);
+        ab_run_free(m, n);
+        ab_db_close(db);
+        return error("out of memory");
+    }
     for (int c = 0; c < nconf; c++) {
         char title[128];
         for (size_t i = 0; i < n; i++)
@@ -205,10 +216,12 @@ int cmd_show(int argc, char **argv)
             }
         printf("%s\n  %-22s %-7s %5s %11s  %-25s %9s  %s\n", title, "variant", "status", "n",
                "median ms", "95% CI ms", fu.name, "stop");
-        for (size_t i = 0; i < n; i++) {
-            if (m[i].config != c)
+        /* by variant, a variant's instances V#1..V#k together and in order */
+        for (size_t gi = 0; gi < ngroups; gi++)
+        for (size_t gj = 0; gj < groups[gi].k; gj++) {
+            if (groups[gi].m[0]->config != c)
                 continue;
-            ab_rmeas *x = &m[i];
+            ab_rmeas *x = groups[gi].m[gj];
             printf("  %-22s %-7s %5zu ", x->variant, x->status, x->n);
             double median, lo, hi;
             int by_rounds = 0;
@@ -225,9 +238,36 @@ int cmd_show(int argc, char **argv)
             if (x->throttled)
                 printf(" (%ld throttled)", x->throttled);
             printf("\n");
+            /* after a variant's last instance, one row for V, the
+             * instance its unit (src/analysis/history.h) */
+            ab_variant_group *g = &groups[gi];
+            if (gj + 1 < g->k || !g->instances || g->k < 2)
+                continue;
+            ab_instance_sample is[64];
+            size_t k = 0, tot = 0;
+            for (size_t j = 0; j < g->k && k < 64; j++)
+                if (strcmp(g->m[j]->status, "ok") == 0 && g->m[j]->n >= 1) {
+                    is[k++] = (ab_instance_sample){g->m[j]->ms, g->m[j]->round, g->m[j]->n};
+                    tot += g->m[j]->n;
+                }
+            char name[80], gci[96], g1[40], g2[40], gmed[40];
+            double gm, glo, ghi;
+            snprintf(name, sizeof name, "%s (%zu inst.)", g->variant, k);
+            if (k >= 2 && ab_history_point_instances(is, k, 0.95, &gm, &glo, &ghi) == 0) {
+                snprintf(gci, sizeof gci, "[%s, %s] §", ab_fmt_ms(glo, 0, g1, sizeof g1),
+                         ab_fmt_ms(ghi, 0, g2, sizeof g2));
+                printf("  %-22s %-7s %5zu %11s  %-25s %9.2f\n", name, "ok", tot,
+                       ab_fmt_ms(gm, 0, gmed, sizeof gmed), gci,
+                       g->m[0]->flops / (gm * fu.per_ms));
+                shown_inst = 1;
+            }
         }
         printf("\n");
     }
+    if (shown_inst)
+        printf("§ a variant measured as instances V#1..V#k, taken together: the median of their "
+               "samples pooled, its 95%% CI the level over the instances (Student's t of the "
+               "instances' mean log per-round medians, k - 1 df) around it\n\n");
     json_t *fp = json_loads(fp_text, 0, NULL);
     char *pretty = fp ? json_dumps(fp, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
     printf("fingerprint\n%s\n", pretty ? pretty : fp_text);
@@ -240,6 +280,7 @@ int cmd_show(int argc, char **argv)
     free(rs_text);
     json_decref(rs);
     free(fp_text);
+    ab_variant_groups_free(groups, ngroups);
     ab_run_free(m, n);
     ab_db_close(db);
     return 0;
