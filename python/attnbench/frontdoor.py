@@ -76,6 +76,13 @@ class Result:
         return "\n".join(lines)
 
 
+def _variant_name(stored):
+    """The variant a user named: V for its instance V#k (`instances`), else
+    the stored name as it is."""
+    base, sep, k = stored.rpartition("#")
+    return base if sep and base and k.isdigit() else stored
+
+
 def _config_str(c):
     s = "B=%s H=%s S=%s D=%s" % (c.get("B"), c.get("H"), c.get("S"), c.get("D"))
     for k in ("H_kv", "S_kv"):
@@ -386,7 +393,8 @@ def compare(kernels, shapes, baseline=None, framework="numpy", dtype="fp32", cau
     for v in data.get("variants", []):
         if v.get("status") != "ok":
             why = "%s (%s)" % (v.get("message") or v.get("status"), _config_str(v.get("config", {})))
-            failed[v["variant"]] = failed.get(v["variant"], why)
+            name = _variant_name(v["variant"])
+            failed[name] = failed.get(name, why)
     res = Result(run, db, md, js, data, failed, p.stderr)
     for n, why in failed.items():
         sys.stderr.write("attnbench.compare: %s FAILED: %s\n" % (n, why))

@@ -1,9 +1,12 @@
 /*
  * cmd_stats.c: `attnbench stats A B`: reads two files of latency samples
- * (one per line, optionally with the sample's round: "MS ROUND") and prints
+ * (one per line, optionally with the sample's round: "MS ROUND", and its
+ * instance: "MS ROUND INSTANCE") and prints
  * what a report says about the pair, through the comparison report and
- * compare make (src/analysis/pair.h: paired over the shared rounds when
- * both files give rounds, else i.i.d.; stats/abstats.h: summaries,
+ * compare make (src/analysis/pair.h: by instance when both files give an
+ * instance column as well, "MS ROUND INSTANCE", as report compares a
+ * variant measured as several instances; paired over the shared rounds
+ * when both files give rounds, else i.i.d.; stats/abstats.h: summaries,
  * bootstrap CIs of the medians, Mann-Whitney U, Cliff's delta,
  * Hodges-Lehmann shift, the speedup median(B)/median(A) with its bootstrap
  * CI, Tukey outlier counts, drift, and the verdict), as text or JSON
@@ -45,11 +48,14 @@ static int cmp_int(const void *p, const void *q)
 /* Reads path (a regular file of at most AB_STATS_MAX_FILE_BYTES) into a malloc'd array *x of *n latencies (ms) and, when the
  * file has a second column, *round (malloc'd, the round of each sample, in
  * the order taken) and *rounds (the distinct rounds); else *round = NULL,
- * *rounds = 0. One sample per line, "MS" or "MS ROUND" (whitespace
- * separated, ROUND an integer >= 0), every line the same; blank lines and
+ * *rounds = 0; when it has a third, *instance (malloc'd, the instance of
+ * each sample: a variant measured as several instances), else NULL. One
+ * sample per line, "MS", "MS ROUND" or "MS ROUND INSTANCE" (whitespace
+ * separated, ROUND and INSTANCE integers >= 0), every line the same; blank lines and
  * everything after '#' ignored. Returns 0, or 1 after printing the error
  * (file, line, offending text). */
-static int read_samples(const char *path, double **x, size_t *n, int **round, int *rounds)
+static int read_samples(const char *path, double **x, size_t *n, int **round, int *rounds,
+                        int **instance)
 {
     int rc = 1;
     char why[600];
@@ -57,7 +63,7 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
     char *line = NULL;
     size_t cap = 0, len = 0, alloc = 0, lineno = 0;
     double *v = NULL;
-    int *rv = NULL, with_rounds = -1; /* -1: not known yet (no sample read) */
+    int *rv = NULL, *iv = NULL, with_rounds = -1; /* columns; -1: not known yet (no sample read) */
     if (f == NULL) {
         ERR("%s", why);
         goto cleanup;
@@ -76,24 +82,40 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
         if (*s == '\0')
             continue;
         char *end;
-        errno = 0;
-        double d = strtod(s, &end);
-        long r = -1;
-        if (end != s && (*end == ' ' || *end == '\t')) { /* a round column */
-            char *t = end, *rend;
+        long r = -1, inst = -1;
+        char *col[3] = {s, NULL, NULL};
+        int ncol = 1;
+        for (char *t = s; *t && ncol <= 3;) { /* whitespace-separated columns */
+            while (*t && *t != ' ' && *t != '\t')
+                t++;
+            if (!*t)
+                break;
+            *t++ = '\0';
             while (*t == ' ' || *t == '\t')
                 t++;
-            *end = '\0';
-            errno = 0;
-            r = strtol(t, &rend, 10);
-            if (rend == t || *rend != '\0' || r < 0 || r > 1000000 || errno) {
-                ERR("%s:%zu: the round must be an integer in [0, 1000000], got '%s'", path,
-                    lineno, t);
+            if (ncol == 3) {
+                ERR("%s:%zu: more than three columns (MS, MS ROUND or MS ROUND INSTANCE): '%s'",
+                    path, lineno, t);
                 goto cleanup;
             }
-            errno = 0;
-            d = strtod(s, &end);
+            col[ncol++] = t;
         }
+        for (int c = 1; c < ncol; c++) {
+            char *rend;
+            errno = 0;
+            long v = strtol(col[c], &rend, 10);
+            if (rend == col[c] || *rend != '\0' || v < 0 || v > 1000000 || errno) {
+                ERR("%s:%zu: the %s must be an integer in [0, 1000000], got '%s'", path, lineno,
+                    c == 1 ? "round" : "instance", col[c]);
+                goto cleanup;
+            }
+            if (c == 1)
+                r = v;
+            else
+                inst = v;
+        }
+        errno = 0;
+        double d = strtod(s, &end);
         if (end == s || *end != '\0') {
             ERR("%s:%zu: not a number: '%s'", path, lineno, s);
             goto cleanup;
@@ -103,11 +125,10 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
             goto cleanup;
         }
         if (with_rounds < 0)
-            with_rounds = r >= 0;
-        else if (with_rounds != (r >= 0)) {
-            ERR("%s:%zu: %s: every line needs the same columns (MS, or MS ROUND)", path, lineno,
-                with_rounds ? "no round where the lines before have one"
-                            : "a round where the lines before have none");
+            with_rounds = ncol;
+        else if (with_rounds != ncol) {
+            ERR("%s:%zu: %d columns where the lines before have %d: every line needs the same "
+                "columns (MS, MS ROUND, or MS ROUND INSTANCE)", path, lineno, ncol, with_rounds);
             goto cleanup;
         }
         if (!isfinite(d) || (errno == ERANGE && fabs(d) > 1)) {
@@ -137,13 +158,17 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
             int *nr = realloc(rv, na * sizeof *nr);
             if (nr != NULL)
                 rv = nr;
-            if (nv == NULL || nr == NULL) {
+            int *ni = realloc(iv, na * sizeof *ni);
+            if (ni != NULL)
+                iv = ni;
+            if (nv == NULL || nr == NULL || ni == NULL) {
                 ERR("%s: out of memory", path);
                 goto cleanup;
             }
             alloc = na;
         }
         rv[len] = (int)r;
+        iv[len] = (int)inst;
         v[len++] = d;
     }
     if (ferror(f)) {
@@ -159,7 +184,8 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
     v = NULL;
     *round = NULL;
     *rounds = 0;
-    if (with_rounds == 1) {
+    *instance = NULL;
+    if (with_rounds >= 2) {
         int distinct = 0;
         int *sorted = malloc(len * sizeof *sorted);
         if (sorted == NULL) {
@@ -174,11 +200,16 @@ static int read_samples(const char *path, double **x, size_t *n, int **round, in
         *round = rv;
         *rounds = distinct;
         rv = NULL;
+        if (with_rounds == 3) {
+            *instance = iv;
+            iv = NULL;
+        }
     }
     rc = 0;
 cleanup:
     free(v);
     free(rv);
+    free(iv);
     free(line);
     if (f != NULL)
         fclose(f);
@@ -259,6 +290,21 @@ static void print_text(const char *fa, const char *fb, const ab_pair_analysis *a
     if (strstr(ma, "bootstrap") || strstr(mb, "bootstrap"))
         printf(" (%zu resamples, seed %lu)", o->boot.resamples, o->boot.seed);
     printf("; %s\n", c->cis_overlap ? "CIs overlap" : "CIs do not overlap");
+    if (an->by_instance) {
+        printf("by instance: %zu and %zu instances (each instance's level the mean over its "
+               "rounds of the log per-round median, first sample of a round left out, centred "
+               "on the round's mean over every instance)\n",
+               an->ir.instances_a, an->ir.instances_b);
+        printf("speedup exp(difference of the mean instance levels): %.6g  [%.6g, %.6g] "
+               "(the interval of Welch's t on Hsu's df)\n",
+               an->speedup, an->lo, an->hi);
+        printf("Welch t %.4g on Hsu's df %.0f (min(ka, kb) - 1): p %.4g; between-instance sd "
+               "%.3g%%, within-instance round sd %.3g%%, minimum detectable effect %.3g%% "
+               "(alpha 0.05, 80%% power)\n",
+               an->ir.w.t, an->ir.w.df, an->ir.w.p, 100 * an->ir.sd_instance,
+               100 * an->ir.sd_round, 100 * an->ir.mde);
+        printf("i.i.d. statistics of the pooled samples, for description:\n");
+    }
     if (an->paired) {
         printf("paired over %zu shared rounds (each round's first sample left out of its median "
                "where it has two or more: %zu left out)\n",
@@ -292,10 +338,60 @@ static void print_text(const char *fa, const char *fb, const ab_pair_analysis *a
         printf("  (attained confidence %.4g%%)\n", 100 * c->hl.level);
     printf("verdict (%s p (Holm, family of 1) < %.3g, speedup CI outside 1 +- %.3g, |HL shift| >= "
            "%.3g ms): %s%s%s%s%s\n",
-           an->paired ? "signed-rank" : "Mann-Whitney", o->alpha, o->practical, min_shift,
+           an->by_instance ? "Welch t" : an->paired ? "signed-rank" : "Mann-Whitney", o->alpha, o->practical, min_shift,
            dec->verdict == AB_NO_DIFFERENCE ? "" : "A is ", ab_verdict_name(dec->verdict),
            dec->why != AB_WHY_SIGNIFICANT ? " (" : "", why_text(an),
            dec->why != AB_WHY_SIGNIFICANT ? ")" : "");
+}
+
+/* The samples x[0..n) of one file with their rounds r and instances in,
+ * regrouped by instance (in order of instance number, each instance's
+ * samples in the order taken) into *gx, *gr (malloc'd) and *is[0..*k)
+ * pointing into them: what report compares over instances
+ * (src/analysis/instances.h). Needs at least 2 instances. Returns 0, or 1
+ * after printing the error. */
+static int by_instance(const char *path, const double *x, const int *r, const int *in, size_t n,
+                       double **gx, int **gr, ab_instance_sample **is, size_t *k)
+{
+    int *ids = malloc(n * sizeof *ids);
+    size_t nid = 0;
+    *gx = malloc(n * sizeof **gx);
+    *gr = malloc(n * sizeof **gr);
+    if (!ids || !*gx || !*gr) {
+        free(ids);
+        ERR("%s: out of memory", path);
+        return 1;
+    }
+    memcpy(ids, in, n * sizeof *ids);
+    qsort(ids, n, sizeof *ids, cmp_int);
+    for (size_t i = 0; i < n; i++)
+        if (nid == 0 || ids[nid - 1] != ids[i])
+            ids[nid++] = ids[i];
+    if (nid < 2) {
+        free(ids);
+        ERR("%s: one instance (%d): the instance column needs two or more instances to compare "
+            "by instance (leave the column out for one)", path, in[0]);
+        return 1;
+    }
+    *is = malloc(nid * sizeof **is);
+    if (!*is) {
+        free(ids);
+        ERR("%s: out of memory", path);
+        return 1;
+    }
+    size_t at = 0;
+    for (size_t j = 0; j < nid; j++) {
+        size_t from = at;
+        for (size_t i = 0; i < n; i++)
+            if (in[i] == ids[j]) {
+                (*gx)[at] = x[i];
+                (*gr)[at++] = r[i];
+            }
+        (*is)[j] = (ab_instance_sample){*gx + from, *gr + from, at - from};
+    }
+    *k = nid;
+    free(ids);
+    return 0;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -304,7 +400,11 @@ int cmd_stats(int argc, char **argv)
     const char *files[2] = {NULL, NULL};
     int nfiles = 0;
     double *x[2] = {NULL, NULL};
-    int *rd[2] = {NULL, NULL}, nrounds[2] = {0, 0};
+    int *rd[2] = {NULL, NULL}, nrounds[2] = {0, 0}, *in[2] = {NULL, NULL};
+    ab_instance_sample *is[2] = {NULL, NULL}; /* by instance: each file's instances */
+    double *gx[2] = {NULL, NULL};
+    int *gr[2] = {NULL, NULL};
+    size_t ki[2] = {0, 0};
     size_t n[2] = {0, 0};
     json_t *root = NULL;
     ab_compare_opts o;
@@ -374,12 +474,12 @@ int cmd_stats(int argc, char **argv)
         }
     }
     if (nfiles != 2) {
-        ERR("usage: attnbench stats A B (files of MS or MS ROUND lines) [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]"
+        ERR("usage: attnbench stats A B (files of MS, MS ROUND or MS ROUND INSTANCE lines) [--json] [--alpha 0.05] [--practical 0.01] [--min-shift MS]"
             " [--resamples N] [--seed N] [--ci percentile|bca]");
         goto cleanup;
     }
     for (int k = 0; k < 2; k++)
-        if (read_samples(files[k], &x[k], &n[k], &rd[k], &nrounds[k]) != 0)
+        if (read_samples(files[k], &x[k], &n[k], &rd[k], &nrounds[k], &in[k]) != 0)
             goto cleanup;
     if ((rd[0] == NULL) != (rd[1] == NULL)) {
         ERR("%s has a round column and %s has none: give both, or neither", files[rd[0] ? 0 : 1],
@@ -387,10 +487,22 @@ int cmd_stats(int argc, char **argv)
         goto cleanup;
     }
 
-    /* the comparison report and compare make (src/analysis/pair.h): paired
-     * over the rounds both files share when they give rounds, else i.i.d. */
+    if ((in[0] == NULL) != (in[1] == NULL)) {
+        ERR("%s has an instance column and %s has none: give both, or neither",
+            files[in[0] ? 0 : 1], files[in[0] ? 1 : 0]);
+        goto cleanup;
+    }
+    for (int k = 0; in[0] && k < 2; k++) /* each file's samples by instance */
+        if (by_instance(files[k], x[k], rd[k], in[k], n[k], &gx[k], &gr[k], &is[k], &ki[k]))
+            goto cleanup;
+
+    /* the comparison report and compare make (src/analysis/pair.h): by
+     * instance when the files give instances, else paired over the rounds
+     * both files share when they give rounds, else i.i.d. */
     ab_pair_analysis an;
-    int st = ab_pair_analyse(x[0], rd[0], n[0], nrounds[0], x[1], rd[1], n[1], nrounds[1], &o, &an);
+    int st = in[0] ? ab_pair_analyse_instances(is[0], ki[0], is[1], ki[1], &o, &an)
+                   : ab_pair_analyse(x[0], rd[0], n[0], nrounds[0], x[1], rd[1], n[1],
+                                     nrounds[1], &o, &an);
     const ab_comparison c = an.c;
     if (st == AB_STATS_EZERO) { /* only A's median divides */
         ERR("%s (sample A): %s", files[0], ab_stats_strerror(st));
@@ -441,6 +553,16 @@ int cmd_stats(int argc, char **argv)
         json_object_set_new(root, "p_method", json_string(ab_pmethod_name(an.p_method)));
         json_object_set_new(root, "paired", json_boolean(an.paired));
         json_object_set_new(
+            root, "instances",
+            !an.by_instance
+                ? json_null()
+                : json_pack("{s:[I,I], s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "instances",
+                            (json_int_t)an.ir.instances_a, (json_int_t)an.ir.instances_b,
+                            "welch_t", jreal(an.ir.w.t), "df", jreal(an.ir.w.df),
+                            "df_satterthwaite", jreal(an.ir.w.df_satterthwaite), "p",
+                            jreal(an.ir.w.p), "sd_instance", jreal(an.ir.sd_instance),
+                            "sd_round", jreal(an.ir.sd_round), "mde", jreal(an.ir.mde)));
+        json_object_set_new(
             root, "rounds",
             !an.paired ? json_null()
                        : json_pack("{s:I, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:I}", "shared",
@@ -460,9 +582,13 @@ int cmd_stats(int argc, char **argv)
     rc = 0;
 cleanup:
     json_decref(root);
-    free(x[1]);
-    free(x[0]);
-    free(rd[1]);
-    free(rd[0]);
+    for (int k = 0; k < 2; k++) {
+        free(x[k]);
+        free(rd[k]);
+        free(in[k]);
+        free(gx[k]);
+        free(gr[k]);
+        free(is[k]);
+    }
     return rc;
 }
