@@ -439,6 +439,54 @@ instances)
   grep -q '"instance_variance": "not measured (one instance per variant)"' o.json || fail "JSON: not said unmeasured"
   echo "ok: 3 instances compared by instance; one instance: variance not measured"
   ;;
+instances-across-runs)
+  # A variant run as instances (V#1..V#3) is the variant V wherever a user
+  # names it: compare lines a run with instances up with a run without
+  # them and judges them by instance (marked i); history gives one point
+  # per run; show lists V#k under V with a row for V. The speedup and its
+  # interval of one pair are recomputed here from the stored samples
+  # (sqlite3, awk): each instance's level the mean over its rounds of the
+  # log median of the round's samples after the first; the 3-instance run's
+  # levels against the single instance's, t = (l_1 - mean) / (s sqrt(1 +
+  # 1/3)) on 2 df, t_{2,0.975} = 4.302652729911275 (Student's table).
+  small_cfg inst.cfg "instances = 3;"
+  "$AB" run inst.cfg --db x.db >/dev/null 2>&1 || fail "instances run failed"
+  small_cfg one.cfg ""
+  "$AB" run one.cfg --db x.db >/dev/null 2>&1 || fail "one-instance run failed"
+  "$AB" compare 2 1 --within-run --db x.db >c.txt 2>&1 || { cat c.txt >&2; fail "compare failed"; }
+  grep -q '^8 (variant, configuration) pairs compared\.' c.txt || { cat c.txt >&2; fail "compare: not 8 pairs compared (instances not matched to the variant)"; }
+  ! grep -q 'not measured in B' c.txt || { cat c.txt >&2; fail "compare: a variant left out"; }
+  [ "$(grep -c '(1|3) .*\] i ' c.txt)" = 8 ] || { cat c.txt >&2; fail "compare: not 8 pairs by instance (1|3)"; }
+  grep -q '^instances: 8 pairs had several instances' c.txt || fail "compare: the instance method not said"
+  settled_levels() { # RUN VARIANT-LIKE: one level per instance
+    sqlite3 -separator ' ' x.db "SELECT m.variant, s.round, s.ms FROM samples s JOIN measurements m
+      ON m.id = s.measurement_id WHERE m.run_id = $1 AND m.variant LIKE '$2' AND m.S = 16
+      AND m.causal = 0 ORDER BY m.variant, s.round, s.idx" |
+    awk '{ k = $1 SUBSEP $2; if (!(k in seen)) { seen[k] = 1; order[++no] = k; inst[k] = $1; n[k] = 0; next }
+           v[k, ++n[k]] = $3 }
+         END { for (i = 1; i <= no; i++) { k = order[i]; m = n[k]
+                 for (j = 1; j <= m; j++) w[j] = v[k, j]
+                 for (j = 2; j <= m; j++) { x = w[j]; for (q = j - 1; q >= 1 && w[q] > x; q--) w[q + 1] = w[q]; w[q + 1] = x }
+                 med = (m % 2) ? w[(m + 1) / 2] : (w[m / 2] + w[m / 2 + 1]) / 2
+                 sum[inst[k]] += log(med); cnt[inst[k]]++ }
+               for (x in sum) printf "%.17g\n", sum[x] / cnt[x] }'
+  }
+  settled_levels 1 'cpu_flash#%' >l3.txt
+  settled_levels 2 'cpu_flash' >l1.txt
+  [ "$(wc -l <l3.txt)" = 3 ] && [ "$(wc -l <l1.txt)" = 1 ] || fail "levels: $(wc -l <l3.txt) and $(wc -l <l1.txt)"
+  want=$(cat l3.txt l1.txt | awk 'NR <= 3 { l[NR] = $1; s += $1 } NR == 4 { one = $1 }
+    END { m = s / 3; for (i = 1; i <= 3; i++) ss += (l[i] - m) ^ 2; sd = sqrt(ss / 2)
+          se = sd * sqrt(1 + 1 / 3); d = one - m; q = 4.302652729911275
+          printf "%.3fx [%.3f, %.3f]", exp(d), exp(d - q * se), exp(d + q * se) }')
+  row=$(grep '^B=1 H=2 S=16 D=8 non-causal fp32 *cpu_flash ' c.txt)
+  case "$row" in *"$want i "*) ;; *) fail "compare: cpu_flash row lacks '$want': $row" ;; esac
+  "$AB" history cpu_flash --config 1,2,16,8,noncausal,fp32 --db x.db >h.txt 2>&1 || { cat h.txt >&2; fail "history failed"; }
+  grep -q ': 2 runs,' h.txt || { cat h.txt >&2; fail "history: the run with instances left out"; }
+  grep -q ' 36 x3 ' h.txt || { cat h.txt >&2; fail "history: the instances not one point (36 samples, 3 instances)"; }
+  "$AB" show 1 --db x.db >s.txt 2>&1 || fail "show failed"
+  grep -q '^  cpu_flash (3 inst.) *ok *36 ' s.txt || { cat s.txt >&2; fail "show: no row for cpu_flash over its instances"; }
+  echo "ok: instances matched as their variant by compare (by instance, $want), history, show"
+  ;;
 threads)
   # OMP_NUM_THREADS changed the numbers 2-15x, yet compare said
   # "identical environments". threads is a run setting, recorded and diffed.
