@@ -106,16 +106,19 @@ int cmd_history(int argc, char **argv)
     }
     point *p = hp ? calloc(n ? n : 1, sizeof *p) : NULL;
     int rc = 1;
-    size_t np = 0; /* one point per run: a run's instances V#k (adjacent) go together */
+    size_t np = 0; /* one point per run and configuration: a run's instances V#k go together */
     for (size_t i = 0; p && i < n; i++) {
-        if (np > 0 && p[np - 1].run == hp[i].run) {
-            point *x = &p[np - 1];
+        point *x = NULL; /* the run's point at this configuration (its rows are adjacent) */
+        for (size_t q = np; q-- > 0 && p[q].run == hp[i].run && !x;)
+            if (p[q].causal == hp[i].causal && strcmp(p[q].dtype, hp[i].dtype) == 0)
+                x = &p[q];
+        if (x) {
             if (x->k < MAX_INSTANCES)
                 x->imid[x->k++] = hp[i].mid;
             free(hp[i].fp);
             continue;
         }
-        point *x = &p[np++];
+        x = &p[np++];
         x->run = hp[i].run;
         x->mid = hp[i].mid;
         x->imid[0] = hp[i].mid;
