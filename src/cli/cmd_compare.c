@@ -409,6 +409,16 @@ int cmd_compare(int argc, char **argv)
         if (ninst)
             printf("; %zu pairs two runs by instance (marked i)", nbi);
         printf("\n");
+        size_t ndesign = 0; /* pairs whose runs differ in instances */
+        for (size_t k = 0; k < np; k++)
+            ndesign += (p[k].a->instances ? p[k].a->k : 1) != (p[k].b->instances ? p[k].b->k : 1);
+        if (ndesign)
+            printf("design: %zu pairs were measured with different instances in A and B (e.g. a "
+                   "run stored before the default of 4 against one with it): the budget per "
+                   "instance differs too, which can move a power-capped kernel's level by "
+                   "itself (reports/instances-default/across-runs/); a regression gate should "
+                   "compare runs of one design\n",
+                   ndesign);
         if (ninst)
             printf("instances: %zu pairs had several instances in A or B (V#1..V#k, compared as "
                    "V): the instance is the unit across runs, as within one (Donner & Klar 2000, "

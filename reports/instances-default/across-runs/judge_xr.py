@@ -15,6 +15,8 @@ Judged:
   either has several, rows marked i; two single-instance runs by their
   rounds, marked u):
   A/A default-default: base run 2j-1 against base run 2j (k and ref);
+  A/A one-one: base-k1 run 2j-1 against base-k1 run 2j (k and ref: the
+  comparison of two single-instance runs by their rounds, as before);
   power default-default: base run i against slow run i (k; ref is A/A);
   A/A one-default: base-k1 run i against base run i (k and ref);
   power one-default: base-k1 run i against slow run i (k; ref is A/A).
@@ -107,6 +109,7 @@ def main():
     pairs = []
     for j in range(n // 2):
         pairs.append(("A/A default-default", base[2 * j], base[2 * j + 1], {"k": "A/A", "ref": "A/A"}))
+        pairs.append(("A/A one-one", k1[2 * j], k1[2 * j + 1], {"k": "A/A", "ref": "A/A"}))
     for i in range(n):
         pairs.append(("default-default", base[i], slow[i], {"k": "power", "ref": "A/A"}))
         pairs.append(("one-default", k1[i], base[i], {"k": "A/A", "ref": "A/A"}))
