@@ -2,7 +2,8 @@
  * fuzz_stats.c: libFuzzer harness for the sample reader of `attnbench
  * stats` (read_samples in src/cli/cmd_stats.c, included here to reach the static
  * function): any bytes, as a file of latencies (with or without a round
- * column), must give samples that are all finite and >= 0 with rounds >= 0,
+ * column, and an instance column), must give samples that are all finite
+ * and >= 0 with rounds and instances >= 0,
  * or an error, never a crash; when two files were read
  * the comparison runs on them (200 resamples) without crashing.
  */
@@ -26,13 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fwrite(data, 1, size, f);
     fclose(f);
     double *x = NULL;
-    int *round = NULL, rounds = 0;
+    int *round = NULL, rounds = 0, *inst = NULL;
     size_t n = 0;
-    if (read_samples(path, &x, &n, &round, &rounds) == 0) {
+    if (read_samples(path, &x, &n, &round, &rounds, &inst) == 0) {
         for (size_t i = 0; i < n; i++)
-            if (!isfinite(x[i]) || x[i] < 0 || (round && round[i] < 0))
+            if (!isfinite(x[i]) || x[i] < 0 || (round && round[i] < 0) || (inst && inst[i] < 0))
                 abort();
-        if ((round == NULL) != (rounds == 0))
+        if ((round == NULL) != (rounds == 0) || (inst && !round))
             abort();
         if (n >= 3 && n <= 2000) {
             char *argv[] = {"stats", path, path, "--resamples", "200", "--json", NULL};
@@ -41,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(x);
     free(round);
+    free(inst);
     unlink(path);
     return 0;
 }
