@@ -28,4 +28,11 @@ const char *ab_db_text(sqlite3_stmt *st, int i);
 /* Column i of the current row as text, NULL for NULL. */
 const char *ab_db_text_or_null(sqlite3_stmt *st, int i);
 
+/* SQL: column col names variant param p, itself or one of its instances
+ * "p#k" (k decimal digits; `instances`, src/run/experiment.h): what a user
+ * names a variant by matches every instance of it. */
+#define AB_SQL_IS_VARIANT(col, p)                                                          \
+    "(" col " = " p " OR (substr(" col ", 1, length(" p ") + 1) = " p " || '#' AND length(" col \
+    ") > length(" p ") + 1 AND substr(" col ", length(" p ") + 2) NOT GLOB '*[^0-9]*'))"
+
 #endif

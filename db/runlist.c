@@ -49,7 +49,7 @@ int ab_runs_each(sqlite3 *db, const ab_run_filter *f,
                       "JOIN environments v ON v.id = r.environment_id "
                       "WHERE (?1 IS NULL OR x.name = ?1) "
                       "AND (?2 IS NULL OR EXISTS (SELECT 1 FROM measurements m "
-                      "     WHERE m.run_id = r.id AND m.variant = ?2)) "
+                      "     WHERE m.run_id = r.id AND " AB_SQL_IS_VARIANT("m.variant", "?2") ")) "
                       "AND (?3 IS NULL OR instr(lower(coalesce(json_extract(v.fingerprint, "
                       "     '$.gpu.name'), 'CPU only')), lower(?3)) > 0) "
                       "AND (?4 IS NULL OR r.started_at >= ?4) "

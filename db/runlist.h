@@ -13,7 +13,7 @@
 /* Filters of ab_runs_each; a NULL field matches every run. */
 typedef struct ab_run_filter {
     const char *experiment; /* the experiment's name, exactly */
-    const char *variant;    /* a variant the run measured */
+    const char *variant;    /* a variant the run measured (or its instances V#k) */
     const char *gpu;        /* case-insensitive substring of the GPU name ("CPU only" without) */
     const char *since;      /* YYYY-MM-DD: runs started on or after it (UTC) */
     const char *commit;     /* prefix of the build commit in the fingerprint */

@@ -485,7 +485,8 @@ instances-across-runs)
   grep -q ' 36 x3 ' h.txt || { cat h.txt >&2; fail "history: the instances not one point (36 samples, 3 instances)"; }
   "$AB" show 1 --db x.db >s.txt 2>&1 || fail "show failed"
   grep -q '^  cpu_flash (3 inst.) *ok *36 ' s.txt || { cat s.txt >&2; fail "show: no row for cpu_flash over its instances"; }
-  echo "ok: instances matched as their variant by compare (by instance, $want), history, show"
+  [ "$("$AB" runs --variant cpu_flash --db x.db | tail -n +2 | wc -l)" = 2 ] || fail "runs --variant: the run with instances left out"
+  echo "ok: instances matched as their variant by compare (by instance, $want), history, show, runs"
   ;;
 threads)
   # OMP_NUM_THREADS changed the numbers 2-15x, yet compare said
