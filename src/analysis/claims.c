@@ -4,6 +4,7 @@
  * (claims.h); src/report/conclusion.c writes the result.
  */
 #include "claims.h"
+#include "variant_groups.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -220,16 +221,23 @@ int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size
         J->has_sp[i] = strcmp(meas[i]->status, "ok") == 0 && meas[i]->n >= 2 &&
                        ab_spread_check(meas[i]->ms, meas[i]->n, &J->sp[i]) == 0;
     for (size_t i = 0; i < n; i++) {
+        /* a part is named as the user names its variants: with instances,
+         * V for the instance V#k a comparison stands for */
+        char vn[64], rn[64];
+        const char *sv = o[i].variant->variant, *sr = o[i].reference->variant;
+        snprintf(vn, sizeof vn, "%.*s", (int)(e->instances > 1 ? ab_variant_name_len(sv) : strlen(sv)), sv);
+        snprintf(rn, sizeof rn, "%.*s", (int)(e->instances > 1 ? ab_variant_name_len(sr) : strlen(sr)), sr);
         ab_part *p = NULL;
         for (size_t k = 0; k < J->np && !p; k++)
-            if (strcmp(J->parts[k].variant, o[i].variant->variant) == 0 &&
-                strcmp(J->parts[k].reference, o[i].reference->variant) == 0)
+            if (strcmp(J->parts[k].variant, vn) == 0 && strcmp(J->parts[k].reference, rn) == 0)
                 p = &J->parts[k];
         if (!p) {
             p = &J->parts[J->np++];
-            p->variant = o[i].variant->variant;
-            p->reference = o[i].reference->variant;
-            p->claim = claim_for(e, J->claims, nclaims, p->variant, p->reference, &p->source);
+            memcpy(p->names[0], vn, sizeof vn);
+            memcpy(p->names[1], rn, sizeof rn);
+            p->variant = p->names[0];
+            p->reference = p->names[1];
+            p->claim = claim_for(e, J->claims, nclaims, sv, sr, &p->source);
         }
         if (o[i].computed)
             p->count[o[i].verdict]++;

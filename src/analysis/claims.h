@@ -68,7 +68,8 @@ enum { AB_HELD, AB_NOT_HELD, AB_INCONCLUSIVE, AB_NOT_JUDGED };
 
 /* One part: a variant against its reference over the configurations. */
 typedef struct ab_part {
-    const char *variant, *reference;
+    const char *variant, *reference; /* as named: V for a variant run as instances V#k */
+    char names[2][64];               /* their storage */
     ab_verdict claim;
     int source;   /* AB_NO_CLAIM, AB_STATED, AB_AA_TEST */
     int count[3]; /* by verdict: no difference, faster, slower */

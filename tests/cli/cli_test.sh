@@ -443,7 +443,8 @@ instances-across-runs)
   # A variant run as instances (V#1..V#3) is the variant V wherever a user
   # names it: compare lines a run with instances up with a run without
   # them and judges them by instance (marked i); history gives one point
-  # per run; show lists V#k under V with a row for V. The speedup and its
+  # per run; show lists V#k under V with a row for V; runs --variant V
+  # finds the run; the report's conclusion names V. The speedup and its
   # interval of one pair are recomputed here from the stored samples
   # (sqlite3, awk): each instance's level the mean over its rounds of the
   # log median of the round's samples after the first; the 3-instance run's
@@ -486,6 +487,9 @@ instances-across-runs)
   "$AB" show 1 --db x.db >s.txt 2>&1 || fail "show failed"
   grep -q '^  cpu_flash (3 inst.) *ok *36 ' s.txt || { cat s.txt >&2; fail "show: no row for cpu_flash over its instances"; }
   [ "$("$AB" runs --variant cpu_flash --db x.db | tail -n +2 | wc -l)" = 2 ] || fail "runs --variant: the run with instances left out"
+  # the report's conclusion names the part by its variants, not instance #1
+  "$AB" report 1 --db x.db --no-plots -o r1.md >/dev/null || fail "report failed"
+  grep -q '^| cpu_flash vs cpu_reference | ' r1.md || { grep ' vs ' r1.md >&2; fail "conclusion: the part is not named cpu_flash vs cpu_reference"; }
   echo "ok: instances matched as their variant by compare (by instance, $want), history, show, runs"
   ;;
 threads)
