@@ -431,13 +431,18 @@ int cmd_compare(int argc, char **argv)
                    "1991, ch. 4); A ms and B ms are the medians of the pooled samples; the variant "
                    "column gives the instances in A and B as (kA|kB)\n",
                    ninst);
-        size_t nm[4] = {0, 0, 0, 0};
+        size_t nm[AB_P_ONE_INSTANCE_T + 1] = {0};
         for (size_t k = 0; k < np; k++)
-            if ((unsigned)p[k].an.p_method < 4)
+            if ((unsigned)p[k].an.p_method <= AB_P_ONE_INSTANCE_T)
                 nm[p[k].an.p_method]++;
         printf("p: %zu exact, %zu exact permutation, %zu Monte Carlo permutation, %zu "
-               "normal approximation\n",
+               "normal approximation",
                nm[AB_P_EXACT], nm[AB_P_PERMUTATION], nm[AB_P_MONTE_CARLO], nm[AB_P_NORMAL]);
+        if (ninst)
+            printf(", %zu Welch t of the instance levels, %zu t of one instance against "
+                   "instances (before the between-run test where it was used)",
+                   nm[AB_P_WELCH_T], nm[AB_P_ONE_INSTANCE_T]);
+        printf("\n");
     }
     if (ndrop) {
         printf("\nnot compared (%zu):\n", ndrop);

@@ -1,8 +1,9 @@
 /*
  * cmd_history.c: `attnbench history VARIANT --config B,H,S,D[,causal][,dtype]`:
  * one measurement across every run of the database in time order (median
- * with its 95% BCa CI; a run that measured the variant as instances V#k
- * gives one point for them all, the instance its unit: analysis/history.h, run, date, build commit, GPU, environment hash), and
+ * with its 95% BCa CI, run, date, build commit, GPU, environment hash; a
+ * run that measured the variant as instances V#k gives one point for them
+ * all, the instance the unit of its CI: src/analysis/history.h), and
  * the runs where performance moved, by airspeed velocity's step detection
  * weighted as asv weights points (src/analysis/history.h computes them
  * from the samples loaded here). A step that coincides with an environment

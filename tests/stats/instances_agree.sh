@@ -13,7 +13,8 @@ shift 2
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "no sqlite3"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }
+command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
 cp "$DB" "$T/r.db" || fail "cannot copy $DB"
 same() { # A B: equal to 9 significant digits
   awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a);
