@@ -1,0 +1,527 @@
+/*
+ * wgmma_persist_fwd.cuh: the one kernel body and host side of the
+ * persistent-grid Hopper forward rungs (cuda_wgmma_persistent,
+ * cuda_wgmma_uniform, cuda_wgmma_lookahead, cuda_wgmma_wgskip), each rung
+ * an instantiation with its idea as a template parameter (the PF_* bits
+ * below); each rung's .cu file holds its header notes (idea, prediction,
+ * measurements) and its three entry points, and includes this file once
+ * (everything here is in an anonymous namespace: each rung gets its own
+ * kernels and its own causal tile counters).
+ *
+ * The common design (cuda_wgmma_persistent's header has the why and the
+ * measurements): one block per SM walks a list of query tiles; a producer
+ * warpgroup (one thread) loads each tile's Q and its (K, V) tiles by TMA
+ * into NST shared-memory stages on full/empty mbarriers; NWG consumer
+ * warpgroups of 64 query rows each (D = 128: 2, BR = 128; D = 64: 3,
+ * BR = 192) compute S = Q K^T, the online softmax on the accumulators and
+ * O += P V by wgmma, issuing in ping-pong turns on named barriers, the
+ * softmax of key tile j running during P V of key tile j - 1; O goes from
+ * the accumulators to global memory. Non-causal tiles are handed out
+ * statically, causal ones from an atomic counter in longest-first order
+ * within sections of 8 heads. Grouped-query heads (query slice bh reads
+ * K/V slice bh / (H / H_kv)) and S_kv != S with the causal mask aligned
+ * bottom-right (kernels/key_tiles.h).
+ *
+ * The ideas (bits of IDEA; a rung sets those of its ladder step):
+ *   PF_UNIFORM    the consumers' tile coordinates and warpgroup index
+ *                 broadcast from lane 0 (__shfl_sync), so the compiler
+ *                 knows them warp-uniform (cuda_wgmma_uniform's header);
+ *   PF_LOOKAHEAD  the producer claims the next tile when it starts the
+ *                 current one and prefetches its Q into L2
+ *                 (cuda_wgmma_lookahead's header);
+ *   PF_WGSKIP     each consumer warpgroup runs only the key tiles its own
+ *                 64 rows need (causal: through the last key its last row
+ *                 below S sees; none when all its rows are >= S), taking
+ *                 its ping-pong turns and releasing the stages of the rest
+ *                 without wgmma or softmax (cuda_wgmma_wgskip's header).
+ *
+ * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
+ * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
+ * (wgmma, cp.async.bulk.tensor, cp.async.bulk.prefetch.tensor, mbarrier,
+ * setmaxnreg); read, not copied. sm_90a only: the other targets of a
+ * multi-target build compile empty kernels, and setup refuses any GPU but
+ * compute capability 9.0.
+ */
+#ifndef ATTNBENCH_WGMMA_PERSIST_FWD_CUH
+#define ATTNBENCH_WGMMA_PERSIST_FWD_CUH
+
+#include "entry_points.h"
+#include "key_tiles.h"
+#include "wgmma_common.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <type_traits>
+
+namespace {
+
+using namespace abwg;
+
+/* The ideas a rung turns on (template parameter IDEA of the kernel). */
+enum : int {
+    PF_UNIFORM = 1,   /* tile coordinates and warpgroup index broadcast from lane 0 */
+    PF_LOOKAHEAD = 2, /* next tile claimed and its Q prefetched to L2 one tile ahead */
+    PF_WGSKIP = 4,    /* per-warpgroup key-tile count */
+};
+
+constexpr int BC = 128; /* keys per tile */
+constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
+
+template <int D> struct cfg {
+    static constexpr int NWG = D == 64 ? 3 : 2;  /* consumer warpgroups */
+    static constexpr int BR = 64 * NWG;          /* query rows per tile */
+    static constexpr int NT = 128 * (NWG + 1);   /* threads: producer + consumers */
+    static constexpr int NST = D == 64 ? 4 : 3;  /* (K, V) stages */
+    static constexpr int REG_C = NWG == 3 ? 160 : 240;
+    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (2 * NST + 3) * 8;
+};
+
+/* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
+ * together. Causal: heads in sections of G (SECTION_HEADS), and within a
+ * section the longest query tiles first (rank-major: every head's last query tile,
+ * then every head's second last, ...), so that the dynamic scheduler
+ * below hands out the longest remaining work first (LPT) while the ~130
+ * tiles in flight share the K and V of a few heads. */
+template <bool CAUSAL>
+static __device__ __forceinline__ void decode(int L, int nqt, int nbh, int G, int &bh, int &qt)
+{
+    if (!CAUSAL) {
+        bh = L / nqt;
+        qt = L % nqt;
+        return;
+    }
+    const int sec_tiles = G * nqt, sec = L / sec_tiles, r = L % sec_tiles;
+    const int gh = min(G, nbh - sec * G); /* heads in this (maybe last, shorter) section */
+    bh = sec * G + r % gh;
+    qt = nqt - 1 - r / gh;
+}
+
+#if AB_WGMMA_DEVICE
+/* One box of the 3-D tensor map into L2 only (no shared memory, no
+ * barrier): PTX ISA 8.0 cp.async.bulk.prefetch.tensor, sm_90. Only the
+ * sm_90a pass has the kernel that calls it. */
+static __device__ __forceinline__ void tma_prefetch_l2_3d(const CUtensorMap *map, int c0, int c1,
+                                                          int c2)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+#endif
+
+/* The causal tile counters, one per (D, dtype) instantiation of the
+ * including rung: tile blockIdx.x is a block's first; each later one is
+ * gridDim.x plus an atomicAdd on sched[.][0] (claimed when the block frees
+ * its Q buffer, or with PF_LOOKAHEAD one tile ahead, when the tile before
+ * it starts). The last block to run out of tiles resets both words
+ * (sched[.][1] counts blocks done) for the next launch; setup zeroes them
+ * once. */
+__device__ unsigned int g_sched[4][2];
+
+template <int IDEA, typename T, int D, bool CAUSAL>
+__global__ void __launch_bounds__(cfg<D>::NT, 1)
+    wgmma_persist_fwd(const __grid_constant__ CUtensorMap tmQ,
+                      const __grid_constant__ CUtensorMap tmK,
+                      const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int Skv,
+                      int grp, int nqt, int ntiles, int nbh, int G, float scale_log2)
+{
+#if AB_WGMMA_DEVICE
+    constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
+                   WGSKIP = (IDEA & PF_WGSKIP) != 0;
+    using C = cfg<D>;
+    constexpr int NWG = C::NWG, BR = C::BR, NST = C::NST;
+    constexpr int TILE = BC * D * 2; /* bytes of one K or V tile */
+    extern __shared__ unsigned char smem_raw[];
+    const uint32_t raw = smem_u32(smem_raw);
+    const uint32_t uQ = (raw + 1023u) & ~1023u;
+    const uint32_t uKV = uQ + BR * D * 2;
+    const uint32_t uFull = uKV + NST * 2 * TILE, uEmpty = uFull + NST * 8,
+                   uQfull = uEmpty + NST * 8, uQempty = uQfull + 8;
+    /* the tile (bh, qt) the producer publishes with each Q load (bh -1: no more) */
+    volatile int *tile_slot = (volatile int *)(smem_raw + (uQempty + 8 - raw));
+    const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
+
+    const int tid = threadIdx.x;
+    if (tid == 0) {
+        for (int st = 0; st < NST; st++) {
+            mbar_init(uFull + st * 8, 1);
+            mbar_init(uEmpty + st * 8, 4 * NWG); /* one arrival per consumer warp */
+        }
+        mbar_init(uQfull, 1);
+        mbar_init(uQempty, 128 * NWG); /* every consumer thread: it read the tile slot */
+        fence_mbar_init();
+    }
+    __syncthreads();
+
+    /* PF_UNIFORM: the warpgroup index broadcast from lane 0, so that the
+     * compiler knows it is the same in every lane of a warp (CUTLASS's
+     * canonical_warp_group_idx) */
+    const int wg = UNIFORM ? __shfl_sync(0xffffffffu, tid >> 7, 0) : tid >> 7, wtid = tid & 127;
+    if (wg == 0) {
+        /* producer warpgroup: one thread issues every load */
+        setmaxnreg_dec<24>(); /* the pool: 168 x 384 = 24 x 128 + 240 x 256 (D = 128) */
+        if (tid == 0) {
+            int tc = 0; /* (K, V) tiles loaded so far: stage tc % NST */
+            unsigned int *sched = g_sched[(D == 64) * 2 + std::is_same<T, __nv_bfloat16>::value];
+            int L = blockIdx.x; /* the tile to run now */
+            for (int it = 0;; it++) {
+                if (it > 0) { /* the consumers issued (and finished) the last Q K^T of tile it-1 */
+                    mbar_wait(uQempty, (uint32_t)((it - 1) & 1));
+                    if (!LOOKAHEAD) /* claimed now that the Q buffer is free */
+                        L = CAUSAL ? (int)atomicAdd(&sched[0], 1u) + (int)gridDim.x
+                                   : L + (int)gridDim.x;
+                }
+                if (L >= ntiles) { /* publish the end; the last block out resets the counters */
+                    tile_slot[0] = -1;
+                    abmma::mbar_arrive(uQfull);
+                    if (CAUSAL && atomicAdd(&sched[1], 1u) == gridDim.x - 1) {
+                        sched[0] = 0;
+                        sched[1] = 0;
+                    }
+                    break;
+                }
+                /* PF_LOOKAHEAD: claim the tile after this one now; the atomic's
+                 * round trip runs while this tile's loads are issued (its result
+                 * is first used after the first (K, V) load below) */
+                const int Ln = !LOOKAHEAD ? 0
+                               : CAUSAL   ? (int)atomicAdd(&sched[0], 1u) + (int)gridDim.x
+                                          : L + (int)gridDim.x;
+                int bh, qt;
+                decode<CAUSAL>(L, nqt, nbh, G, bh, qt);
+                const int q0 = qt * BR;
+                const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
+                /* grouped-query attention: query slice bh = b H + h reads K/V slice
+                 * b H_kv + h / grp = bh / grp (H = grp H_kv) */
+                const int kvh = ab_kv_slice(bh, grp);
+                tile_slot[0] = bh; /* released to the consumers by the expect_tx arrive */
+                tile_slot[1] = qt;
+                mbar_expect_tx(uQfull, BR * D * 2);
+#pragma unroll
+                for (int cb = 0; cb < D / 64; cb++)
+                    tma_load_3d(uQ + cb * BR * 128, &tmQ, uQfull, cb * 64, q0, bh);
+                for (int t = 0; t < jend; t++, tc++) {
+                    const int st = tc % NST;
+                    if (tc >= NST) /* every consumer warp released load tc - NST */
+                        mbar_wait(uEmpty + st * 8, (uint32_t)((tc / NST - 1) & 1));
+                    const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE), bar = uFull + st * 8;
+                    mbar_expect_tx(bar, 2 * TILE);
+#pragma unroll
+                    for (int cb = 0; cb < D / 64; cb++) {
+                        tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
+                        tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, kvh);
+                    }
+                    if (LOOKAHEAD && t == 0 && Ln < ntiles) {
+                        /* the next tile's Q (read once, so never in L2 yet) into L2:
+                         * its load after this tile's last Q K^T then hits L2 */
+                        int bhn, qtn;
+                        decode<CAUSAL>(Ln, nqt, nbh, G, bhn, qtn);
+#pragma unroll
+                        for (int cb = 0; cb < D / 64; cb++)
+                            tma_prefetch_l2_3d(&tmQ, cb * 64, qtn * BR, bhn);
+                    }
+                }
+                if (LOOKAHEAD)
+                    L = Ln;
+            }
+        }
+    } else {
+        setmaxnreg_inc<C::REG_C>();
+        const int cw = wg - 1, lane = wtid & 31;
+        /* ping-pong: barrier 3 + c is consumer c's turn to issue wgmma; it
+         * completes when c's 128 threads sync and the previous consumer's
+         * 128 arrive (turns go 0, 1, .., NWG-1, 0, ..) */
+        const int my_turn = 3 + cw, next_turn = 3 + (cw + 1) % NWG;
+        if (cw == NWG - 1)
+            named_arrive(3, 256); /* consumer 0 goes first */
+        wg_geo g;
+        g.uQ = uQ;
+        g.wrow = cw * 64;
+        g.t = tid & 3;
+        float s[BC / 2];
+        uint32_t p[BC / 16][4];
+        float o[D / 2];
+        int tc = 0; /* (K, V) tiles consumed so far */
+        for (int it = 0;; it++) {
+            mbar_wait(uQfull, (uint32_t)(it & 1)); /* Q of tile it landed, or the end */
+            /* PF_UNIFORM: broadcast from lane 0, so that the compiler knows them (and
+             * jend, the masked-path choice, every stage index) to be warp-uniform: the
+             * key-tile loop stays on the uniform datapath, without divergence handling */
+            const int bh = UNIFORM ? __shfl_sync(0xffffffffu, tile_slot[0], 0) : tile_slot[0];
+            const int qt = UNIFORM ? __shfl_sync(0xffffffffu, tile_slot[1], 0) : tile_slot[1];
+            if (bh < 0)
+                break;
+            const int q0 = qt * BR;
+            const int jend = ab_key_tiles(CAUSAL, q0, BR, S, Skv, BC);
+            g.row0 = q0 + g.wrow + (wtid >> 5) * 16 + (lane >> 2);
+            const int wfirst = q0 + g.wrow;
+            /* the key tiles this warpgroup computes: the tile's jend, or with
+             * PF_WGSKIP those its own rows need (0 when every row is >= S);
+             * jw <= jend, since its rows are among the tile's */
+            const int jw = !WGSKIP ? jend
+                           : wfirst >= S ? 0
+                                         : ab_key_tiles(CAUSAL, wfirst, 64, S, Skv, BC);
+            /* whether key tile k0 needs the element-wise mask for this warpgroup */
+            auto masked = [&](int k0) { return ab_key_tile_masked(CAUSAL, k0, BC, wfirst, S, Skv); };
+#pragma unroll
+            for (int i = 0; i < D / 2; i++)
+                o[i] = 0.f;
+            float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
+
+            /* key tile 0: S_0, softmax, P_0 (PF_WGSKIP with jw = 0: the turn only) */
+            {
+                const bool qk = !WGSKIP || jw > 0;
+                const int st = tc % NST;
+                mbar_wait(uFull + st * 8, (uint32_t)((tc / NST) & 1));
+                named_sync(my_turn, 256);
+                if (qk)
+                    wg_issue_qk<T, D, BC, BR>(s, g, uKV + (uint32_t)(st * 2 * TILE));
+                named_arrive(next_turn, 256);
+                if (qk) {
+                    wg_wait<0>();
+                    reg_fence(s);
+                }
+                if (WGSKIP ? jw <= 1 : jend == 1) /* that was the tile's last read of Q */
+                    abmma::mbar_arrive(uQempty);
+                if (qk) {
+                    if (masked(0))
+                        wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
+                    else
+                        wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
+                    wg_pack_p<T, BC>(s, p);
+                }
+            }
+            for (int j = 1; j < jend; j++) {
+                /* this warpgroup needs S_j, and O += P_{j-1} V_{j-1} (always
+                 * without PF_WGSKIP); either way it waits for the stage, takes
+                 * its turn and releases the previous stage */
+                const bool qk = !WGSKIP || j < jw, pv = !WGSKIP || j <= jw;
+                const int st = (tc + j) % NST, sp = (tc + j - 1) % NST;
+                const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
+                const uint32_t uVp = uKV + (uint32_t)(sp * 2 * TILE) + TILE;
+                mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
+                named_sync(my_turn, 256);
+                if (qk)
+                    wg_issue_qk<T, D, BC, BR>(s, g, uK); /* S_j */
+                if (pv)
+                    wg_issue_pv<T, D, BC>(o, p, uVp); /* O += P_{j-1} V_{j-1} */
+                named_arrive(next_turn, 256);
+                if (qk) {
+                    wg_wait<1>(); /* S_j landed; P V still running */
+                    reg_fence(s);
+                    if (j == jw - 1) /* the tile's last read of Q is done */
+                        abmma::mbar_arrive(uQempty);
+                    const int k0 = j * BC;
+                    if (masked(k0))
+                        wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
+                    else
+                        wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
+                }
+                if (pv) {
+                    wg_wait<0>(); /* P_{j-1} V_{j-1} done */
+                    reg_fence(o);
+                    reg_fence_u(p);
+                }
+                __syncwarp();
+                if (lane == 0)
+                    abmma::mbar_arrive(uEmpty + sp * 8); /* this warp is done with that stage */
+                if (qk) {
+#pragma unroll
+                    for (int n = 0; n < D / 8; n++) {
+                        o[4 * n] *= corr[0];
+                        o[4 * n + 1] *= corr[0];
+                        o[4 * n + 2] *= corr[1];
+                        o[4 * n + 3] *= corr[1];
+                    }
+                    wg_pack_p<T, BC>(s, p);
+                }
+            }
+            /* the last P V of the tile (PF_WGSKIP: done in the loop when jw < jend) */
+            {
+                const bool pv = !WGSKIP || jw == jend;
+                const int sp = (tc + jend - 1) % NST;
+                named_sync(my_turn, 256);
+                if (pv)
+                    wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
+                named_arrive(next_turn, 256);
+                if (pv) {
+                    wg_wait<0>();
+                    reg_fence(o);
+                    reg_fence_u(p);
+                }
+                __syncwarp();
+                if (lane == 0)
+                    abmma::mbar_arrive(uEmpty + sp * 8);
+            }
+            tc += jend;
+
+            /* O / l straight from the accumulators, rows >= S skipped */
+            using ops = dtype_ops<T>;
+            T *Ob = O + (size_t)bh * S * D;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                float lt = l[h];
+                lt += __shfl_xor_sync(0xffffffffu, lt, 1);
+                lt += __shfl_xor_sync(0xffffffffu, lt, 2);
+                const float inv = lt > 0.f ? 1.f / lt : 0.f;
+                const int row = g.row0 + 8 * h;
+                if (row < S) {
+                    T *orow = Ob + (size_t)row * D + 2 * g.t;
+#pragma unroll
+                    for (int n = 0; n < D / 8; n++)
+                        *reinterpret_cast<uint32_t *>(orow + 8 * n) =
+                            ops::pack(o[4 * n + 2 * h] * inv, o[4 * n + 2 * h + 1] * inv);
+                }
+            }
+        }
+        /* the last consumer's last turn was passed on to consumer 0, whose
+         * barrier still holds those 128 arrivals: complete it */
+        if (cw == 0)
+            named_sync(my_turn, 256);
+    }
+#endif
+}
+
+struct ctx_t {
+    int sms;          /* multiprocessors: the persistent grid's size */
+    const char *name; /* the rung's name, for messages */
+};
+
+template <int IDEA, typename T, int D, bool CAUSAL> int set_attr()
+{
+    return cudaFuncSetAttribute(wgmma_persist_fwd<IDEA, T, D, CAUSAL>,
+                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                cfg<D>::SMEM) == cudaSuccess
+               ? 0
+               : -1;
+}
+
+template <int IDEA, typename T, int D, bool CAUSAL>
+int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, const void *v,
+           void *o, cudaStream_t st)
+{
+    constexpr int BR = cfg<D>::BR;
+    const int nqt = (s->S + BR - 1) / BR;
+    const long long bh = (long long)s->B * s->H, ntiles = (long long)nqt * bh;
+    const int hkv = ab_shape_hkv(s), skv = ab_shape_skv(s);
+    const long long bhkv = (long long)s->B * hkv;
+    if (ntiles > 0x7fffffffLL)
+        return 2;
+    char err[256];
+    CUtensorMap mq, mk, mv;
+    const int bf = std::is_same<T, __nv_bfloat16>::value;
+    /* Q: [B H, S, D]; K, V: [B H_kv, S_kv, D] */
+    if (ab_wgmma_tensor_map(&mq, q, bf, bh, s->S, D, BR, err, sizeof err) ||
+        ab_wgmma_tensor_map(&mk, k, bf, bhkv, skv, D, BC, err, sizeof err) ||
+        ab_wgmma_tensor_map(&mv, v, bf, bhkv, skv, D, BC, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", c->name, err);
+        return 3;
+    }
+    const float scale_log2 = 1.4426950408889634f / sqrtf((float)D);
+    const int grid = (int)(ntiles < c->sms ? ntiles : c->sms);
+    /* causal head sections of 8 heads (fewer when B*H is smaller): the best
+     * or within 1% of the best of G in {1, 2, 4, 8, all, half-of-L2} at six
+     * causal shapes (D = 64, 128; S = 2048..16384), gpu_check --time on an
+     * H200, 2026-11-24; all heads at once lost 6-17% at S <= 4096 (L2) */
+    const long long G = bh < SECTION_HEADS ? bh : SECTION_HEADS;
+    wgmma_persist_fwd<IDEA, T, D, CAUSAL><<<grid, cfg<D>::NT, cfg<D>::SMEM, st>>>(
+        mq, mk, mv, (T *)o, s->S, skv, s->H / hkv, nqt, (int)ntiles, (int)bh, (int)G, scale_log2);
+    return 0;
+}
+
+template <int IDEA, typename T>
+int dispatch_t(int op, const ctx_t *c, const ab_shape *s, const void *q, const void *k,
+               const void *v, void *o, cudaStream_t st)
+{
+    const bool cz = s->causal != 0;
+    if (s->D == 64)
+        return op == 0 ? (cz ? set_attr<IDEA, T, 64, true>() : set_attr<IDEA, T, 64, false>())
+                       : (cz ? launch<IDEA, T, 64, true>(c, s, q, k, v, o, st)
+                             : launch<IDEA, T, 64, false>(c, s, q, k, v, o, st));
+    return op == 0 ? (cz ? set_attr<IDEA, T, 128, true>() : set_attr<IDEA, T, 128, false>())
+                   : (cz ? launch<IDEA, T, 128, true>(c, s, q, k, v, o, st)
+                         : launch<IDEA, T, 128, false>(c, s, q, k, v, o, st));
+}
+
+/* op 0: set_attr, op 1: launch, for the shape's (dtype, D, causal). */
+template <int IDEA>
+int dispatch(int op, const ctx_t *c, const ab_shape *s, const void *q, const void *k,
+             const void *v, void *o, cudaStream_t st)
+{
+    return s->dtype == AB_FP16 ? dispatch_t<IDEA, __half>(op, c, s, q, k, v, o, st)
+                               : dispatch_t<IDEA, __nv_bfloat16>(op, c, s, q, k, v, o, st);
+}
+
+/* A rung's setup: checks the shape (fp16/bf16, D in {64, 128}, B, H, S,
+ * S_kv >= 1, H_kv dividing H, B*H below 2^31) and the device (compute
+ * capability 9.0), reads the number of multiprocessors (the grid size),
+ * raises the dynamic shared-memory limit and zeroes the causal tile
+ * counters. No workspace; *ctx holds the SM count and `name` (a string
+ * that outlives the context). Fails (-1, or ab_wgmma_device_ok's code;
+ * reason in err, prefixed by name) otherwise. */
+template <int IDEA>
+int persist_setup(const char *name, const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    if (s->dtype != AB_FP16 && s->dtype != AB_BF16) {
+        snprintf(err, n, "%s: dtype must be fp16 or bf16", name);
+        return -1;
+    }
+    if (s->D != 64 && s->D != 128) {
+        snprintf(err, n, "%s: D must be 64 or 128", name);
+        return -1;
+    }
+    if (ab_shape_skv(s) < 1 || ab_shape_hkv(s) < 1 || s->H % ab_shape_hkv(s) != 0) {
+        snprintf(err, n, "%s: S_kv must be >= 1 and H_kv must divide H", name);
+        return -1;
+    }
+    if (s->S < 1 || s->B < 1 || s->H < 1 || (long long)s->B * s->H > 0x7fffffffLL) {
+        snprintf(err, n, "%s: B, H, S must be >= 1 and B*H < 2^31", name);
+        return -1;
+    }
+    if (int dev_rc = ab_wgmma_device_ok(name, err, n))
+        return dev_rc;
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+        sms < 1) {
+        snprintf(err, n, "%s: cannot read the multiprocessor count: %s", name,
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    if (dispatch<IDEA>(0, NULL, s, NULL, NULL, NULL, NULL, 0)) {
+        snprintf(err, n, "%s: cudaFuncSetAttribute: %s", name,
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    static const unsigned int zero[4][2] = {{0}};
+    if (cudaMemcpyToSymbol(g_sched, zero, sizeof zero) != cudaSuccess) {
+        snprintf(err, n, "%s: cannot zero the tile counters: %s", name,
+                 cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    ctx_t *c = (ctx_t *)malloc(sizeof *c);
+    if (!c) {
+        snprintf(err, n, "%s: out of host memory", name);
+        return -1;
+    }
+    c->sms = sms;
+    c->name = name;
+    *ctx = c;
+    return 0;
+}
+
+/* A rung's run: encodes the three tensor maps and enqueues one forward
+ * pass on `stream` (min(tiles, SMs) blocks); 2 when the tile count is too
+ * large, 3 when a tensor map cannot be encoded (message on stderr). */
+template <int IDEA>
+int persist_run(void *ctx, const ab_shape *s, const void *q, const void *k, const void *v, void *o,
+                void *stream)
+{
+    return dispatch<IDEA>(1, (const ctx_t *)ctx, s, q, k, v, o, (cudaStream_t)stream);
+}
+
+} /* namespace */
+
+#endif
