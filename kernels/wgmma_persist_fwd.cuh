@@ -33,7 +33,11 @@
  *                 64 rows need (causal: through the last key its last row
  *                 below S sees; none when all its rows are >= S), taking
  *                 its ping-pong turns and releasing the stages of the rest
- *                 without wgmma or softmax (cuda_wgmma_wgskip's header).
+ *                 without wgmma or softmax (cuda_wgmma_wgskip's header);
+ *   PF_SOFTEXP    at D = 64, a quarter of the softmax's exponentials by a
+ *                 polynomial on the FMA pipe instead of the MUFU unit
+ *                 (wg_softmax's EMU, wgmma_common.cuh; cuda_wgmma_softexp's
+ *                 header).
  *
  * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
  * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
@@ -62,6 +66,7 @@ enum : int {
     PF_UNIFORM = 1,   /* tile coordinates and warpgroup index broadcast from lane 0 */
     PF_LOOKAHEAD = 2, /* next tile claimed and its Q prefetched to L2 one tile ahead */
     PF_WGSKIP = 4,    /* per-warpgroup key-tile count */
+    PF_SOFTEXP = 8,   /* D = 64: a quarter of the softmax's exp2 on the FMA pipe */
 };
 
 constexpr int BC = 128; /* keys per tile */
@@ -129,6 +134,8 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
 #if AB_WGMMA_DEVICE
     constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
                    WGSKIP = (IDEA & PF_WGSKIP) != 0;
+    /* wg_softmax's EMU: every EMU-th group of 8 columns by poly_exp2 (0: none) */
+    constexpr int EMU = (IDEA & PF_SOFTEXP) != 0 && D == 64 ? 4 : 0;
     using C = cfg<D>;
     constexpr int NWG = C::NWG, BR = C::BR, NST = C::NST;
     constexpr int TILE = BC * D * 2; /* bytes of one K or V tile */
@@ -268,64 +275,54 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                 o[i] = 0.f;
             float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
 
-            /* key tile 0: S_0, softmax, P_0 (PF_WGSKIP with jw = 0: the turn only) */
-            {
-                const bool qk = !WGSKIP || jw > 0;
-                const int st = tc % NST;
-                mbar_wait(uFull + st * 8, (uint32_t)((tc / NST) & 1));
-                named_sync(my_turn, 256);
-                if (qk)
+            /* key tiles 0 .. jw - 1 as the pipeline of cuda_wgmma_uniform: a turn
+             * per key tile and one for the last P V (jw = jend without PF_WGSKIP) */
+            if (!WGSKIP || jw > 0) {
+                /* key tile 0: S_0, softmax, P_0 */
+                {
+                    const int st = tc % NST;
+                    mbar_wait(uFull + st * 8, (uint32_t)((tc / NST) & 1));
+                    named_sync(my_turn, 256);
                     wg_issue_qk<T, D, BC, BR>(s, g, uKV + (uint32_t)(st * 2 * TILE));
-                named_arrive(next_turn, 256);
-                if (qk) {
+                    named_arrive(next_turn, 256);
                     wg_wait<0>();
                     reg_fence(s);
-                }
-                if (WGSKIP ? jw <= 1 : jend == 1) /* that was the tile's last read of Q */
-                    abmma::mbar_arrive(uQempty);
-                if (qk) {
+                    if (jw == 1) /* that was the tile's last read of Q */
+                        abmma::mbar_arrive(uQempty);
                     if (masked(0))
-                        wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
+                        wg_softmax<BC, CAUSAL, true, EMU>(s, m, l, corr, g, 0, Skv,
+                                                          scale_log2, shift);
                     else
-                        wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, 0, Skv, scale_log2, shift);
+                        wg_softmax<BC, CAUSAL, false, EMU>(s, m, l, corr, g, 0, Skv,
+                                                           scale_log2, shift);
                     wg_pack_p<T, BC>(s, p);
                 }
-            }
-            for (int j = 1; j < jend; j++) {
-                /* this warpgroup needs S_j, and O += P_{j-1} V_{j-1} (always
-                 * without PF_WGSKIP); either way it waits for the stage, takes
-                 * its turn and releases the previous stage */
-                const bool qk = !WGSKIP || j < jw, pv = !WGSKIP || j <= jw;
-                const int st = (tc + j) % NST, sp = (tc + j - 1) % NST;
-                const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
-                const uint32_t uVp = uKV + (uint32_t)(sp * 2 * TILE) + TILE;
-                mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
-                named_sync(my_turn, 256);
-                if (qk)
+                for (int j = 1; j < jw; j++) {
+                    const int st = (tc + j) % NST, sp = (tc + j - 1) % NST;
+                    const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
+                    const uint32_t uVp = uKV + (uint32_t)(sp * 2 * TILE) + TILE;
+                    mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
+                    named_sync(my_turn, 256);
                     wg_issue_qk<T, D, BC, BR>(s, g, uK); /* S_j */
-                if (pv)
-                    wg_issue_pv<T, D, BC>(o, p, uVp); /* O += P_{j-1} V_{j-1} */
-                named_arrive(next_turn, 256);
-                if (qk) {
+                    wg_issue_pv<T, D, BC>(o, p, uVp);     /* O += P_{j-1} V_{j-1} */
+                    named_arrive(next_turn, 256);
                     wg_wait<1>(); /* S_j landed; P V still running */
                     reg_fence(s);
                     if (j == jw - 1) /* the tile's last read of Q is done */
                         abmma::mbar_arrive(uQempty);
                     const int k0 = j * BC;
                     if (masked(k0))
-                        wg_softmax<BC, CAUSAL, true>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
+                        wg_softmax<BC, CAUSAL, true, EMU>(s, m, l, corr, g, k0, Skv,
+                                                          scale_log2, shift);
                     else
-                        wg_softmax<BC, CAUSAL, false>(s, m, l, corr, g, k0, Skv, scale_log2, shift);
-                }
-                if (pv) {
+                        wg_softmax<BC, CAUSAL, false, EMU>(s, m, l, corr, g, k0, Skv,
+                                                           scale_log2, shift);
                     wg_wait<0>(); /* P_{j-1} V_{j-1} done */
                     reg_fence(o);
                     reg_fence_u(p);
-                }
-                __syncwarp();
-                if (lane == 0)
-                    abmma::mbar_arrive(uEmpty + sp * 8); /* this warp is done with that stage */
-                if (qk) {
+                    __syncwarp();
+                    if (lane == 0)
+                        abmma::mbar_arrive(uEmpty + sp * 8); /* this warp is done with that stage */
 #pragma unroll
                     for (int n = 0; n < D / 8; n++) {
                         o[4 * n] *= corr[0];
@@ -335,23 +332,39 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                     }
                     wg_pack_p<T, BC>(s, p);
                 }
-            }
-            /* the last P V of the tile (PF_WGSKIP: done in the loop when jw < jend) */
-            {
-                const bool pv = !WGSKIP || jw == jend;
-                const int sp = (tc + jend - 1) % NST;
-                named_sync(my_turn, 256);
-                if (pv)
+                /* the last P V of this warpgroup's key tiles */
+                {
+                    const int sp = (tc + jw - 1) % NST;
+                    named_sync(my_turn, 256);
                     wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
-                named_arrive(next_turn, 256);
-                if (pv) {
+                    named_arrive(next_turn, 256);
                     wg_wait<0>();
                     reg_fence(o);
                     reg_fence_u(p);
+                    __syncwarp();
+                    if (lane == 0)
+                        abmma::mbar_arrive(uEmpty + sp * 8);
                 }
-                __syncwarp();
-                if (lane == 0)
-                    abmma::mbar_arrive(uEmpty + sp * 8);
+            } else {
+                /* PF_WGSKIP, no key tile: Q not needed; the turn of the last P V */
+                abmma::mbar_arrive(uQempty);
+                named_sync(my_turn, 256);
+                named_arrive(next_turn, 256);
+            }
+            /* PF_WGSKIP: key tiles jw .. jend - 1, which none of this warpgroup's
+             * rows needs: wait for each stage (so that an arrive never counts
+             * toward the stage's previous use), take the turn, release it. Each
+             * warpgroup takes jend + 1 turns per query tile either way. */
+            if (WGSKIP) {
+                for (int j = jw; j < jend; j++) {
+                    const int st = (tc + j) % NST;
+                    mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
+                    named_sync(my_turn, 256);
+                    named_arrive(next_turn, 256);
+                    __syncwarp();
+                    if (lane == 0)
+                        abmma::mbar_arrive(uEmpty + st * 8);
+                }
             }
             tc += jend;
 

@@ -1,0 +1,82 @@
+/*
+ * cuda_wgmma_softexp.cu: forward attention on wgmma + TMA + warp
+ * specialisation + FlashAttention-3's overlaps on a persistent grid with
+ * per-warpgroup key-tile counts, and at D = 64 a quarter of the softmax's
+ * exponentials computed by a polynomial on the FMA pipe; rung
+ * "cuda_wgmma_softexp" of the kernel ladder (sm_90a only: the other
+ * targets of a default build compile an empty kernel, and setup refuses
+ * any GPU but compute capability 9.0).
+ *
+ * Idea. At D = 64 a consumer warpgroup's key tile (64 query rows x 128
+ * keys) is 4 x 64 x 128 x 64 = 2.1 MFLOP of wgmma, 512 cycles of an SM's
+ * dense fp16/bf16 tensor rate (4,096 FLOP a cycle: 989 TFLOP/s at 132 SMs
+ * and 1.83 GHz), and 8,192 exponentials, 512 cycles of its MUFU unit
+ * (16 ex2 a cycle; CUDA C++ Programming Guide, arithmetic instruction
+ * throughput, compute capability 9.0). The two units are equally loaded,
+ * so the ping-pong of three warpgroups must hide one behind the other
+ * perfectly to reach either's peak; at D = 128 the tensor time doubles and
+ * the exponentials are half of it. cuda_wgmma_wgskip (the previous rung)
+ * reaches about 500 TFLOP/s at D = 64 non-causal against about 640 at
+ * D = 128 (cuda_wgmma_uniform, reports/hopper-causal-uniform/, H200,
+ * 2026-11-26; the two rungs do the same work there). FlashAttention-4
+ * (Zadouri et al. 2025) moves part of the exponentials to the FMA pipe
+ * with a polynomial on Blackwell, whose tensor cores outran MUFU; here
+ * the same at D = 64 on Hopper: columns 24-31, 56-63, 88-95 and 120-127
+ * of each key tile (one group of 8 in 4) take poly_exp2
+ * (kernels/wgmma_common.cuh: round-to-nearest split, degree-3 polynomial,
+ * exponent-field add; 9 instructions on the FMA and integer pipes, relative
+ * error at most 7.5e-5), the rest ex2.approx. MUFU time per warpgroup
+ * key tile 512 -> 384 cycles; issue slots per warp +128 instructions (8
+ * extra for each of 16 emulated exponentials a thread) on about 350.
+ * D = 128 is unchanged (EMU = 0 there: the same code as cuda_wgmma_wgskip).
+ *
+ * FLOPs and bytes: those of cuda_wgmma_wgskip (its header): the same
+ * products and the same DRAM traffic; only which unit computes 2^x moves.
+ *
+ * Prediction (before the first run). If the MUFU unit's share is what
+ * keeps D = 64 at ~53% of the tensor peak, D = 64 gains up to the
+ * quarter of the exponential time it sheds, diluted by the overlap: 1.02-
+ * 1.08x cuda_wgmma_wgskip's speed at D = 64 for S >= 2048 (causal and
+ * not); if the issue slots bind instead (3 consumer warps per scheduler,
+ * about 1,050 of 1,536 cycles busy per three warpgroup key tiles before,
+ * about 1,440 after), 0.95-1.0x. D = 128: within 1%.
+ *
+ * Accuracy: the float64 check's tolerance rule is FlashAttention's
+ * (twice the error of a plain computation in the same 16-bit precision,
+ * plus an absolute term; kernels/check.h);
+ * the polynomial's 7.5e-5 is below the 16-bit P's own rounding (2^-9
+ * bf16, 2^-12 fp16), so the check should pass as for the previous rung.
+ *
+ * Source: FlashAttention-4's exponential emulation (its paper and CuTe
+ * DSL source, read to understand, not copied; coefficients fitted here);
+ * previous rung cuda_wgmma_wgskip.
+ *
+ * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
+ * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
+ */
+
+#include "wgmma_persist_fwd.cuh"
+
+/* The kernel body and host side are kernels/wgmma_persist_fwd.cuh's,
+ * instantiated with this rung's ideas. */
+constexpr int IDEA = PF_UNIFORM | PF_WGSKIP | PF_SOFTEXP;
+
+/* setup: persist_setup's contract (wgmma_persist_fwd.cuh): checks the
+ * shape (fp16/bf16, D in {64, 128}, H_kv dividing H) and the device
+ * (compute capability 9.0), raises the shared-memory limit; -1 with the
+ * reason in err otherwise. */
+extern "C" int cuda_wgmma_softexp_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
+                                        size_t n)
+{
+    return persist_setup<IDEA>("cuda_wgmma_softexp", s, ctx, ws, err, n);
+}
+
+/* run: enqueues one forward pass on `stream`; 2 when the tile count is too
+ * large, 3 when a tensor map cannot be encoded (message on stderr). */
+extern "C" int cuda_wgmma_softexp_run(void *ctx, const ab_shape *s, const void *q, const void *k,
+                                      const void *v, void *o, void *stream)
+{
+    return persist_run<IDEA>(ctx, s, q, k, v, o, stream);
+}
+
+extern "C" void cuda_wgmma_softexp_teardown(void *ctx) { free(ctx); }
