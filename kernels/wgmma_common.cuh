@@ -339,13 +339,8 @@ static __device__ __forceinline__ void wg_tile(float (&o)[D / 2], float (&m)[2],
         float ls = 0.f;
 #pragma unroll
         for (int n = 0; n < BC / 8; n++) {
-            if (EMU > 0 && n % (EMU > 0 ? EMU : 1) == EMU - 1) {
-                s[4 * n + 2 * h] = poly_exp2<MASK>(fmaf(s[4 * n + 2 * h], scale_log2, -mb));
-                s[4 * n + 2 * h + 1] = poly_exp2<MASK>(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb));
-            } else {
-                s[4 * n + 2 * h] = fast_exp2(fmaf(s[4 * n + 2 * h], scale_log2, -mb));
-                s[4 * n + 2 * h + 1] = fast_exp2(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb));
-            }
+            s[4 * n + 2 * h] = fast_exp2(fmaf(s[4 * n + 2 * h], scale_log2, -mb));
+            s[4 * n + 2 * h + 1] = fast_exp2(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb));
             ls += s[4 * n + 2 * h] + s[4 * n + 2 * h + 1];
         }
         l[h] = l[h] * corr + ls;
