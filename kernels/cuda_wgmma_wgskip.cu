@@ -65,26 +65,6 @@
 
 #include "wgmma_persist_fwd.cuh"
 
-/* The kernel body and host side are kernels/wgmma_persist_fwd.cuh's,
- * instantiated with this rung's ideas. */
-constexpr int IDEA = PF_UNIFORM | PF_WGSKIP;
-
-/* setup: persist_setup's contract (wgmma_persist_fwd.cuh): checks the
- * shape (fp16/bf16, D in {64, 128}, H_kv dividing H) and the device
- * (compute capability 9.0), raises the shared-memory limit; -1 with the
- * reason in err otherwise. */
-extern "C" int cuda_wgmma_wgskip_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
-                                       size_t n)
-{
-    return persist_setup<IDEA>("cuda_wgmma_wgskip", s, ctx, ws, err, n);
-}
-
-/* run: enqueues one forward pass on `stream`; 2 when the tile count is too
- * large, 3 when a tensor map cannot be encoded (message on stderr). */
-extern "C" int cuda_wgmma_wgskip_run(void *ctx, const ab_shape *s, const void *q, const void *k,
-                                     const void *v, void *o, void *stream)
-{
-    return persist_run<IDEA>(ctx, s, q, k, v, o, stream);
-}
-
-extern "C" void cuda_wgmma_wgskip_teardown(void *ctx) { free(ctx); }
+/* The kernel body, host side and entry points (setup, run, teardown) are
+ * kernels/wgmma_persist_fwd.cuh's, instantiated with this rung's ideas. */
+AB_PERSIST_FWD_RUNG(cuda_wgmma_wgskip, PF_UNIFORM | PF_WGSKIP)

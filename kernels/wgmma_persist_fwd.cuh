@@ -537,4 +537,19 @@ int persist_run(void *ctx, const ab_shape *s, const void *q, const void *k, cons
 
 } /* namespace */
 
+/* The three entry points of rung NAME (NAME_setup, NAME_run, NAME_teardown;
+ * the contract of src/core/variant.h, declared by entry_points.h) over
+ * persist_setup and persist_run with the rung's ideas IDEA_BITS (PF_*). */
+#define AB_PERSIST_FWD_RUNG(NAME, IDEA_BITS)                                                       \
+    extern "C" int NAME##_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)   \
+    {                                                                                              \
+        return persist_setup<(IDEA_BITS)>(#NAME, s, ctx, ws, err, n);                              \
+    }                                                                                              \
+    extern "C" int NAME##_run(void *ctx, const ab_shape *s, const void *q, const void *k,         \
+                              const void *v, void *o, void *stream)                                \
+    {                                                                                              \
+        return persist_run<(IDEA_BITS)>(ctx, s, q, k, v, o, stream);                               \
+    }                                                                                              \
+    extern "C" void NAME##_teardown(void *ctx) { free(ctx); }
+
 #endif

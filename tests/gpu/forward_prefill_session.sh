@@ -15,8 +15,9 @@
 #             shapes) for NEW..., PREV, cudnn_sdpa: a quick look before the
 #             experiments
 #   sanitize  compute-sanitizer memcheck (gpu_check --small), racecheck
-#             (S in RACE_S, default 17 200) and synccheck (gpu_check --small)
-#             of each rung in SANITIZE (default NEW); for the last of them
+#             (S in RACE_S, default 17 200; only the rungs also in RACE,
+#             default all) and synccheck (gpu_check --small) of each rung in
+#             SANITIZE (default NEW); for the last of them
 #             also causal grouped-query shapes with more query tiles than SMs
 #             (blocks walk several tiles) under memcheck and racecheck
 #   ncu       Nsight Compute (clocks left alone) at each shape of NCU_SHAPES
@@ -32,7 +33,9 @@
 #   EXPERIMENTS="experiments/a.cfg experiments/b.cfg" \
 #   bash tests/gpu/forward_prefill_session.sh OUTDIR [STEP...]
 # (CHECK, default NEW, are the rungs the check step runs; TIME_SHAPES,
-# SANITIZE, RACE_S, NCU_SHAPES as above.)
+# SANITIZE, RACE, RACE_S, NCU_SHAPES as above; SANITIZE_BY and NCU_BY, in
+# seconds from the start, replace DEADLINE_S - 300 and DEADLINE_S - 100 as
+# the latest start of those steps.)
 set -u
 out=${1:?usage: forward_prefill_session.sh OUTDIR [STEP...]}
 shift
@@ -42,6 +45,7 @@ prev=${PREV:?PREV=variant}
 exps=${EXPERIMENTS:-}
 checked=${CHECK:-$new}
 sanitized=${SANITIZE:-$new}
+raced=${RACE:-$sanitized}
 race_s=${RACE_S:-17 200}
 time_shapes=${TIME_SHAPES:-16,32,1024,128,1,bf16,8,1024 8,32,2048,128,1,bf16,8,2048 4,32,4096,128,1,bf16,8,4096 1,32,16384,128,1,bf16,8,16384 4,32,4096,128,0,bf16,8,4096 8,16,2048,64,1,bf16}
 ncu_shapes=${NCU_SHAPES:-4,32,4096,128,1,bf16,8,4096 4,32,4096,128,0,bf16,8,4096}
@@ -89,12 +93,16 @@ if has time && ! late $((deadline - 300)) time; then
     stamp "time done"
 fi
 
-if has sanitize && ! late $((deadline - 300)) sanitize; then
+if has sanitize && ! late ${SANITIZE_BY:-$((deadline - 300))} sanitize; then
     for r in $sanitized; do
         timeout 60 compute-sanitizer --tool memcheck $gc --small $r >>"$out/sanitize.log" 2>&1
         stamp "memcheck $r small rc=$?"
-        timeout 60 compute-sanitizer --tool racecheck $gc $r $race_s >>"$out/sanitize.log" 2>&1
-        stamp "racecheck $r S=$race_s rc=$?"
+        case " $raced " in
+        *" $r "*)
+            timeout 60 compute-sanitizer --tool racecheck $gc $r $race_s >>"$out/sanitize.log" 2>&1
+            stamp "racecheck $r S=$race_s rc=$?"
+            ;;
+        esac
         timeout 60 compute-sanitizer --tool synccheck $gc --small $r >>"$out/sanitize.log" 2>&1
         stamp "synccheck $r small rc=$?"
     done
@@ -105,7 +113,7 @@ if has sanitize && ! late $((deadline - 300)) sanitize; then
     stamp "racecheck $r 144 tiles rc=$?"
 fi
 
-if has ncu && ! late $((deadline - 100)) ncu; then
+if has ncu && ! late ${NCU_BY:-$((deadline - 100))} ncu; then
     avail=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}')
     M=""
     for m in gpu__time_duration.sum sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
