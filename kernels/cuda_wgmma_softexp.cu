@@ -47,6 +47,11 @@
  * the polynomial's 7.5e-5 is below the 16-bit P's own rounding (2^-9
  * bf16, 2^-12 fp16), so the check should pass as for the previous rung.
  *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89),
+ * not yet run on a GPU (the session's device time ran out before its
+ * call); the polynomial's error was checked in float32 on the CPU
+ * (reports/hopper-wgskip/exp2_poly_fit.py, exp2-poly-fit.txt).
+ *
  * Source: FlashAttention-4's exponential emulation (its paper and CuTe
  * DSL source, read to understand, not copied; coefficients fitted here);
  * previous rung cuda_wgmma_wgskip.

@@ -26,8 +26,9 @@
  *
  * The work it saves (counted before coding: warpgroup x key-tile products,
  * each 4 x 64 x 128 x D FLOPs of wgmma and 64 x 128 exponentials, on
- * FlashAttention-3's grid, B*S = 16K tokens, H = 16; a script over the
- * tile lists with key_tiles.h's rules). D = 64 causal, S = 1024, 2048,
+ * FlashAttention-3's grid, B*S = 16K tokens, H = 16;
+ * reports/hopper-wgskip/work_model.py over the tile lists with
+ * key_tiles.h's rules). D = 64 causal, S = 1024, 2048,
  * 4096, 8192, 16384: 96 -> 72, 303 -> 272, 1152 -> 1056, 4287 -> 4160,
  * 16896 -> 16512 products per head (25%, 10%, 8%, 3%, 2% fewer); D = 64
  * non-causal: 144 -> 128 at S = 1024 (11%), 3% at 2048 and 4096, 0.8% from
@@ -51,6 +52,16 @@
  * on; D = 128 and Llama 3 8B prefill within 1% (no work saved). Against
  * cudnn_sdpa that would lift D = 64 S = 1024 from 0.90x causal and 0.93x
  * non-causal (reports/hopper-causal-uniform/) to about 1.0x or more.
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89),
+ * not yet run on a GPU (the session's device time ran out before its
+ * call). The barrier protocol with per-warpgroup counts was checked on the
+ * CPU instead: reports/hopper-wgskip/pipeline_sim.py runs the block's
+ * producer and consumers under random interleavings of random tile lists
+ * (any jw in 0..jend per warpgroup): no deadlock and every shared-memory
+ * read sees the tile it expects, while four deliberately broken versions
+ * (no wait before an idle release, no idle tail, no Q release by an idle
+ * warpgroup, the last P V from the wrong stage) each fail.
  *
  * Source: the causal tile-range rule of FlashAttention-2/3 (a query block
  * visits key blocks through the diagonal), applied per warpgroup instead
