@@ -22,8 +22,8 @@
  * (Zadouri et al. 2025) moves part of the exponentials to the FMA pipe
  * with a polynomial on Blackwell, whose tensor cores outran MUFU; here
  * the same at D = 64 on Hopper: columns 24-31, 56-63, 88-95 and 120-127
- * of each key tile (one group of 8 in 4) take poly_exp2
- * (kernels/wgmma_common.cuh: round-to-nearest split, degree-3 polynomial,
+ * of each key tile (one group of 8 in 4) take ab_soft_exp2
+ * (kernels/soft_exp2.h: round-to-nearest split, degree-3 polynomial,
  * exponent-field add; 9 instructions on the FMA and integer pipes, relative
  * error at most 7.5e-5), the rest ex2.approx. MUFU time per warpgroup
  * key tile 512 -> 384 cycles; issue slots per warp +128 instructions (8

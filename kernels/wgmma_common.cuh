@@ -48,6 +48,7 @@
 #define ATTNBENCH_WGMMA_COMMON_CUH
 
 #include "mma_common.cuh"
+#include "soft_exp2.h"
 #include "variant.h"
 
 #include <cuda.h>
@@ -416,28 +417,6 @@ template <int R> static __device__ __forceinline__ void reg_fence_u(uint32_t (&r
             asm volatile("" : "+r"(r[i][x])::"memory");
 }
 
-/* 2^x for x <= 0 on the FMA and integer pipes instead of the MUFU unit
- * (the software exponential of FlashAttention-4, Zadouri et al. 2025;
- * coefficients our own): x = j + f with j = round(x) by the 1.5 * 2^23
- * shifter and f in [-0.5, 0.5]; 2^f by a degree-3 polynomial (relative
- * error at most 7.5e-5 on [-0.5, 0.5] in float32, below fp16's half ulp
- * 2.4e-4; minimax fit by iteratively reweighted least squares,
- * reports/hopper-wgskip/exp2_poly_fit.py); 2^j added to the exponent
- * field. x is clamped at -125, so a value under 2^-125 comes out as 2^-125
- * (a term of a row sum that holds the row maximum's 1); with ZERO_BELOW, x
- * under -125 (a masked score's -inf) gives exactly 0, as ex2.approx.ftz
- * does. 9 instructions for ex2.approx's 1. */
-template <bool ZERO_BELOW> static __device__ __forceinline__ float poly_exp2(float x)
-{
-    const float xc = fmaxf(x, -125.f);
-    const float t = xc + 12582912.f; /* 1.5 * 2^23: round(xc) in the low mantissa bits */
-    const float f = xc - (t - 12582912.f);
-    const float p =
-        fmaf(fmaf(fmaf(0.0551716685f, f, 0.242611125f), f, 0.693260968f), f, 0.999928057f);
-    const float r = __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
-    return ZERO_BELOW && x < -125.f ? 0.f : r;
-}
-
 /* Online softmax of one tile's scores in place (s becomes P in fp32),
  * updating m and l; corr[h] is what O's rows must be multiplied by
  * before the next P V is added. With MASK, columns >= Skv (the keys) are
@@ -446,9 +425,9 @@ template <bool ZERO_BELOW> static __device__ __forceinline__ float poly_exp2(flo
  * (src/core/variant.h; 0 for S_kv = S). A row whose every column so far is
  * masked keeps m = -inf and l = 0 (its O stays 0). EMU > 0: the columns of
  * every EMU-th group of 8 (n % EMU == EMU - 1, 1 / EMU of them) take
- * poly_exp2 instead of ex2.approx, moving that share of the exponentials
- * off the MUFU unit (16 a clock per SM, as many as the tensor cores'
- * products need at D = 64). */
+ * ab_soft_exp2 (kernels/soft_exp2.h) instead of ex2.approx, moving that
+ * share of the exponentials off the MUFU unit (16 a clock per SM, as many
+ * as the tensor cores' products need at D = 64). */
 template <int BC, bool CAUSAL, bool MASK, int EMU = 0>
 static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)[2],
                                                   float (&l)[2], float (&corr)[2],
@@ -480,8 +459,9 @@ static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)
 #pragma unroll
         for (int n = 0; n < BC / 8; n++) {
             if (EMU > 0 && n % (EMU > 0 ? EMU : 1) == EMU - 1) {
-                s[4 * n + 2 * h] = poly_exp2<MASK>(fmaf(s[4 * n + 2 * h], scale_log2, -mb));
-                s[4 * n + 2 * h + 1] = poly_exp2<MASK>(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb));
+                s[4 * n + 2 * h] = ab_soft_exp2(fmaf(s[4 * n + 2 * h], scale_log2, -mb), MASK);
+                s[4 * n + 2 * h + 1] =
+                    ab_soft_exp2(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb), MASK);
             } else {
                 s[4 * n + 2 * h] = fast_exp2(fmaf(s[4 * n + 2 * h], scale_log2, -mb));
                 s[4 * n + 2 * h + 1] = fast_exp2(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb));

@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
 #if AB_WGMMA_DEVICE
     constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
                    WGSKIP = (IDEA & PF_WGSKIP) != 0;
-    /* wg_softmax's EMU: every EMU-th group of 8 columns by poly_exp2 (0: none) */
+    /* wg_softmax's EMU: every EMU-th group of 8 columns by ab_soft_exp2 (0: none) */
     constexpr int EMU = (IDEA & PF_SOFTEXP) != 0 && D == 64 ? 4 : 0;
     using C = cfg<D>;
     constexpr int NWG = C::NWG, BR = C::BR, NST = C::NST;

@@ -1,4 +1,4 @@
-"""exp2_poly_fit.py: the coefficients of poly_exp2 (kernels/wgmma_common.cuh), 2^f on
+"""exp2_poly_fit.py: the coefficients of ab_soft_exp2 (kernels/soft_exp2.h), 2^f on
 [-0.5, 0.5] by a degree-3 polynomial with the least largest relative error (Lawson's
 iteratively reweighted least squares on 4,001 Chebyshev points), rounded to float32; then
 the largest relative error of the float32 Horner evaluation on 200,001 points of [-0.5, 0.5],
