@@ -39,7 +39,8 @@
  * D = 64 causal, 36-580 us at ~950 TFLOP/s of dense wgmma (the power-capped
  * clock's rate), so the grid is compute-bound; D = 64 causal S = 1024 is
  * the closest to its memory floor (36 against 32 us), and cuda_wgmma_uniform
- * took 127 us there, cudnn_sdpa 115 (reports/hopper-causal-uniform/).
+ * took 127 us there, cudnn_sdpa 115 (bf16, reports/hopper-causal-uniform/
+ * fa3-grid-causal-lookahead.db run 2, NVIDIA H200, 2026-11-26).
  *
  * Prediction (before the first run). A skipped product costs its turn
  * (two named-barrier operations and an mbarrier arrive) instead of a
@@ -51,7 +52,8 @@
  * 1.06-1.12x at S = 1024, 1.01-1.03x at 2048 and 4096, within 1% from 8192
  * on; D = 128 and Llama 3 8B prefill within 1% (no work saved). Against
  * cudnn_sdpa that would lift D = 64 S = 1024 from 0.90x causal and 0.93x
- * non-causal (reports/hopper-causal-uniform/) to about 1.0x or more.
+ * non-causal (the same folder's runs, H200, 2026-11-26) to about 1.0x or
+ * more.
  *
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89),
  * not yet run on a GPU (the session's device time ran out before its
