@@ -15,11 +15,13 @@
  * throughput, compute capability 9.0). The two units are equally loaded,
  * so the ping-pong of three warpgroups must hide one behind the other
  * perfectly to reach either's peak; at D = 128 the tensor time doubles and
- * the exponentials are half of it. cuda_wgmma_wgskip (the previous rung)
- * reaches about 500 TFLOP/s at D = 64 non-causal against about 640 at
- * D = 128 (cuda_wgmma_uniform, reports/hopper-causal-uniform/, H200,
- * 2026-11-26; the two rungs do the same work there). FlashAttention-4
- * (Zadouri et al. 2025) moves part of the exponentials to the FMA pipe
+ * the exponentials are half of it. cuda_wgmma_uniform reaches 478-497
+ * TFLOP/s at D = 64 non-causal from S = 2048 on against 593-645 at
+ * D = 128 (bf16, reports/hopper-causal-uniform/fa3-grid-noncausal-
+ * lookahead.db run 1, NVIDIA H200, 2026-11-26; cuda_wgmma_wgskip, the
+ * previous rung, does within 3% of its work there). FlashAttention-4
+ * (Zadouri, Hoehnerbach, Shah, Liu, Thakkar, Dao) moves part of the
+ * exponentials to the FMA pipe
  * with a polynomial on Blackwell, whose tensor cores outran MUFU; here
  * the same at D = 64 on Hopper: columns 24-31, 56-63, 88-95 and 120-127
  * of each key tile (one group of 8 in 4) take ab_soft_exp2
@@ -52,8 +54,9 @@
  * call); the polynomial's error was checked in float32 on the CPU
  * (reports/hopper-wgskip/exp2_poly_fit.py, exp2-poly-fit.txt).
  *
- * Source: FlashAttention-4's exponential emulation (its paper and CuTe
- * DSL source, read to understand, not copied; coefficients fitted here);
+ * Source: FlashAttention-4's idea of computing part of the exponentials
+ * by a polynomial on the FMA units (as its authors describe it; not its
+ * code): the split, the degree and the coefficients here are our own;
  * previous rung cuda_wgmma_wgskip.
  *
  * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query

@@ -5,8 +5,9 @@
  * from host and device code, so that a CPU test (tests/check/
  * test_soft_exp2.c) holds it against libm's exp2 in double precision.
  *
- * Method (FlashAttention-4's software exponential, Zadouri et al. 2025;
- * read, not copied; coefficients fitted here): x = j + f with j = round(x)
+ * Method (the software exponential of FlashAttention-4, Zadouri,
+ * Hoehnerbach, Shah, Liu, Thakkar, Dao, as they describe it; not their
+ * code; coefficients fitted here): x = j + f with j = round(x)
  * by the 1.5 * 2^23 shifter (x + 1.5 * 2^23 leaves round(x) in the low
  * mantissa bits) and f = x - j in [-0.5, 0.5]; 2^f by a degree-3
  * polynomial in Horner form (the minimax fit of relative error,
