@@ -21,7 +21,8 @@
 #   exp       when every rung passed its check: attnbench run
 #             experiments/hopper-bwd-ladder.cfg, hopper-bwd-llama3-8b.cfg and
 #             hopper-bwd-ladder-fp16.cfg (EXPS= to choose) into
-#             OUTDIR/hopper-bwd.db, reports with --chain
+#             OUTDIR/hopper-bwd.db (DB_NAME= another file name), reports
+#             with --chain
 # TIME_ALSO= names variants the time step adds to the rungs that passed;
 # NCU_RUNGS= the variants to profile (default cuda_mma_bwd_pipeline and the
 # rungs that passed).
@@ -113,7 +114,7 @@ fi
 if has exp && [ "$(echo $passed)" != "$(echo $rungs)" ]; then
     stamp "skipped exp: not every rung passed its check"
 elif has exp && ! late $((deadline - 200)) exp; then
-    db=$out/hopper-bwd.db
+    db=$out/${DB_NAME:-hopper-bwd.db}
     for cfg in ${EXPS:-experiments/hopper-bwd-ladder.cfg experiments/hopper-bwd-llama3-8b.cfg experiments/hopper-bwd-ladder-fp16.cfg}; do
         late $((deadline - 40)) "$cfg" && break
         n=$(basename $cfg .cfg)
