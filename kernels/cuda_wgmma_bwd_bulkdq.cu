@@ -34,6 +34,31 @@
  * Prediction: 1.00-1.04x cuda_wgmma_bwd_overlap at D = 64 and 128, causal
  * and not, and at the Llama 3 8B shape.
  *
+ * Measured (NVIDIA H100, 2026-11-26, reports/hopper-bwd/hopper-bwd-overlap.db
+ * run 2, experiments/hopper-bwd-overlap.cfg, the 20 bf16 configurations,
+ * and run 1, hopper-bwd-overlap-llama3-8b.cfg; hot timing, medians of
+ * 20-30 samples, clocks left alone): SLOWER, 0.784x cuda_wgmma_bwd_overlap
+ * at D = 64 (geometric mean, 0.727-0.848), 0.993x at D = 128
+ * (0.977-1.016), Llama 3 8B 0.997x (0.992-1.002); predicted 1.00-1.04: did
+ * not hold at D = 64, within it or just below at D = 128. Against
+ * cudnn_sdpa over the bf16 grid 0.667x (0.504-0.866).
+ *
+ * Profiled (no database: the figures are in the log named): Nsight
+ * Compute at B=4 H=16 S=4096 bf16 non-causal
+ * (reports/hopper-bwd/overlap-call1-ncu.log): D = 64 2.83 ms against
+ * cuda_wgmma_bwd_overlap's 2.14 ms, tensor pipe 25.6% against 33.9% of
+ * peak, warps stalled on long-scoreboard results 2.89 per issue against
+ * 1.53, on the global-memory queue 0.06 against 0.03 (the atomics had not
+ * been throttling); D = 128 3.09 ms against 3.07 ms. Reading, not yet
+ * tested: the consumers wait (dQ-empty mbarrier) until the copies of the
+ * previous share have read shared memory, and the 64 copies of 4 D bytes
+ * each take longer to read their rows than 128 threads take to issue
+ * float4 atomics, which need no completion before the buffer is reused;
+ * at D = 64 a step is short enough for that wait to show. A second dQ
+ * buffer would hide it at D = 64 (the shared memory has room there, not
+ * at D = 128); rows of 256 bytes may also be below the copy engine's
+ * efficient size.
+ *
  * Checked as every rung: gpu_check_bwd (float64 oracle, every element,
  * FlashAttention's tolerance), compute-sanitizer memcheck, racecheck,
  * synccheck over gpu_check_bwd --small. Supported: as

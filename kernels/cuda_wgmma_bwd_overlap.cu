@@ -54,6 +54,29 @@
  * Prediction: D = 64 1.05-1.12x cuda_wgmma_bwd_heads (causal and not);
  * D = 128 1.00x within 1% (the same code).
  *
+ * Measured (NVIDIA H100, 2026-11-26, reports/hopper-bwd/hopper-bwd-overlap.db
+ * run 2, experiments/hopper-bwd-overlap.cfg, the 20 bf16 configurations,
+ * and run 1, hopper-bwd-overlap-llama3-8b.cfg; hot timing, medians of
+ * 20-30 samples, clocks left alone): SLOWER at D = 64, 0.935x
+ * cuda_wgmma_bwd_heads (geometric mean, 0.915-0.969; predicted 1.05-1.12:
+ * did not hold); D = 128 1.001x (0.983-1.029), Llama 3 8B 0.995x
+ * (0.991-0.999; predicted 1.00 within 1%: held in the mean). Against
+ * cudnn_sdpa over the bf16 grid 0.756x (0.679-0.871), where
+ * cuda_wgmma_bwd_heads was 0.781x (0.717-0.883) in the same run.
+ *
+ * Profiled (no database: the figures are in the log named): Nsight
+ * Compute at B=4 H=16 S=4096 D=64 non-causal bf16
+ * (reports/hopper-bwd/overlap-call1-ncu.log): 2.14 ms against
+ * cuda_wgmma_bwd_heads's 2.02 ms, tensor pipe 33.9% against 36.2% of
+ * peak, warps stalled on the dS^T barrier 0.23 per issue against 0.51 (the
+ * overlap's intent) but on long-scoreboard results (mbarrier waits among
+ * them) 1.53 against 0.78. Reading, not yet tested: the next stage's Q
+ * and dO are now needed in the middle of a step, but the producer's
+ * thread 0 issues them only after its share of the previous step's dQ
+ * atomics, about the start of the step, so the consumers wait for the
+ * copies the overlap was to hide behind. A rung with a producer warp that
+ * only loads is the next step (written, not run: branch wt-bwd-loadwarp).
+ *
  * Checked as every rung: gpu_check_bwd (float64 oracle, every element,
  * FlashAttention's tolerance), compute-sanitizer memcheck, racecheck,
  * synccheck over gpu_check_bwd --small. Supported: as cuda_wgmma_bwd_heads
