@@ -1,6 +1,7 @@
 /*
  * wgmma_bwd_ws.cuh: what the producer-warpgroup backward rungs on Hopper
- * (cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq, cuda_wgmma_bwd_heads) share,
+ * (cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq, cuda_wgmma_bwd_heads and the
+ * rungs after it) share,
  * so that each rung's file holds only its own idea:
  *   ws_layout      the shared-memory regions (K, V; two stages of Q, dO,
  *                  logsumexp log2 e and Delta; dS^T buffers; fp32 dQ share
@@ -12,12 +13,14 @@
  *                  each step's Q, dO (TMA, 128B swizzle, rows past S
  *                  zero-filled), logsumexp and Delta (bulk copies from the
  *                  padded buffers of bwd_prep) into two stages handed over
- *                  by full/empty mbarriers; all 128 threads add the
- *                  consumers' dQ share of the previous step (the sum of the
- *                  NDQ buffers) to the fp32 accumulator with float4 atomics
+ *                  by full/empty mbarriers; all 128 threads (or warps 1-3,
+ *                  or bulk copies from warp 1) add the consumers' dQ share
+ *                  of the previous step (the sum of the NDQ buffers) to the
+ *                  fp32 accumulator with float4 atomics
  *   bwd_ws         the main kernel of cuda_wgmma_bwd_ws,
- *                  cuda_wgmma_bwd_heads, cuda_wgmma_bwd_overlap and
- *                  cuda_wgmma_bwd_bulkdq: the producer above and two
+ *                  cuda_wgmma_bwd_heads, cuda_wgmma_bwd_overlap,
+ *                  cuda_wgmma_bwd_bulkdq and cuda_wgmma_bwd_loadwarp: the
+ *                  producer above and two
  *                  consumer warpgroups of 64 keys (setmaxnreg 240; producer
  *                  24) that meet once per step at a named barrier (dS^T of
  *                  all 128 keys stored, double-buffered) and each compute
@@ -27,9 +30,10 @@
  *                  accumulator, adds to it (key heads shared by blocks);
  *                  the rung's feature bits F switch on WS_OVERLAP (the
  *                  next tile's S^T, dP^T products issued before the wait
- *                  for this tile's dQ product) and WS_BULK_DQ (the dQ share
+ *                  for this tile's dQ product), WS_BULK_DQ (the dQ share
  *                  added to the accumulator by bulk reduce-add copies,
- *                  cp.reduce.async.bulk, instead of float4 atomics)
+ *                  cp.reduce.async.bulk, instead of float4 atomics) and
+ *                  WS_LOAD_WARP (the producer's warp 0 only loads)
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
@@ -80,6 +84,7 @@ constexpr int NT = 128 * (NWG + 1); /* producer warpgroup + consumers */
 constexpr int WS_OVERLAP = 1; /* next tile's S^T, dP^T issued before this tile's dQ wait
                                  * (D = 64 only; bwd_ws says why) */
 constexpr int WS_BULK_DQ = 2; /* dQ share added by cp.reduce.async.bulk, not atomics */
+constexpr int WS_LOAD_WARP = 4; /* producer warp 0 only loads; warps 1-3 add the dQ shares */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by 8
@@ -218,8 +223,11 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
  * (NDQ = 1) the dQ share goes by bulk reduce-add copies instead, one per
  * row of the tile inside S, issued by the 32 lanes of warp 1 (thread 0
  * keeps issuing loads meanwhile); lane 0 of warp 1 frees the buffer once
- * the copies have read it. */
-template <int D, int NDS, int NDQ, bool BULK = false>
+ * the copies have read it. With LOADW (and not BULK) warp 0 takes no part
+ * in the atomics, only warps 1-3 (96 threads), so thread 0 issues each
+ * stage's loads as soon as the consumers free it, not after its share of
+ * the previous step's atomics. */
+template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false>
 static __device__ __forceinline__ void
 ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const float *sDQ,
             const CUtensorMap *tmQ, const CUtensorMap *tmG, const CUtensorMap *tmK,
@@ -267,14 +275,15 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             if (lane == 0)
                 abmma::mbar_arrive(m.dqempty);
         }
-        if (!BULK && it >= 1) { /* the dQ share of step it - 1 */
-            const int k = it - 1;
+        if (!BULK && it >= 1 && (!LOADW || wtid >= 32)) { /* the dQ share of step it - 1 */
+            constexpr int NA = LOADW ? 96 : 128; /* threads adding */
+            const int k = it - 1, at = LOADW ? wtid - 32 : wtid;
             const int q0 = ws_q0(w, k);
             const size_t bh = (size_t)ws_bh(w, k);
             mbar_wait(m.dqfull, (uint32_t)(k & 1));
             float *dq = dqacc + (bh * S + q0) * D;
 #pragma unroll 1
-            for (int i = wtid; i < BR * D / 4; i += 128) {
+            for (int i = at; i < BR * D / 4; i += NA) {
                 const int r = i / (D / 4), c = i % (D / 4);
                 if (q0 + r < S) {
                     float4 v = *reinterpret_cast<const float4 *>(sDQ + r * L::DQS + 4 * c);
@@ -347,7 +356,7 @@ static __device__ __forceinline__ void ws_put_dq(float *sDQ, const ws_bars &m, c
  * each block does are Sched's (Sched::block(H, HK, S, SK, causal,
  * sched_arg, &b, &hk, &gq0, &ngq) returns the block's key tile index and
  * its query heads; sched_arg is the rung's own parameter of it), F its
- * feature bits (WS_OVERLAP, WS_BULK_DQ). tmQ, tmG: [B*H, S, D] maps with
+ * feature bits (WS_OVERLAP, WS_BULK_DQ, WS_LOAD_WARP). tmQ, tmG: [B*H, S, D] maps with
  * 64-row boxes; tmK, tmV: [B*H_kv, S_kv, D] with BC-row boxes; lse2,
  * delta: [B*H, Sp] (Sp = S rounded up to 64). Adds dS K (unscaled) into
  * dqacc [B, H, S, D]; writes dK = scale sum dS^T Q and dV = sum P^T dO of
@@ -377,6 +386,7 @@ __global__ void __launch_bounds__(NT, 1)
 #if AB_WGMMA_DEVICE
     using L = ws_layout<D, 2, 1>;
     constexpr bool BULK = (F & WS_BULK_DQ) != 0;
+    constexpr bool LOADW = (F & WS_LOAD_WARP) != 0 && !BULK;
     /* D = 128: with any product in flight across the loop's back edge
      * ptxas (CUDA 13.0) serialised every wgmma of the kernel (C7512) and
      * spilled: the in-flight accumulators stay reserved through the loop,
@@ -401,11 +411,11 @@ __global__ void __launch_bounds__(NT, 1)
     const int off = SK - S; /* key j visible to row i iff j <= i + off */
     const ws_sweep w = ws_sweep_of(b, hk, H, HK, gq0, ngq, j0, S, SK, causal);
 
-    ws_init_bars(m, NCT, BULK ? 1 : 128);
+    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128);
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
-        ws_producer<D, 2, 1, BULK>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta,
+        ws_producer<D, 2, 1, BULK, LOADW>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta,
                                    dqacc, j0, bk, S, Sp);
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # hopper_bwd.sh: one GPU-machine session for the Hopper backward rungs
 # (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq,
-# cuda_wgmma_bwd_heads, cuda_wgmma_bwd_overlap, cuda_wgmma_bwd_bulkdq); a
+# cuda_wgmma_bwd_heads, cuda_wgmma_bwd_overlap, cuda_wgmma_bwd_bulkdq,
+# cuda_wgmma_bwd_loadwarp); a
 # manual script,
 # not a meson test. Steps, each
 # appending to a log in OUTDIR and a line to OUTDIR/summary.txt:
@@ -38,7 +39,7 @@ mkdir -p "$out"
 b=build-gpu-bwd
 gc=./$b/tests/gpu/gpu_check_bwd
 ab=./$b/src/attnbench
-rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws cuda_wgmma_bwd_owndq cuda_wgmma_bwd_heads cuda_wgmma_bwd_overlap cuda_wgmma_bwd_bulkdq}
+rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws cuda_wgmma_bwd_owndq cuda_wgmma_bwd_heads cuda_wgmma_bwd_overlap cuda_wgmma_bwd_bulkdq cuda_wgmma_bwd_loadwarp}
 deadline=${DEADLINE_S:-450}
 sum=$out/summary.txt
 has() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
