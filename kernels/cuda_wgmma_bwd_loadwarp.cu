@@ -36,6 +36,11 @@
  * 36.2% of peak, warps stalled on long-scoreboard results 1.53 per issue
  * against 0.78, on the dS^T barrier 0.23 against 0.51.
  *
+ * Not yet run when written (session 7's device time was spent): the first
+ * run is experiments/hopper-bwd-loadwarp-quick.cfg with the gradient check
+ * and the sanitizers; hopper-bwd-loadwarp{,-fp16,-llama3-8b}.cfg are the
+ * full grids.
+ *
  * Work and traffic (before the first run): FLOPs, bytes and launches as
  * cuda_wgmma_bwd_overlap; the float4 atomics of a step are spread over 96
  * threads instead of 128 (D / 6 instead of D / 8 a thread: the producer

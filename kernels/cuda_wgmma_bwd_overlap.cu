@@ -74,8 +74,8 @@
  * and dO are now needed in the middle of a step, but the producer's
  * thread 0 issues them only after its share of the previous step's dQ
  * atomics, about the start of the step, so the consumers wait for the
- * copies the overlap was to hide behind. A rung with a producer warp that
- * only loads is the next step (written, not run: branch wt-bwd-loadwarp).
+ * copies the overlap was to hide behind. The next rung,
+ * cuda_wgmma_bwd_loadwarp (a producer warp that only loads), tests it.
  *
  * Checked as every rung: gpu_check_bwd (float64 oracle, every element,
  * FlashAttention's tolerance), compute-sanitizer memcheck, racecheck,
