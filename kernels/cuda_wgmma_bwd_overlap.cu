@@ -24,14 +24,16 @@
  * not copied).
  *
  * D = 64 only. At D = 128 ptxas (CUDA 13.0) serialised every wgmma of the
- * kernel (C7512, "insufficient register resources") and spilled as soon
- * as any product stayed in flight across the loop's back edge or the dQ
- * hand-over, in each arrangement tried (S^T and dP^T both issued at the
+ * kernel (C7512, "insufficient register resources", with spills in most
+ * arrangements) as soon as a product stayed in flight across the loop's
+ * back edge, in each arrangement tried (S^T and dP^T both issued at the
  * end of the step, S^T alone early, the mbarrier waits moved out of the
- * in-flight region, the dQ store deferred to the next step, the whole
- * kernel capped at 240 registers): its accumulators stay reserved
- * through the loop, and dV, dK (2 x 64 registers), their A fragments (32),
- * the dQ share (32) and S^T, dP^T (64) exceed the consumers' 240. At
+ * in-flight region, the whole kernel capped at 240 registers); with the
+ * dQ store deferred into the next step instead it injected a wait before
+ * the store (C7517), which undoes the overlap. Apparently an accumulator
+ * in flight across the back edge stays reserved through the whole loop,
+ * and dV, dK (2 x 64 registers), their A fragments (32), the dQ share (32)
+ * and S^T, dP^T (64) exceed the consumers' 240. At
  * D = 64 (dV, dK 2 x 32) the SASS shows the order above (HGMMA of S^T
  * between the two WARPGROUP.DEPBAR.LE 1), no spills, no C75xx notes. At
  * D = 128 the rung runs cuda_wgmma_bwd_heads's loop unchanged.

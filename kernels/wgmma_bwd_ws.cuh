@@ -388,10 +388,9 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool BULK = (F & WS_BULK_DQ) != 0;
     constexpr bool LOADW = (F & WS_LOAD_WARP) != 0 && !BULK;
     /* D = 128: with any product in flight across the loop's back edge
-     * ptxas (CUDA 13.0) serialised every wgmma of the kernel (C7512) and
-     * spilled: the in-flight accumulators stay reserved through the loop,
-     * and dV, dK (128), their A fragments (32), the dQ share (32) and S^T,
-     * dP^T (64) exceed the 240 registers */
+     * ptxas (CUDA 13.0) serialised every wgmma of the kernel (C7512), in
+     * most arrangements with spills (cuda_wgmma_bwd_overlap.cu says which
+     * were tried) */
     constexpr bool OVERLAP = (F & WS_OVERLAP) != 0 && D == 64;
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
