@@ -32,10 +32,10 @@
  *     reads the last one's).
  * Launches per call: the accumulator memset, the pre-pass (Delta and
  * lse log2 e into padded buffers), the main kernel, dQ = scale * acc.
- * The producer, the main kernel and the host side live in
- * wgmma_bwd_ws.cuh (shared with the later rungs); this file holds the
- * schedule (one block per key tile of BC keys and K/V head, sweeping every
- * query head of the group) and the entry points.
+ * The producer, the main kernel, the schedule (sched_kv: one block per
+ * key tile of BC keys and K/V head, sweeping every query head of the
+ * group) and the host side live in wgmma_bwd_ws.cuh (shared with the
+ * later rungs); this file names the rung's entry points (AB_WS_RUNG).
  *
  * Prediction (before the first run): the consumers' step loses the copy
  * issue and the atomics (about 64 x D x 4 bytes of red per step per block;
@@ -86,98 +86,5 @@
  */
 #include "wgmma_bwd_ws.cuh"
 
-using namespace abwgws;
-
-namespace {
-
-/* The schedule: grid (key tiles, B*H_kv); block (x, y) owns keys x BC ..
- * of K/V head y = b * H_kv + hk and visits every query head of the group. */
-struct sched_kv {
-    static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal,
-                                                int arg, int *b, int *hk, int *gq0, int *ngq)
-    {
-        (void)S, (void)SK, (void)causal, (void)arg;
-        *b = (int)blockIdx.y / HK;
-        *hk = (int)blockIdx.y % HK;
-        *gq0 = 0;
-        *ngq = H / HK;
-        return (int)blockIdx.x;
-    }
-};
-
-/* Enqueues the four steps of one backward pass on st; 0, a cudaError_t,
- * or 3 when a tensor map cannot be encoded (printed). */
-template <typename T, int D>
-int launch(const ws_ctx *c, const ab_shape *s, const void *q, const void *k, const void *v,
-           const void *o, const void *g, const float *lse, void *dq, void *dk, void *dv,
-           cudaStream_t st)
-{
-    const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
-    ws_maps m;
-    if (int rc = ws_before<T, D>("cuda_wgmma_bwd_ws", c, s, q, k, v, o, g, lse, &m, st))
-        return rc;
-    dim3 grid((unsigned)((SK + BC - 1) / BC), (unsigned)(s->B * HK));
-    bwd_ws<T, D, sched_kv><<<grid, NT, ws_layout<D, 2, 1>::bytes, st>>>(
-        m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, nullptr, 0, s->H, HK,
-        s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), 0);
-    return ws_after<T>(c, s, dq, dk, dv, st);
-}
-
-/* Raises the main kernel's dynamic shared-memory limit for s's dtype and
- * D; 0 or a cudaError_t. */
-template <typename T, int D> int set_smem_of(void)
-{
-    return (int)cudaFuncSetAttribute(bwd_ws<T, D, sched_kv>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     ws_layout<D, 2, 1>::bytes);
-}
-int set_smem(const ab_shape *s)
-{
-    if (s->D == 64)
-        return s->dtype == AB_FP16 ? set_smem_of<__half, 64>() : set_smem_of<__nv_bfloat16, 64>();
-    return s->dtype == AB_FP16 ? set_smem_of<__half, 128>() : set_smem_of<__nv_bfloat16, 128>();
-}
-
-} /* namespace */
-
-/* setup: ws_setup's contract (fp16/bf16, D in {64, 128}, any S, S_kv, H_kv
- * dividing H, B*H_kv <= 65535 (the grid's y dimension); compute capability
- * 9.0, else AB_SETUP_UNSUPPORTED with the reason); no dK/dV accumulators. */
-extern "C" int cuda_wgmma_bwd_ws_setup(const ab_shape *s, void **ctx, size_t *ws, char *err,
-                                       size_t n)
-{
-    return ws_setup("cuda_wgmma_bwd_ws", s, ctx, ws, err, n, 65535, set_smem, 0);
-}
-
-/* run: the forward, cuda_wgmma_persistent's (o = attention(q, k, v)). */
-extern "C" int cuda_wgmma_bwd_ws_run(void *ctx, const ab_shape *s, const void *q, const void *k,
-                                     const void *v, void *o, void *stream)
-{
-    return cuda_wgmma_persistent_run(((ws_ctx *)ctx)->fwd, s, q, k, v, o, stream);
-}
-
-/* run_bwd: enqueues the accumulator memset, the pre-pass, the main kernel
- * and the dQ conversion on `stream` (no allocation, no synchronisation:
- * graph-capturable). Needs a setup with s->pass != "fwd". Returns 0, a
- * cudaError_t, or 3 when a tensor map cannot be encoded. */
-extern "C" int cuda_wgmma_bwd_ws_run_bwd(void *ctx, const ab_shape *s, const void *q,
-                                         const void *k, const void *v, const void *o,
-                                         const void *dout, const float *lse, void *dq, void *dk,
-                                         void *dv, void *stream)
-{
-    const ws_ctx *c = (const ws_ctx *)ctx;
-    if (!c || !c->dqacc)
-        return (int)cudaErrorInvalidValue;
-    cudaStream_t st = (cudaStream_t)stream;
-    if (s->D == 64)
-        return s->dtype == AB_FP16
-                   ? launch<__half, 64>(c, s, q, k, v, o, dout, lse, dq, dk, dv, st)
-                   : launch<__nv_bfloat16, 64>(c, s, q, k, v, o, dout, lse, dq, dk, dv, st);
-    return s->dtype == AB_FP16
-               ? launch<__half, 128>(c, s, q, k, v, o, dout, lse, dq, dk, dv, st)
-               : launch<__nv_bfloat16, 128>(c, s, q, k, v, o, dout, lse, dq, dk, dv, st);
-}
-
-/* teardown: frees what setup allocated (the forward's context included);
- * ctx may be NULL. */
-extern "C" void cuda_wgmma_bwd_ws_teardown(void *ctx) { ws_teardown(ctx); }
+/* Its schedule is abwgws::sched_kv (wgmma_bwd_ws.cuh). */
+AB_WS_RUNG(cuda_wgmma_bwd_ws, abwgws::sched_kv, 0)

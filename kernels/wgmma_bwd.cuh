@@ -13,7 +13,11 @@
  *                   dS^T = P^T (dP^T - Delta); returns P^T and dS^T as
  *                   16-bit A fragments and stores dS^T to shared memory
  *                   ([key][query], sw128, one 128-byte row per key) followed
- *                   by the async-proxy fence
+ *                   by the async-proxy fence; its two halves, for rungs that
+ *                   issue the products of one tile before finishing another:
+ *   bwd_wg_issue_scores  the two products, one committed group, not waited for
+ *   bwd_wg_issue_score   one of them, a committed group of its own
+ *   bwd_wg_ds            the element-wise part on their waited-for results
  *   bwd_wg_issue_dkdv   dV_w += P^T dO and dK_w += dS^T Q (wgmma m64nD, A
  *                   from registers, B MN-major), one committed group, not
  *                   waited for
@@ -71,24 +75,43 @@ static __device__ __forceinline__ bwd_geo bwd_geo_of(int wtid, int wg)
     return x;
 }
 
-/* One warpgroup's scores of one query tile (contract in the file header).
- * uK, uV: the block's K, V tiles (sw128, BC rows); uQ, uG: the tile's Q,
- * dO (sw128, 64 rows); uDS: the dS^T tile (BC rows of 128 bytes). lL, lD:
- * the tile's 64 logsumexp values times lmul (so lmul * lL = lse log2e:
- * lmul = log2e for a raw logsumexp, 1 for one stored pre-scaled) and
- * Delta values in shared memory. full: no (row, key) of the block's tile
- * is past S, S_kv or causally hidden. q0, j0: the tile's first query row
- * and the block's first key; off = S_kv - S; sl2 = scale log2e. */
+/* One product of bwd_wg_scores, K_w Q^T (uA = uK, uB = uQ: S^T) or V_w
+ * dO^T (uA = uV, uB = uG: dP^T) into acc, issued as one committed group
+ * and not waited for (acc must not be touched until a wait covers the
+ * group). Arguments as bwd_wg_scores. */
 template <typename T, int D, int BC>
-static __device__ __forceinline__ void
-bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint32_t uK,
-              uint32_t uV, uint32_t uQ, uint32_t uG, uint32_t uDS, const float *lL, float lmul,
-              const float *lD, bool full, int q0, int j0, int S, int SK, int causal, int off,
-              float sl2)
+static __device__ __forceinline__ void bwd_wg_issue_score(float (&acc)[32], const bwd_geo &x,
+                                                          uint32_t uA, uint32_t uB)
 {
-    using ops = dtype_ops<T>;
     constexpr int BR = 64;
-    float s[32], dp[32];
+    /* acc's old values die here (the wgmma asm reads its accumulators: a
+     * loop-carried acc would otherwise stay live since its last use); a
+     * volatile asm, so that the compiler cannot move the zeros away from
+     * the wgmma (32 registers more live elsewhere) */
+#pragma unroll
+    for (int i = 0; i < 32; i++)
+        asm volatile("mov.b32 %0, 0;\n" : "=f"(acc[i]));
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        const uint32_t ka = (kk >> 2) * BC * 128 + x.wg * 64 * 128 + (kk & 3) * 32;
+        const uint32_t qa = (kk >> 2) * BR * 128 + (kk & 3) * 32;
+        wgmma_op<T, 64>::template ss<0>(acc, desc_sw128(uA + ka, 16, 1024),
+                                        desc_sw128(uB + qa, 16, 1024), kk > 0);
+    }
+    wg_commit();
+}
+
+/* The two products of bwd_wg_scores, S^T = K_w Q^T into s and dP^T =
+ * V_w dO^T into dp, issued as one committed group and not waited for (s
+ * and dp must not be touched until a wait covers the group). Arguments as
+ * bwd_wg_scores. */
+template <typename T, int D, int BC>
+static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float (&dp)[32],
+                                                           const bwd_geo &x, uint32_t uK,
+                                                           uint32_t uV, uint32_t uQ, uint32_t uG)
+{
+    constexpr int BR = 64;
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
@@ -100,9 +123,19 @@ bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint
                                         desc_sw128(uG + qa, 16, 1024), kk > 0);
     }
     wg_commit();
-    wg_wait<0>();
-    reg_fence(s);
-    reg_fence(dp);
+}
+
+/* The element-wise part of bwd_wg_scores on the waited-for products s
+ * (S^T) and dp (dP^T), both overwritten: P^T and dS^T as A fragments in
+ * pf, df and dS^T stored at uDS, followed by the async-proxy fence.
+ * Arguments as bwd_wg_scores. */
+template <typename T>
+static __device__ __forceinline__ void
+bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
+          const bwd_geo &x, uint32_t uDS, const float *lL, float lmul, const float *lD, bool full,
+          int q0, int j0, int S, int SK, int causal, int off, float sl2)
+{
+    using ops = dtype_ops<T>;
 #pragma unroll
     for (int n = 0; n < 8; n++)
 #pragma unroll
@@ -140,6 +173,29 @@ bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint
             asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e]) : "memory");
         }
     fence_proxy_async();
+}
+
+/* One warpgroup's scores of one query tile (contract in the file header).
+ * uK, uV: the block's K, V tiles (sw128, BC rows); uQ, uG: the tile's Q,
+ * dO (sw128, 64 rows); uDS: the dS^T tile (BC rows of 128 bytes). lL, lD:
+ * the tile's 64 logsumexp values times lmul (so lmul * lL = lse log2e:
+ * lmul = log2e for a raw logsumexp, 1 for one stored pre-scaled) and
+ * Delta values in shared memory. full: no (row, key) of the block's tile
+ * is past S, S_kv or causally hidden. q0, j0: the tile's first query row
+ * and the block's first key; off = S_kv - S; sl2 = scale log2e. */
+template <typename T, int D, int BC>
+static __device__ __forceinline__ void
+bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint32_t uK,
+              uint32_t uV, uint32_t uQ, uint32_t uG, uint32_t uDS, const float *lL, float lmul,
+              const float *lD, bool full, int q0, int j0, int S, int SK, int causal, int off,
+              float sl2)
+{
+    float s[32], dp[32];
+    bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
+    wg_wait<0>();
+    reg_fence(s);
+    reg_fence(dp);
+    bwd_wg_ds<T>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off, sl2);
 }
 
 /* dV_w += P^T dO, dK_w += dS^T Q over the tile's 64 queries (uQ, uG: sw128

@@ -1,6 +1,7 @@
 /*
  * wgmma_bwd_ws.cuh: what the producer-warpgroup backward rungs on Hopper
- * (cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq, cuda_wgmma_bwd_heads) share,
+ * (cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq, cuda_wgmma_bwd_heads and the
+ * rungs after it) share,
  * so that each rung's file holds only its own idea:
  *   ws_layout      the shared-memory regions (K, V; two stages of Q, dO,
  *                  logsumexp log2 e and Delta; dS^T buffers; fp32 dQ share
@@ -12,30 +13,48 @@
  *                  each step's Q, dO (TMA, 128B swizzle, rows past S
  *                  zero-filled), logsumexp and Delta (bulk copies from the
  *                  padded buffers of bwd_prep) into two stages handed over
- *                  by full/empty mbarriers; all 128 threads add the
- *                  consumers' dQ share of the previous step (the sum of the
- *                  NDQ buffers) to the fp32 accumulator with float4 atomics
- *   bwd_ws         the main kernel of cuda_wgmma_bwd_ws and
- *                  cuda_wgmma_bwd_heads: the producer above and two
+ *                  by full/empty mbarriers; all 128 threads (or warps 1-3,
+ *                  or bulk copies from warp 1) add the consumers' dQ share
+ *                  of the previous step (the sum of the NDQ buffers) to the
+ *                  fp32 accumulator with float4 atomics
+ *   bwd_ws         the main kernel of cuda_wgmma_bwd_ws,
+ *                  cuda_wgmma_bwd_heads, cuda_wgmma_bwd_overlap,
+ *                  cuda_wgmma_bwd_bulkdq and cuda_wgmma_bwd_loadwarp: the
+ *                  producer above and two
  *                  consumer warpgroups of 64 keys (setmaxnreg 240; producer
  *                  24) that meet once per step at a named barrier (dS^T of
  *                  all 128 keys stored, double-buffered) and each compute
  *                  D/2 columns of the dQ share; which block does what comes
  *                  from the rung's schedule type Sched, and the dK/dV
  *                  epilogue stores in the dtype or, given an fp32
- *                  accumulator, adds to it (key heads shared by blocks)
+ *                  accumulator, adds to it (key heads shared by blocks);
+ *                  the rung's feature bits F switch on WS_OVERLAP (the
+ *                  next tile's S^T, dP^T products issued before the wait
+ *                  for this tile's dQ product), WS_BULK_DQ (the dQ share
+ *                  added to the accumulator by bulk reduce-add copies,
+ *                  cp.reduce.async.bulk, instead of float4 atomics) and
+ *                  WS_LOAD_WARP (the producer's warp 0 only loads)
+ *   sched_kv, sched_heads
+ *                  the two schedules: a block per key tile and K/V head
+ *                  sweeping the group's query heads (2-D grid), or a block
+ *                  per key tile and query head, causal blocks longest first
+ *                  in sections of 8 heads (1-D grid)
  *   ws_ctx, ws_setup, ws_before, ws_after, ws_teardown
  *                  the host side: the workspace (fp32 dQ accumulator,
  *                  padded Delta and lse log2 e, optionally fp32 dK/dV
  *                  accumulators), the tensor maps, the memsets and the
  *                  pre-pass before the main kernel, dQ = scale * acc after
+ *   AB_WS_RUNG     the four entry points of a rung that is bwd_ws with a
+ *                  schedule and feature bits (ws_launch, ws_set_smem,
+ *                  ws_run_bwd behind it)
  * Header-only; device code only in the sm_90a pass (AB_WGMMA_DEVICE).
  *
  * Sources: Shah et al., "FlashAttention-3" (2024) section 3.1 (producer
  * warpgroup, TMA, mbarrier pipeline, setmaxnreg) and its backward (dQ
  * accumulated separately in fp32), read to understand, not copied; Tri
  * Dao, "FlashAttention-2" (2023) Algorithm 2; PTX ISA cp.async.bulk,
- * cp.async.bulk.tensor, mbarrier, setmaxnreg, red.global.add (v4.f32).
+ * cp.async.bulk.tensor, cp.reduce.async.bulk (.add.f32), mbarrier,
+ * setmaxnreg, red.global.add (v4.f32).
  */
 #ifndef ATTNBENCH_WGMMA_BWD_WS_CUH
 #define ATTNBENCH_WGMMA_BWD_WS_CUH
@@ -45,6 +64,7 @@
 #include "gpu.h"
 #include "wgmma_bwd.cuh"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <type_traits>
@@ -59,6 +79,12 @@ constexpr int NWG = 2;              /* consumer warpgroups, 64 keys each */
 constexpr int BC = 64 * NWG;        /* keys per block */
 constexpr int BR = 64;              /* query rows per step */
 constexpr int NT = 128 * (NWG + 1); /* producer warpgroup + consumers */
+
+/* Feature bits of bwd_ws (its template parameter F) */
+constexpr int WS_OVERLAP = 1; /* next tile's S^T, dP^T issued before this tile's dQ wait
+                                 * (D = 64 only; bwd_ws says why) */
+constexpr int WS_BULK_DQ = 2; /* dQ share added by cp.reduce.async.bulk, not atomics */
+constexpr int WS_LOAD_WARP = 4; /* producer warp 0 only loads; warps 1-3 add the dQ shares */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by 8
@@ -146,9 +172,37 @@ static __device__ __forceinline__ void bulk_load(uint32_t dst, const void *src, 
                  : "memory");
 }
 
-/* Thread 0 of the block initialises the mbarriers (consumer threads NCT);
- * every thread then meets at a block barrier. */
-static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT)
+/* bytes of fp32 at shared src added element by element to global dst
+ * (both 16-byte aligned, bytes a multiple of 16) by the copy engine, in
+ * this thread's current bulk group (PTX cp.reduce.async.bulk .add.f32) */
+static __device__ __forceinline__ void bulk_reduce_add_f32(float *dst, uint32_t src,
+                                                           uint32_t bytes)
+{
+    asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(
+                     dst),
+                 "r"(src), "r"(bytes)
+                 : "memory");
+}
+/* closes this thread's bulk group; waits until its groups have read their
+ * shared-memory sources (read) or completed altogether (done) */
+static __device__ __forceinline__ void bulk_commit(void)
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+static __device__ __forceinline__ void bulk_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+static __device__ __forceinline__ void bulk_wait_done(void)
+{
+    asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+/* Thread 0 of the block initialises the mbarriers (consumer threads NCT;
+ * dqe arrivals free the dQ buffer: the producer's 128 threads, or the one
+ * lane that waited for the bulk copies); every thread then meets at a
+ * block barrier. */
+static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, int dqe = 128)
 {
     if (threadIdx.x == 0) {
         for (int st = 0; st < 2; st++) {
@@ -156,7 +210,7 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT)
             mbar_init(m.empty + st * 8, NCT);
         }
         mbar_init(m.dqfull, NCT);
-        mbar_init(m.dqempty, 128);
+        mbar_init(m.dqempty, dqe);
         mbar_init(m.kv, 1);
         fence_mbar_init();
     }
@@ -165,8 +219,15 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT)
 
 /* The producer warpgroup (wtid = thread within it; contract in the file
  * header). base: the 1024-aligned shared base; bk = b * HK + hk (K/V map
- * slice); sDQ: the NDQ dQ buffers; dqacc: [B, H, S, D] fp32. */
-template <int D, int NDS, int NDQ>
+ * slice); sDQ: the NDQ dQ buffers; dqacc: [B, H, S, D] fp32. With BULK
+ * (NDQ = 1) the dQ share goes by bulk reduce-add copies instead, one per
+ * row of the tile inside S, issued by the 32 lanes of warp 1 (thread 0
+ * keeps issuing loads meanwhile); lane 0 of warp 1 frees the buffer once
+ * the copies have read it. With LOADW (and not BULK) warp 0 takes no part
+ * in the atomics, only warps 1-3 (96 threads), so thread 0 issues each
+ * stage's loads as soon as the consumers free it, not after its share of
+ * the previous step's atomics. */
+template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false>
 static __device__ __forceinline__ void
 ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const float *sDQ,
             const CUtensorMap *tmQ, const CUtensorMap *tmG, const CUtensorMap *tmK,
@@ -198,14 +259,31 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             bulk_load(base + L::L + st * BR * 4, lse2 + (size_t)bh * Sp + q0, BR * 4, bar);
             bulk_load(base + L::DL + st * BR * 4, delta + (size_t)bh * Sp + q0, BR * 4, bar);
         }
-        if (it >= 1) { /* the dQ share of step it - 1 */
-            const int k = it - 1;
+        if (BULK && it >= 1 && (wtid >> 5) == 1) { /* the dQ share of step it - 1 */
+            static_assert(!BULK || NDQ == 1, "one dQ buffer with bulk copies");
+            const int k = it - 1, lane = wtid & 31;
+            const int q0 = ws_q0(w, k);
+            const size_t bh = (size_t)ws_bh(w, k);
+            mbar_wait(m.dqfull, (uint32_t)(k & 1));
+            float *dq = dqacc + (bh * S + q0) * D;
+            const int nr = min(BR, S - q0);
+            for (int r = lane; r < nr; r += 32)
+                bulk_reduce_add_f32(dq + (size_t)r * D, base + L::DQ + r * L::DQS * 4, D * 4);
+            bulk_commit();
+            bulk_wait_read();
+            __syncwarp();
+            if (lane == 0)
+                abmma::mbar_arrive(m.dqempty);
+        }
+        if (!BULK && it >= 1 && (!LOADW || wtid >= 32)) { /* the dQ share of step it - 1 */
+            constexpr int NA = LOADW ? 96 : 128; /* threads adding */
+            const int k = it - 1, at = LOADW ? wtid - 32 : wtid;
             const int q0 = ws_q0(w, k);
             const size_t bh = (size_t)ws_bh(w, k);
             mbar_wait(m.dqfull, (uint32_t)(k & 1));
             float *dq = dqacc + (bh * S + q0) * D;
 #pragma unroll 1
-            for (int i = wtid; i < BR * D / 4; i += 128) {
+            for (int i = at; i < BR * D / 4; i += NA) {
                 const int r = i / (D / 4), c = i % (D / 4);
                 if (q0 + r < S) {
                     float4 v = *reinterpret_cast<const float4 *>(sDQ + r * L::DQS + 4 * c);
@@ -221,6 +299,8 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             abmma::mbar_arrive(m.dqempty);
         }
     }
+    if (BULK && (wtid >> 5) == 1)
+        bulk_wait_done(); /* every reduce-add of this block applied before exit */
 }
 
 /* dK and dV sums of the thread's accumulator rows added (unscaled) to the
@@ -245,19 +325,56 @@ static __device__ __forceinline__ void ws_add_dkdv(float *dkacc, float *dvacc, s
             }
         }
 }
+
+/* The consumer's dQ share of step it (qacc: columns cw NQ .. + NQ - 1 of
+ * the tile's BR rows) into the dQ buffer sDQ once the producer has taken
+ * step it - 1's, then the hand-over; with BULK each thread also fences its
+ * stores for the copy engine that reads them. */
+template <int D, int NQ, bool BULK>
+static __device__ __forceinline__ void ws_put_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
+                                                 int cw, int it, const float (&qacc)[NQ / 2])
+{
+    constexpr int DQS = ws_layout<D, 2, 1>::DQS;
+    if (it >= 1)
+        mbar_wait(m.dqempty, (uint32_t)((it - 1) & 1));
+#pragma unroll
+    for (int n = 0; n < NQ / 8; n++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int r = x.wi * 16 + x.g + 8 * h;
+            *reinterpret_cast<float2 *>(sDQ + r * DQS + cw * NQ + 8 * n + 2 * x.t) =
+                make_float2(qacc[4 * n + 2 * h], qacc[4 * n + 2 * h + 1]);
+        }
+    if (BULK)
+        fence_proxy_async();
+    abmma::mbar_arrive(m.dqfull);
+}
 #endif
 
-/* The main kernel of cuda_wgmma_bwd_ws and cuda_wgmma_bwd_heads: NT
- * threads, ws_layout<D, 2, 1>::bytes of dynamic shared memory; the grid
- * and what each block does are Sched's (Sched::block(H, HK, S, SK, causal,
+/* The main kernel of the rungs built on it (file header): NT threads,
+ * ws_layout<D, 2, 1>::bytes of dynamic shared memory; the grid and what
+ * each block does are Sched's (Sched::block(H, HK, S, SK, causal,
  * sched_arg, &b, &hk, &gq0, &ngq) returns the block's key tile index and
- * its query heads; sched_arg is the rung's own parameter of it). tmQ, tmG: [B*H, S, D] maps with 64-row boxes; tmK, tmV: [B*H_kv,
- * S_kv, D] with BC-row boxes; lse2, delta: [B*H, Sp] (Sp = S rounded up to
- * 64). Adds dS K (unscaled) into dqacc [B, H, S, D]; writes dK = scale sum
- * dS^T Q and dV = sum P^T dO of its keys in the dtype, or, when dkvacc is
- * not NULL, adds the unscaled sums to dkvacc (dK) and dkvacc + B*H_kv*S_kv*D
- * (dV) in fp32. */
-template <typename T, int D, typename Sched>
+ * its query heads; sched_arg is the rung's own parameter of it), F its
+ * feature bits (WS_OVERLAP, WS_BULK_DQ, WS_LOAD_WARP). tmQ, tmG: [B*H, S, D] maps with
+ * 64-row boxes; tmK, tmV: [B*H_kv, S_kv, D] with BC-row boxes; lse2,
+ * delta: [B*H, Sp] (Sp = S rounded up to 64). Adds dS K (unscaled) into
+ * dqacc [B, H, S, D]; writes dK = scale sum dS^T Q and dV = sum P^T dO of
+ * its keys in the dtype, or, when dkvacc is not NULL, adds the unscaled
+ * sums to dkvacc (dK) and dkvacc + B*H_kv*S_kv*D (dV) in fp32.
+ *
+ * A consumer's step: S^T, dP^T (one wgmma group), the element-wise work
+ * and dS^T to shared memory, dV/dK (a group), the barrier with the other
+ * consumer, dQ (a group), then the dQ share to the producer. Without
+ * WS_OVERLAP each step starts by issuing its S^T, dP^T and ends by waiting
+ * for all three groups, so the tensor cores of this warpgroup idle from
+ * the dQ wait until the next products are issued and have filled the
+ * pipe. With it (at D = 64 only: see OVERLAP below) the next step's S^T
+ * is issued as soon as dV/dK have completed (wait_group 1: their A
+ * fragments and the stage are then free), behind the dQ product, the dQ
+ * share is stored while it runs, and the next dP^T follows it; the step
+ * then starts with the wait for both. */
+template <typename T, int D, typename Sched, int F = 0>
 __global__ void __launch_bounds__(NT, 1)
     bwd_ws(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmG,
            const __grid_constant__ CUtensorMap tmK, const __grid_constant__ CUtensorMap tmV,
@@ -268,6 +385,13 @@ __global__ void __launch_bounds__(NT, 1)
 {
 #if AB_WGMMA_DEVICE
     using L = ws_layout<D, 2, 1>;
+    constexpr bool BULK = (F & WS_BULK_DQ) != 0;
+    constexpr bool LOADW = (F & WS_LOAD_WARP) != 0 && !BULK;
+    /* D = 128: with any product in flight across the loop's back edge
+     * ptxas (CUDA 13.0) serialised every wgmma of the kernel (C7512), in
+     * most arrangements with spills (cuda_wgmma_bwd_overlap.cu says which
+     * were tried) */
+    constexpr bool OVERLAP = (F & WS_OVERLAP) != 0 && D == 64;
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
@@ -286,12 +410,12 @@ __global__ void __launch_bounds__(NT, 1)
     const int off = SK - S; /* key j visible to row i iff j <= i + off */
     const ws_sweep w = ws_sweep_of(b, hk, H, HK, gq0, ngq, j0, S, SK, causal);
 
-    ws_init_bars(m, NCT);
+    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128);
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
-        ws_producer<D, 2, 1>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta, dqacc,
-                             j0, bk, S, Sp);
+        ws_producer<D, 2, 1, BULK, LOADW>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta,
+                                   dqacc, j0, bk, S, Sp);
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */
         setmaxnreg_inc<240>();
@@ -304,44 +428,84 @@ __global__ void __launch_bounds__(NT, 1)
         for (int i = 0; i < D / 2; i++)
             dv[i] = dk[i] = 0.f;
         mbar_wait(m.kv, 0);
-        for (int it = 0; it < w.nsteps; it++) {
-            const int st = it & 1;
-            const int q0 = ws_q0(w, it);
-            const uint32_t uQ = base + L::Q + st * L::TQ, uG = base + L::G + st * L::TQ;
-            const uint32_t uDS = base + L::DS + st * L::TS;
-            const float *lL = reinterpret_cast<const float *>(sbase + L::L) + st * BR;
-            const float *lD = reinterpret_cast<const float *>(sbase + L::DL) + st * BR;
-            mbar_wait(m.full + st * 8, (uint32_t)((it >> 1) & 1));
-
-            const bool full =
-                q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
-            uint32_t pf[4][4], df[4][4];
-            bwd_wg_scores<T, D, BC>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full, q0, j0,
-                                    S, SK, causal, off, sl2);
-            bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
-            named_sync(1, NCT); /* both consumers' dS^T stored */
-            float qacc[NQ / 2];
-            bwd_wg_issue_dq<T, BC, NQ>(qacc, uDS, uK + kcol);
-            wg_wait<0>();
-            reg_fence(qacc);
-            reg_fence(dv);
-            reg_fence(dk);
-            reg_fence_frag(pf);
-            reg_fence_frag(df);
-            abmma::mbar_arrive(m.empty + st * 8); /* Q, dO, lse, Delta of stage st read */
-
-            /* the dQ share to shared memory once the producer took the last one */
-            if (it >= 1)
-                mbar_wait(m.dqempty, (uint32_t)((it - 1) & 1));
-#pragma unroll
-            for (int n = 0; n < NQ / 8; n++)
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const int r = x.wi * 16 + x.g + 8 * h;
-                    *reinterpret_cast<float2 *>(sDQ + r * L::DQS + cw * NQ + 8 * n + 2 * x.t) =
-                        make_float2(qacc[4 * n + 2 * h], qacc[4 * n + 2 * h + 1]);
+        if constexpr (OVERLAP) {
+            float s[32], dp[32];
+            if (w.nsteps > 0) { /* step 0's products */
+                mbar_wait(m.full, 0);
+                bwd_wg_issue_score<T, D, BC>(s, x, uK, base + L::Q);
+                bwd_wg_issue_score<T, D, BC>(dp, x, uV, base + L::G);
+            }
+            for (int it = 0; it < w.nsteps; it++) {
+                const bool next = it + 1 < w.nsteps;
+                const int st = it & 1, sn = st ^ 1;
+                const int q0 = ws_q0(w, it);
+                const uint32_t uQ = base + L::Q + st * L::TQ, uG = base + L::G + st * L::TQ;
+                const uint32_t uDS = base + L::DS + st * L::TS;
+                const float *lL = reinterpret_cast<const float *>(sbase + L::L) + st * BR;
+                const float *lD = reinterpret_cast<const float *>(sbase + L::DL) + st * BR;
+                const bool full =
+                    q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
+                wg_wait<0>(); /* this step's S^T, dP^T */
+                reg_fence(s);
+                reg_fence(dp);
+                uint32_t pf[4][4], df[4][4];
+                bwd_wg_ds<T>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK, causal,
+                             off, sl2);
+                bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
+                named_sync(1, NCT); /* both consumers' dS^T stored */
+                float qacc[NQ / 2];
+                bwd_wg_issue_dq<T, BC, NQ>(qacc, uDS, uK + kcol);
+                wg_wait<1>(); /* dV, dK done: pf, df and stage st free */
+                reg_fence(dv);
+                reg_fence(dk);
+                reg_fence_frag(pf);
+                reg_fence_frag(df);
+                abmma::mbar_arrive(m.empty + st * 8); /* Q, dO, lse, Delta of stage st read */
+                if (next) { /* S^T of the next step behind this step's dQ product */
+                    mbar_wait(m.full + sn * 8, (uint32_t)(((it + 1) >> 1) & 1));
+                    bwd_wg_issue_score<T, D, BC>(s, x, uK, base + L::Q + sn * L::TQ);
+                    wg_wait<1>(); /* dQ done, the next S^T may still run */
+                } else {
+                    wg_wait<0>();
                 }
-            abmma::mbar_arrive(m.dqfull);
+                reg_fence(qacc);
+                ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it, qacc);
+                if (next) /* dP^T of the next step (its registers are free only now) */
+                    bwd_wg_issue_score<T, D, BC>(dp, x, uV, base + L::G + sn * L::TQ);
+            }
+            /* nothing is in flight here; the wait says so to ptxas, which would
+             * otherwise wait at every loop latch (C7517) */
+            wg_wait<0>();
+            reg_fence(s);
+            reg_fence(dp);
+        } else {
+            for (int it = 0; it < w.nsteps; it++) {
+                const int st = it & 1;
+                const int q0 = ws_q0(w, it);
+                const uint32_t uQ = base + L::Q + st * L::TQ, uG = base + L::G + st * L::TQ;
+                const uint32_t uDS = base + L::DS + st * L::TS;
+                const float *lL = reinterpret_cast<const float *>(sbase + L::L) + st * BR;
+                const float *lD = reinterpret_cast<const float *>(sbase + L::DL) + st * BR;
+                mbar_wait(m.full + st * 8, (uint32_t)((it >> 1) & 1));
+
+                const bool full =
+                    q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
+                uint32_t pf[4][4], df[4][4];
+                bwd_wg_scores<T, D, BC>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full, q0,
+                                        j0, S, SK, causal, off, sl2);
+                bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
+                named_sync(1, NCT); /* both consumers' dS^T stored */
+                float qacc[NQ / 2];
+                bwd_wg_issue_dq<T, BC, NQ>(qacc, uDS, uK + kcol);
+                wg_wait<0>();
+                reg_fence(qacc);
+                reg_fence(dv);
+                reg_fence(dk);
+                reg_fence_frag(pf);
+                reg_fence_frag(df);
+                abmma::mbar_arrive(m.empty + st * 8); /* Q, dO, lse, Delta of stage st read */
+                ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it, qacc);
+            }
         }
         const size_t kvbase = (size_t)bk * SK * D;
         if (dkvacc)
@@ -351,6 +515,96 @@ __global__ void __launch_bounds__(NT, 1)
     }
 #endif
 }
+
+/* The schedule of cuda_wgmma_bwd_ws: grid (key tiles, B*H_kv); block (x,
+ * y) owns keys x BC .. of K/V head y % H_kv of batch y / H_kv and sweeps
+ * every query head of the group. Host side: grid(s), fits(s) (the grid's
+ * y limit, 65535 K/V heads; else -1 and err), kv_acc(s) (no fp32 dK/dV
+ * accumulators: a block owns its keys' sums), ARG (unused). */
+struct sched_kv {
+    static constexpr int ARG = 0;
+    static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal, int arg,
+                                                int *b, int *hk, int *gq0, int *ngq)
+    {
+        (void)S, (void)SK, (void)causal, (void)arg;
+        *b = (int)blockIdx.y / HK;
+        *hk = (int)blockIdx.y % HK;
+        *gq0 = 0;
+        *ngq = H / HK;
+        return (int)blockIdx.x;
+    }
+    static dim3 grid(const ab_shape *s)
+    {
+        return dim3((unsigned)((ab_shape_skv(s) + BC - 1) / BC), (unsigned)(s->B * ab_shape_hkv(s)));
+    }
+    static int fits(const ab_shape *s, const char *name, char *err, size_t n)
+    {
+        const long long bkv = (long long)s->B * ab_shape_hkv(s);
+        if (bkv <= 65535)
+            return 0;
+        snprintf(err, n, "%s: B*H_kv = %lld exceeds the grid's %lld", name, bkv, 65535LL);
+        return -1;
+    }
+    static int kv_acc(const ab_shape *s)
+    {
+        (void)s;
+        return 0;
+    }
+};
+
+/* The schedule of cuda_wgmma_bwd_heads and the rungs after it: a 1-D grid
+ * of nkt = S_kv/BC times B*H blocks, each visiting one query head (ngq =
+ * 1). Causal: the query heads (bh = b * H + h) in sections of G = arg
+ * consecutive heads (the last one shorter when G does not divide B*H),
+ * sections one after another, and within a section block r owns key tile
+ * r / ns of head section start + r % ns (ns heads in the section: every
+ * head's key tile 0 first, longest first); otherwise key tile L % nkt of
+ * head L / nkt. Host side: grid(s), fits(s) (at most INT_MAX blocks; else
+ * -1 and err), kv_acc(s) (fp32 dK/dV accumulators when H_kv < H: the
+ * group's blocks share their keys), ARG = SECTION_HEADS, the forward's
+ * measured best (cuda_wgmma_persistent.cu: sections of 8 heads best or
+ * within 1% of the best of {1, 2, 4, 8, all, half of L2} on an H200). */
+struct sched_heads {
+    static constexpr int ARG = 8;
+    static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal,
+                                                int sec, int *b, int *hk, int *gq0, int *ngq)
+    {
+        (void)S;
+        const int nkt = (SK + BC - 1) / BC;
+        const int nbh = (int)gridDim.x / nkt; /* B * H */
+        const int L = (int)blockIdx.x;
+        int kt, bh;
+        if (causal) {
+            const int h0 = L / (nkt * sec) * sec; /* the section's first head */
+            const int ns = min(sec, nbh - h0);
+            const int r = L - h0 * nkt;
+            kt = r / ns;
+            bh = h0 + r % ns;
+        } else {
+            kt = L % nkt;
+            bh = L / nkt;
+        }
+        const int h = bh % H, Gq = H / HK;
+        *b = bh / H;
+        *hk = h / Gq;
+        *gq0 = h % Gq;
+        *ngq = 1;
+        return kt;
+    }
+    static long long blocks(const ab_shape *s)
+    {
+        return (long long)((ab_shape_skv(s) + BC - 1) / BC) * s->B * s->H;
+    }
+    static dim3 grid(const ab_shape *s) { return dim3((unsigned)blocks(s)); }
+    static int fits(const ab_shape *s, const char *name, char *err, size_t n)
+    {
+        if (blocks(s) <= INT_MAX)
+            return 0;
+        snprintf(err, n, "%s: %lld blocks (S_kv/128 x B x H) exceed %d", name, blocks(s), INT_MAX);
+        return -1;
+    }
+    static int kv_acc(const ab_shape *s) { return ab_shape_hkv(s) < s->H; }
+};
 
 /* What setup keeps: the forward's context and the backward workspace. */
 struct ws_ctx {
@@ -504,6 +758,111 @@ static inline int ws_setup(const char *name, const ab_shape *s, void **ctx, size
     return 0;
 }
 
+/* Enqueues one backward pass of bwd_ws<T, D, Sched, F> on st: ws_before,
+ * the main kernel on Sched's grid, ws_after. name: the rung's, for
+ * messages. 0, a cudaError_t, or 3 when a tensor map cannot be encoded
+ * (printed). */
+template <typename Sched, int F, typename T, int D>
+int ws_launch(const char *name, const ws_ctx *c, const ab_shape *s, const void *q, const void *k,
+              const void *v, const void *o, const void *g, const float *lse, void *dq, void *dk,
+              void *dv, cudaStream_t st)
+{
+    const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
+    ws_maps m;
+    if (int rc = ws_before<T, D>(name, c, s, q, k, v, o, g, lse, &m, st))
+        return rc;
+    const long long kvnumel = (long long)s->B * HK * SK * D;
+    bwd_ws<T, D, Sched, F><<<Sched::grid(s), NT, ws_layout<D, 2, 1>::bytes, st>>>(
+        m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, c->dkvacc, kvnumel,
+        s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), Sched::ARG);
+    return ws_after<T>(c, s, dq, dk, dv, st);
+}
+
+/* Raises the dynamic shared-memory limit of bwd_ws<T, D, Sched, F> for
+ * s's dtype and D; 0 or a cudaError_t. */
+template <typename Sched, int F, typename T, int D> int ws_set_smem_of(void)
+{
+    return (int)cudaFuncSetAttribute(bwd_ws<T, D, Sched, F>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     ws_layout<D, 2, 1>::bytes);
+}
+template <typename Sched, int F> int ws_set_smem(const ab_shape *s)
+{
+    if (s->D == 64)
+        return s->dtype == AB_FP16 ? ws_set_smem_of<Sched, F, __half, 64>()
+                                   : ws_set_smem_of<Sched, F, __nv_bfloat16, 64>();
+    return s->dtype == AB_FP16 ? ws_set_smem_of<Sched, F, __half, 128>()
+                               : ws_set_smem_of<Sched, F, __nv_bfloat16, 128>();
+}
+
+/* setup of a rung that is bwd_ws<., ., Sched, F>: Sched::fits, then
+ * ws_setup's contract (fp32 dK/dV accumulators when Sched::kv_acc). */
+template <typename Sched, int F>
+int ws_rung_setup(const char *name, const ab_shape *s, void **ctx, size_t *ws, char *err,
+                  size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    if (Sched::fits(s, name, err, n))
+        return -1;
+    return ws_setup(name, s, ctx, ws, err, n, LLONG_MAX, ws_set_smem<Sched, F>,
+                    Sched::kv_acc(s));
+}
+
+/* run_bwd of such a rung: the launch of s's dtype and D on stream (no
+ * allocation, no synchronisation: graph-capturable); needs a setup with
+ * s->pass != "fwd". 0, a cudaError_t, or 3 when a tensor map cannot be
+ * encoded. */
+template <typename Sched, int F>
+int ws_run_bwd(const char *name, void *ctx, const ab_shape *s, const void *q, const void *k,
+               const void *v, const void *o, const void *g, const float *lse, void *dq, void *dk,
+               void *dv, void *stream)
+{
+    const ws_ctx *c = (const ws_ctx *)ctx;
+    if (!c || !c->dqacc)
+        return (int)cudaErrorInvalidValue;
+    cudaStream_t st = (cudaStream_t)stream;
+    if (s->D == 64)
+        return s->dtype == AB_FP16
+                   ? ws_launch<Sched, F, __half, 64>(name, c, s, q, k, v, o, g, lse, dq, dk, dv, st)
+                   : ws_launch<Sched, F, __nv_bfloat16, 64>(name, c, s, q, k, v, o, g, lse, dq,
+                                                            dk, dv, st);
+    return s->dtype == AB_FP16
+               ? ws_launch<Sched, F, __half, 128>(name, c, s, q, k, v, o, g, lse, dq, dk, dv, st)
+               : ws_launch<Sched, F, __nv_bfloat16, 128>(name, c, s, q, k, v, o, g, lse, dq, dk,
+                                                         dv, st);
+}
+
 } /* namespace abwgws */
+
+/* The four entry points of rung NAME = bwd_ws with schedule SCHED and
+ * feature bits F (inside a .cu file of the sm_90a build):
+ *   NAME_setup     ws_rung_setup's contract (fp16/bf16, D in {64, 128},
+ *                  any S, S_kv, H_kv dividing H, the schedule's grid
+ *                  limit; compute capability 9.0, else
+ *                  AB_SETUP_UNSUPPORTED with the reason)
+ *   NAME_run       the forward, cuda_wgmma_persistent's (o = attention(q,
+ *                  k, v))
+ *   NAME_run_bwd   ws_run_bwd's contract (the memsets, the pre-pass, the
+ *                  main kernel and the conversions enqueued on stream)
+ *   NAME_teardown  frees what setup allocated; ctx may be NULL */
+#define AB_WS_RUNG(NAME, SCHED, F)                                                                \
+    extern "C" int NAME##_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)  \
+    {                                                                                             \
+        return abwgws::ws_rung_setup<SCHED, F>(#NAME, s, ctx, ws, err, n);                        \
+    }                                                                                             \
+    extern "C" int NAME##_run(void *ctx, const ab_shape *s, const void *q, const void *k,        \
+                              const void *v, void *o, void *stream)                              \
+    {                                                                                             \
+        return cuda_wgmma_persistent_run(((abwgws::ws_ctx *)ctx)->fwd, s, q, k, v, o, stream);    \
+    }                                                                                             \
+    extern "C" int NAME##_run_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,    \
+                                  const void *v, const void *o, const void *dout,                \
+                                  const float *lse, void *dq, void *dk, void *dv, void *stream)  \
+    {                                                                                             \
+        return abwgws::ws_run_bwd<SCHED, F>(#NAME, ctx, s, q, k, v, o, dout, lse, dq, dk, dv,     \
+                                            stream);                                              \
+    }                                                                                             \
+    extern "C" void NAME##_teardown(void *ctx) { abwgws::ws_teardown(ctx); }
 
 #endif

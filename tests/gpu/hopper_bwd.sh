@@ -1,7 +1,9 @@
 #!/bin/bash
 # hopper_bwd.sh: one GPU-machine session for the Hopper backward rungs
 # (cuda_wgmma_bwd, cuda_wgmma_bwd_ws, cuda_wgmma_bwd_owndq,
-# cuda_wgmma_bwd_heads); a manual script,
+# cuda_wgmma_bwd_heads, cuda_wgmma_bwd_overlap, cuda_wgmma_bwd_bulkdq,
+# cuda_wgmma_bwd_loadwarp); a
+# manual script,
 # not a meson test. Steps, each
 # appending to a log in OUTDIR and a line to OUTDIR/summary.txt:
 #   build     meson setup + ninja of attnbench, gpu_check_bwd (sm_90a only)
@@ -20,7 +22,8 @@
 #   exp       when every rung passed its check: attnbench run
 #             experiments/hopper-bwd-ladder.cfg, hopper-bwd-llama3-8b.cfg and
 #             hopper-bwd-ladder-fp16.cfg (EXPS= to choose) into
-#             OUTDIR/hopper-bwd.db, reports with --chain
+#             OUTDIR/hopper-bwd.db (DB_NAME= another file name), reports
+#             with --chain
 # TIME_ALSO= names variants the time step adds to the rungs that passed;
 # NCU_RUNGS= the variants to profile (default cuda_mma_bwd_pipeline and the
 # rungs that passed).
@@ -36,7 +39,7 @@ mkdir -p "$out"
 b=build-gpu-bwd
 gc=./$b/tests/gpu/gpu_check_bwd
 ab=./$b/src/attnbench
-rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws cuda_wgmma_bwd_owndq cuda_wgmma_bwd_heads}
+rungs=${RUNGS:-cuda_wgmma_bwd cuda_wgmma_bwd_ws cuda_wgmma_bwd_owndq cuda_wgmma_bwd_heads cuda_wgmma_bwd_overlap cuda_wgmma_bwd_bulkdq cuda_wgmma_bwd_loadwarp}
 deadline=${DEADLINE_S:-450}
 sum=$out/summary.txt
 has() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
@@ -112,7 +115,7 @@ fi
 if has exp && [ "$(echo $passed)" != "$(echo $rungs)" ]; then
     stamp "skipped exp: not every rung passed its check"
 elif has exp && ! late $((deadline - 200)) exp; then
-    db=$out/hopper-bwd.db
+    db=$out/${DB_NAME:-hopper-bwd.db}
     for cfg in ${EXPS:-experiments/hopper-bwd-ladder.cfg experiments/hopper-bwd-llama3-8b.cfg experiments/hopper-bwd-ladder-fp16.cfg}; do
         late $((deadline - 40)) "$cfg" && break
         n=$(basename $cfg .cfg)
