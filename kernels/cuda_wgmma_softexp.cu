@@ -49,9 +49,15 @@
  * the polynomial's 7.5e-5 is below the 16-bit P's own rounding (2^-9
  * bf16, 2^-12 fp16), so the check should pass as for the previous rung.
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89),
- * not yet run on a GPU (the session's device time ran out before its
- * call); the polynomial's error was checked in float32 on the CPU
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26,
+ * reports/hopper-wgskip/fa3-grid-wgskip.db run 1): SLOWER, D = 64 causal
+ * 0.723x cuda_wgmma_wgskip and non-causal 0.665x in geometric mean (neither
+ * prediction held: the polynomial costs more issue slots than the MUFU
+ * time it saves); D = 128 1.000x (the same code).
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases, memcheck and synccheck clean on the H100; racecheck
+ * did not finish (killed at 100 s); the polynomial's error was checked in float32 on the CPU
  * (reports/hopper-wgskip/exp2_poly_fit.py, exp2-poly-fit.txt).
  *
  * Source: FlashAttention-4's idea of computing part of the exponentials

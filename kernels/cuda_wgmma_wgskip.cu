@@ -55,9 +55,18 @@
  * non-causal (the same folder's runs, H200, 2026-11-26) to about 1.0x or
  * more.
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89),
- * not yet run on a GPU (the session's device time ran out before its
- * call). The barrier protocol with per-warpgroup counts was checked on the
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26, main at 5f806fb,
+ * reports/hopper-wgskip/fa3-grid-wgskip.db run 1; speed ratios, geometric
+ * means over bf16 and fp16): D = 64 causal 1.132x cuda_wgmma_uniform at S = 1024,
+ * 1.012x at S = 16384 (held from S = 2048, just short at the shortest S);
+ * D = 64 non-causal 0.986-1.014x by configuration (no predicted gain came);
+ * D = 128 0.998x. Against FlashAttention-4 in one run
+ * (reports/fa4-same-run/fa3-grid-fa4.db): the fastest own rung per
+ * configuration 0.999x FA4 in geometric mean over the grid (0.909-1.226x).
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases, memcheck and synccheck clean on the H100; racecheck
+ * did not finish (killed at 100 s, reports/hopper-wgskip/). The barrier protocol with per-warpgroup counts was checked on the
  * CPU instead: reports/hopper-wgskip/pipeline_sim.py runs the block's
  * producer and consumers under random interleavings of random tile lists
  * (any jw in 0..jend per warpgroup): no deadlock and every shared-memory
