@@ -47,7 +47,7 @@ int ab_meas_details_load(sqlite3 *db, long long run_id, ab_meas_detail *out, siz
                       "SELECT backend, message, checked, external, warmup, graph_k, "
                       "max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes, "
                       "coalesce(peak_bytes, 0), coalesce(nonfinite, 0), "
-                      "coalesce(rows_checked, 0), timing_mode, input_sets "
+                      "coalesce(rows_checked, -1), timing_mode, input_sets "
                       "FROM measurements WHERE run_id = ? ORDER BY id",
                       &st, err))
         return error("%s", err);

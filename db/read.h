@@ -19,7 +19,8 @@ typedef struct ab_meas_detail {
     int checked, external, warmup, graph_k, input_sets;
     double max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes;
     double peak_bytes;         /* 0 when NULL */
-    long nonfinite, rows_checked; /* 0 when NULL */
+    long nonfinite;               /* 0 when NULL */
+    long rows_checked;            /* -1 when NULL: the variant did not report it */
 } ab_meas_detail;
 
 /* Fills out[0..n) with the details of run run_id's measurements in id order

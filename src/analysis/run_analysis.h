@@ -35,7 +35,8 @@ typedef struct ab_rep_meas {
     const char *message; /* the record's */
     int checked, external, warmup, graph_k;
     double max_abs_err, mean_abs_err, rel_l2_err, tolerance, bytes, peak_bytes;
-    long nonfinite, rows_checked;
+    long nonfinite;
+    long rows_checked; /* -1: not reported by the variant (an adapter may omit it) */
     int order;        /* position of the variant in the experiment */
     /* the summary (usable measurements only) */
     int have_summary;

@@ -659,12 +659,14 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
         meas *x = sorted[i];
         char title[128];
         config_title(x, title, sizeof title);
-        if (x->checked)
-            fprintf(out, "| %s | %s | %s | %.3e | %.3e | %.3e | %.3e | %ld | %ld | %.1f | %s |\n",
+        if (x->checked) {
+            char rows[32] = ""; /* blank where the variant did not report its rows */
+            if (x->rows_checked >= 0)
+                snprintf(rows, sizeof rows, "%ld", x->rows_checked);
+            fprintf(out, "| %s | %s | %s | %.3e | %.3e | %.3e | %.3e | %ld | %s | %.1f | %s |\n",
                     title, x->r.variant, x->r.status, x->max_abs_err, x->tolerance, x->mean_abs_err,
-                    x->rel_l2_err, x->nonfinite, x->rows_checked, x->peak_bytes / 1048576.0,
-                    x->r.stop);
-        else
+                    x->rel_l2_err, x->nonfinite, rows, x->peak_bytes / 1048576.0, x->r.stop);
+        } else
             fprintf(out, "| %s | %s | %s | | | | | | | | %s |\n", title, x->r.variant, x->r.status,
                     x->message && *x->message ? x->message : "");
     }
