@@ -158,9 +158,12 @@ static double *pool(const ab_instance_sample *x, size_t k, size_t *n)
     return p;
 }
 
-int ab_pair_analyse_instances(const ab_instance_sample *a, size_t ka,
-                              const ab_instance_sample *b, size_t kb, const ab_compare_opts *co,
-                              ab_pair_analysis *out)
+/* Pooled-sample summary plus the instance test: within one run (two_runs 0,
+ * ab_instances_compare) or across two runs (two_runs 1,
+ * ab_instances_compare_runs, whose one_side picks the single-instance t). */
+static int analyse_by_instance(const ab_instance_sample *a, size_t ka,
+                               const ab_instance_sample *b, size_t kb, const ab_compare_opts *co,
+                               int two_runs, ab_pair_analysis *out)
 {
     memset(out, 0, sizeof *out);
     size_t na = 0, nb = 0;
@@ -171,20 +174,29 @@ int ab_pair_analyse_instances(const ab_instance_sample *a, size_t ka,
     st = ab_compare(pa, na, pb, nb, co, &out->c);
     if (st != AB_STATS_OK)
         goto cleanup;
-    st = ab_instances_compare(a, ka, b, kb, co->boot.level, &out->ir);
+    st = two_runs ? ab_instances_compare_runs(a, ka, b, kb, co->boot.level, &out->ir)
+                  : ab_instances_compare(a, ka, b, kb, co->boot.level, &out->ir);
     if (st != AB_STATS_OK)
         goto cleanup;
     out->ok = 1;
     out->by_instance = 1;
+    out->two_runs = two_runs;
     out->speedup = out->ir.speedup;
     out->lo = out->ir.lo;
     out->hi = out->ir.hi;
     out->p = out->ir.w.p;
-    out->p_method = AB_P_WELCH_T;
+    out->p_method = out->ir.one_side ? AB_P_ONE_INSTANCE_T : AB_P_WELCH_T;
 cleanup:
     free(pa);
     free(pb);
     return st;
+}
+
+int ab_pair_analyse_instances(const ab_instance_sample *a, size_t ka,
+                              const ab_instance_sample *b, size_t kb, const ab_compare_opts *co,
+                              ab_pair_analysis *out)
+{
+    return analyse_by_instance(a, ka, b, kb, co, 0, out);
 }
 
 int ab_pair_analyse_runs_instances(const ab_instance_sample *a, size_t ka,
@@ -201,30 +213,7 @@ int ab_pair_analyse_runs_instances(const ab_instance_sample *a, size_t ka,
         return ab_pair_analyse_runs(a[0].ms, a[0].round, a[0].n, rounds_a, b[0].ms, b[0].round,
                                     b[0].n, rounds_b, co, out);
     }
-    memset(out, 0, sizeof *out);
-    size_t na = 0, nb = 0;
-    double *pa = pool(a, ka, &na), *pb = pool(b, kb, &nb);
-    int st = AB_STATS_ENOMEM;
-    if (!pa || !pb)
-        goto cleanup;
-    st = ab_compare(pa, na, pb, nb, co, &out->c);
-    if (st != AB_STATS_OK)
-        goto cleanup;
-    st = ab_instances_compare_runs(a, ka, b, kb, co->boot.level, &out->ir);
-    if (st != AB_STATS_OK)
-        goto cleanup;
-    out->ok = 1;
-    out->by_instance = 1;
-    out->two_runs = 1;
-    out->speedup = out->ir.speedup;
-    out->lo = out->ir.lo;
-    out->hi = out->ir.hi;
-    out->p = out->ir.w.p;
-    out->p_method = out->ir.one_side ? AB_P_ONE_INSTANCE_T : AB_P_WELCH_T;
-cleanup:
-    free(pa);
-    free(pb);
-    return st;
+    return analyse_by_instance(a, ka, b, kb, co, 1, out);
 }
 
 void ab_pair_decide(ab_pair_analysis *x, double p_adj, const ab_compare_opts *co,
