@@ -78,8 +78,8 @@ using abmma::smem_u32;
 
 /* ---- wgmma ------------------------------------------------------------- */
 
-/* wgmma.mma_async for element type T (fp16 or bf16) and N columns (64 or
- * 128), fp32 accumulators d[N / 2] (layout in the file header). scale_d 0:
+/* wgmma.mma_async for element type T (fp16 or bf16) and N columns (64,
+ * 128; 176 for ss only), fp32 accumulators d[N / 2] (layout in the file header). scale_d 0:
  * d = A B (the accumulators' old values ignored), otherwise d += A B.
  * TRANS_B 0: B is K-major (rows of B^T contiguous, e.g. K for Q K^T);
  * 1: B is MN-major (e.g. V for P V). Issue only between wg_fence() and
@@ -179,6 +179,35 @@ template <> struct wgmma_op<__nv_bfloat16, 128> {
                      "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, {%64,%65,%66,%67}, %68, p, 1, 1, %70;\n}\n"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d), "n"(TRANS_B));
+    }
+};
+
+/* N = 176 (88 accumulators a thread), descriptor operands only: the Q K^T
+ * of cuda_wgmma_widekv's 176-key tiles (FlashAttention-3's non-causal
+ * D = 128 tile width). */
+template <> struct wgmma_op<__half, 176> {
+    /* d (+)= A B, A and B by descriptor; trans_b 1: B is MN-major */
+    template <int TRANS_B>
+    static __device__ __forceinline__ void ss(float (&d)[88], uint64_t da, uint64_t db, int scale_d)
+    {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 "
+                     "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87}, %88, %89, p, 1, 1, 0, %91;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+                     : "l"(da), "l"(db), "r"(scale_d), "n"(TRANS_B));
+    }
+};
+
+template <> struct wgmma_op<__nv_bfloat16, 176> {
+    /* d (+)= A B, A and B by descriptor; trans_b 1: B is MN-major */
+    template <int TRANS_B>
+    static __device__ __forceinline__ void ss(float (&d)[88], uint64_t da, uint64_t db, int scale_d)
+    {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
+                     "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87}, %88, %89, p, 1, 1, 0, %91;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+                     : "l"(da), "l"(db), "r"(scale_d), "n"(TRANS_B));
     }
 };
 
@@ -427,8 +456,12 @@ template <int R> static __device__ __forceinline__ void reg_fence_u(uint32_t (&r
  * every EMU-th group of 8 (n % EMU == EMU - 1, 1 / EMU of them) take
  * ab_soft_exp2 (kernels/soft_exp2.h) instead of ex2.approx, moving that
  * share of the exponentials off the MUFU unit (16 a clock per SM, as many
- * as the tensor cores' products need at D = 64). */
-template <int BC, bool CAUSAL, bool MASK, int EMU = 0>
+ * as the tensor cores' products need at D = 64). ILP: the row maximum and
+ * the row sum over the thread's BC / 4 columns of a row in four
+ * independent partial results (dependent chains of about BC / 16
+ * operations instead of BC / 8), combined at the end; the sum's rounding
+ * order changes, nothing else. */
+template <int BC, bool CAUSAL, bool MASK, int EMU = 0, bool ILP = false>
 static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)[2],
                                                   float (&l)[2], float (&corr)[2],
                                                   const wg_geo &g, int k0, int Skv,
@@ -446,9 +479,22 @@ static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         float mx = -INFINITY;
+        if constexpr (ILP) {
+            static_assert(BC % 16 == 0, "ILP pairs the thread's groups of 8 columns");
+            float m4[4] = {s[2 * h], s[2 * h + 1], s[4 + 2 * h], s[4 + 2 * h + 1]};
 #pragma unroll
-        for (int n = 0; n < BC / 8; n++)
-            mx = fmaxf(mx, fmaxf(s[4 * n + 2 * h], s[4 * n + 2 * h + 1]));
+            for (int n = 2; n < BC / 8; n += 2) {
+                m4[0] = fmaxf(m4[0], s[4 * n + 2 * h]);
+                m4[1] = fmaxf(m4[1], s[4 * n + 2 * h + 1]);
+                m4[2] = fmaxf(m4[2], s[4 * n + 4 + 2 * h]);
+                m4[3] = fmaxf(m4[3], s[4 * n + 4 + 2 * h + 1]);
+            }
+            mx = fmaxf(fmaxf(m4[0], m4[1]), fmaxf(m4[2], m4[3]));
+        } else {
+#pragma unroll
+            for (int n = 0; n < BC / 8; n++)
+                mx = fmaxf(mx, fmaxf(s[4 * n + 2 * h], s[4 * n + 2 * h + 1]));
+        }
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         const float mnew = fmaxf(m[h], mx * scale_log2);
@@ -456,6 +502,7 @@ static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)
         corr[h] = fast_exp2(m[h] - mb);
         m[h] = mnew;
         float ls = 0.f;
+        float l4[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
         for (int n = 0; n < BC / 8; n++) {
             if (EMU > 0 && n % (EMU > 0 ? EMU : 1) == EMU - 1) {
@@ -466,8 +513,15 @@ static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)
                 s[4 * n + 2 * h] = fast_exp2(fmaf(s[4 * n + 2 * h], scale_log2, -mb));
                 s[4 * n + 2 * h + 1] = fast_exp2(fmaf(s[4 * n + 2 * h + 1], scale_log2, -mb));
             }
-            ls += s[4 * n + 2 * h] + s[4 * n + 2 * h + 1];
+            if constexpr (ILP) {
+                l4[2 * (n & 1)] += s[4 * n + 2 * h];
+                l4[2 * (n & 1) + 1] += s[4 * n + 2 * h + 1];
+            } else {
+                ls += s[4 * n + 2 * h] + s[4 * n + 2 * h + 1];
+            }
         }
+        if constexpr (ILP)
+            ls = (l4[0] + l4[1]) + (l4[2] + l4[3]);
         l[h] = l[h] * corr[h] + ls;
     }
 }

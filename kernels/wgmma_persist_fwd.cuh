@@ -1,7 +1,8 @@
 /*
  * wgmma_persist_fwd.cuh: the one kernel body and host side of the
  * persistent-grid Hopper forward rungs (cuda_wgmma_persistent,
- * cuda_wgmma_uniform, cuda_wgmma_lookahead, cuda_wgmma_wgskip), each rung
+ * cuda_wgmma_uniform, cuda_wgmma_lookahead, cuda_wgmma_wgskip,
+ * cuda_wgmma_softexp, cuda_wgmma_widekv, cuda_wgmma_ilpsoft), each rung
  * an instantiation with its idea as a template parameter (the PF_* bits
  * below); each rung's .cu file holds its header notes (idea, prediction,
  * measurements) and its three entry points, and includes this file once
@@ -37,7 +38,13 @@
  *   PF_SOFTEXP    at D = 64, a quarter of the softmax's exponentials by a
  *                 polynomial on the FMA pipe instead of the MUFU unit
  *                 (wg_softmax's EMU, wgmma_common.cuh; cuda_wgmma_softexp's
- *                 header).
+ *                 header);
+ *   PF_WIDEKV     non-causal D = 128: key tiles of 176 keys in 2 stages
+ *                 instead of 128 in 3 (cfg below; cuda_wgmma_widekv's
+ *                 header);
+ *   PF_ILPSOFT    the softmax's row maximum and row sum over a thread's
+ *                 columns in four independent chains (wg_softmax's ILP;
+ *                 cuda_wgmma_ilpsoft's header).
  *
  * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
  * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
@@ -67,16 +74,23 @@ enum : int {
     PF_LOOKAHEAD = 2, /* next tile claimed and its Q prefetched to L2 one tile ahead */
     PF_WGSKIP = 4,    /* per-warpgroup key-tile count */
     PF_SOFTEXP = 8,   /* D = 64: a quarter of the softmax's exp2 on the FMA pipe */
+    PF_WIDEKV = 16,   /* non-causal D = 128: key tiles of 176 keys, 2 stages */
+    PF_ILPSOFT = 32,  /* the softmax's row max and row sum in 4 independent chains */
 };
 
-constexpr int BC = 128; /* keys per tile */
 constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
 
-template <int D> struct cfg {
+/* The geometry of one instantiation. Key tiles are 128 keys, except with
+ * PF_WIDEKV at D = 128 non-causal: 176 keys (88 accumulators a thread for
+ * S beside 64 for O and 44 for P, within the 240 registers) in 2 stages
+ * (3 x 90 KiB would not fit shared memory). */
+template <int IDEA, int D, bool CAUSAL> struct cfg {
+    static constexpr bool WIDE = (IDEA & PF_WIDEKV) != 0 && !CAUSAL && D == 128;
+    static constexpr int BC = WIDE ? 176 : 128;  /* keys per tile */
     static constexpr int NWG = D == 64 ? 3 : 2;  /* consumer warpgroups */
     static constexpr int BR = 64 * NWG;          /* query rows per tile */
     static constexpr int NT = 128 * (NWG + 1);   /* threads: producer + consumers */
-    static constexpr int NST = D == 64 ? 4 : 3;  /* (K, V) stages */
+    static constexpr int NST = WIDE ? 2 : D == 64 ? 4 : 3; /* (K, V) stages */
     static constexpr int REG_C = NWG == 3 ? 160 : 240;
     static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (2 * NST + 3) * 8;
 };
@@ -125,7 +139,7 @@ static __device__ __forceinline__ void tma_prefetch_l2_3d(const CUtensorMap *map
 __device__ unsigned int g_sched[4][2];
 
 template <int IDEA, typename T, int D, bool CAUSAL>
-__global__ void __launch_bounds__(cfg<D>::NT, 1)
+__global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
     wgmma_persist_fwd(const __grid_constant__ CUtensorMap tmQ,
                       const __grid_constant__ CUtensorMap tmK,
                       const __grid_constant__ CUtensorMap tmV, T *__restrict__ O, int S, int Skv,
@@ -136,8 +150,9 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                    WGSKIP = (IDEA & PF_WGSKIP) != 0;
     /* wg_softmax's EMU: every EMU-th group of 8 columns by ab_soft_exp2 (0: none) */
     constexpr int EMU = (IDEA & PF_SOFTEXP) != 0 && D == 64 ? 4 : 0;
-    using C = cfg<D>;
-    constexpr int NWG = C::NWG, BR = C::BR, NST = C::NST;
+    constexpr bool ILP = (IDEA & PF_ILPSOFT) != 0;
+    using C = cfg<IDEA, D, CAUSAL>;
+    constexpr int NWG = C::NWG, BR = C::BR, NST = C::NST, BC = C::BC;
     constexpr int TILE = BC * D * 2; /* bytes of one K or V tile */
     extern __shared__ unsigned char smem_raw[];
     const uint32_t raw = smem_u32(smem_raw);
@@ -290,10 +305,10 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                     if (jw == 1) /* that was the tile's last read of Q */
                         abmma::mbar_arrive(uQempty);
                     if (masked(0))
-                        wg_softmax<BC, CAUSAL, true, EMU>(s, m, l, corr, g, 0, Skv,
+                        wg_softmax<BC, CAUSAL, true, EMU, ILP>(s, m, l, corr, g, 0, Skv,
                                                           scale_log2, shift);
                     else
-                        wg_softmax<BC, CAUSAL, false, EMU>(s, m, l, corr, g, 0, Skv,
+                        wg_softmax<BC, CAUSAL, false, EMU, ILP>(s, m, l, corr, g, 0, Skv,
                                                            scale_log2, shift);
                     wg_pack_p<T, BC>(s, p);
                 }
@@ -312,10 +327,10 @@ __global__ void __launch_bounds__(cfg<D>::NT, 1)
                         abmma::mbar_arrive(uQempty);
                     const int k0 = j * BC;
                     if (masked(k0))
-                        wg_softmax<BC, CAUSAL, true, EMU>(s, m, l, corr, g, k0, Skv,
+                        wg_softmax<BC, CAUSAL, true, EMU, ILP>(s, m, l, corr, g, k0, Skv,
                                                           scale_log2, shift);
                     else
-                        wg_softmax<BC, CAUSAL, false, EMU>(s, m, l, corr, g, k0, Skv,
+                        wg_softmax<BC, CAUSAL, false, EMU, ILP>(s, m, l, corr, g, k0, Skv,
                                                            scale_log2, shift);
                     wg_wait<0>(); /* P_{j-1} V_{j-1} done */
                     reg_fence(o);
@@ -404,7 +419,7 @@ template <int IDEA, typename T, int D, bool CAUSAL> int set_attr()
 {
     return cudaFuncSetAttribute(wgmma_persist_fwd<IDEA, T, D, CAUSAL>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                cfg<D>::SMEM) == cudaSuccess
+                                cfg<IDEA, D, CAUSAL>::SMEM) == cudaSuccess
                ? 0
                : -1;
 }
@@ -413,7 +428,8 @@ template <int IDEA, typename T, int D, bool CAUSAL>
 int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, const void *v,
            void *o, cudaStream_t st)
 {
-    constexpr int BR = cfg<D>::BR;
+    using C = cfg<IDEA, D, CAUSAL>;
+    constexpr int BR = C::BR, BC = C::BC;
     const int nqt = (s->S + BR - 1) / BR;
     const long long bh = (long long)s->B * s->H, ntiles = (long long)nqt * bh;
     const int hkv = ab_shape_hkv(s), skv = ab_shape_skv(s);
@@ -437,7 +453,7 @@ int launch(const ctx_t *c, const ab_shape *s, const void *q, const void *k, cons
      * causal shapes (D = 64, 128; S = 2048..16384), gpu_check --time on an
      * H200, 2026-11-24; all heads at once lost 6-17% at S <= 4096 (L2) */
     const long long G = bh < SECTION_HEADS ? bh : SECTION_HEADS;
-    wgmma_persist_fwd<IDEA, T, D, CAUSAL><<<grid, cfg<D>::NT, cfg<D>::SMEM, st>>>(
+    wgmma_persist_fwd<IDEA, T, D, CAUSAL><<<grid, C::NT, C::SMEM, st>>>(
         mq, mk, mv, (T *)o, s->S, skv, s->H / hkv, nqt, (int)ntiles, (int)bh, (int)G, scale_log2);
     return 0;
 }

@@ -1,0 +1,51 @@
+/*
+ * cuda_wgmma_ilpsoft.cu: forward attention on wgmma + TMA + warp
+ * specialisation + FlashAttention-3's overlaps on a persistent grid with
+ * per-warpgroup key-tile counts and 176-key tiles at D = 128 non-causal,
+ * the softmax's row reductions split into independent chains; rung
+ * "cuda_wgmma_ilpsoft" of the kernel ladder (sm_90a only: the other
+ * targets of a default build compile an empty kernel, and setup refuses
+ * any GPU but compute capability 9.0).
+ *
+ * Idea. In the ping-pong, a warpgroup's softmax of key tile j must finish
+ * while the other warpgroups' products run, or the tensor cores wait. Its
+ * critical path starts with the row maximum: in cuda_wgmma_widekv (the
+ * previous rung) a thread folds its BC / 4 columns of a row into one
+ * running maximum, a chain of BC / 8 dependent FMNMX (16 at BC = 128, 22
+ * at 176), then two shuffles, then the exponentials, whose row sum is
+ * another chain of BC / 8 dependent FADD. Here (wg_softmax's ILP,
+ * kernels/wgmma_common.cuh) both run as four independent partial results
+ * combined at the end: chains of about BC / 16, the same instruction
+ * count (plus three combining operations a row). FlashAttention-4's
+ * Hopper softmax does the maximum with four partial results too (its
+ * utils.fmax_reduce; read, not copied).
+ *
+ * Work: identical products, exponentials and bytes to cuda_wgmma_widekv
+ * (its header); per warpgroup key tile the dependent FMNMX chain of a row
+ * drops from BC / 8 to BC / 16 + 2 and the FADD chain likewise (at ~4
+ * cycles a step, about 30 cycles a row at BC = 128, two rows a thread
+ * interleaved), against 512 (D = 64) or 1,024 (D = 128) tensor cycles
+ * of the warpgroup's own products.
+ *
+ * Prediction (before the first run). Only where the softmax's latency,
+ * not the MUFU unit's throughput, keeps the tensor cores waiting: D = 64
+ * (three warpgroups, exponentials as long as the products) 1.00-1.03x
+ * cuda_wgmma_widekv; D = 128 1.00-1.02x. Within 1% means the chains were
+ * hidden already.
+ *
+ * Measured: not yet (first GPU run pending).
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ *
+ * Source: the tree reduction of any parallel-reduction text; previous rung
+ * cuda_wgmma_widekv.
+ *
+ * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
+ * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
+ */
+
+#include "wgmma_persist_fwd.cuh"
+
+/* The kernel body, host side and entry points (setup, run, teardown) are
+ * kernels/wgmma_persist_fwd.cuh's, instantiated with this rung's ideas. */
+AB_PERSIST_FWD_RUNG(cuda_wgmma_ilpsoft, PF_UNIFORM | PF_WGSKIP | PF_WIDEKV | PF_ILPSOFT)
