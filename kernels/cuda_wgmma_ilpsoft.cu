@@ -48,4 +48,4 @@
 
 /* The kernel body, host side and entry points (setup, run, teardown) are
  * kernels/wgmma_persist_fwd.cuh's, instantiated with this rung's ideas. */
-AB_PERSIST_FWD_RUNG(cuda_wgmma_ilpsoft, PF_UNIFORM | PF_WGSKIP | PF_WIDEKV | PF_ILPSOFT)
+AB_PERSIST_FWD_RUNG(cuda_wgmma_ilpsoft, PF_UNIFORM | PF_WGSKIP | PF_WIDEKV | PF_KVSPLIT | PF_ILPSOFT)

@@ -22,7 +22,14 @@
  * memory; 214 KiB in all); registers per consumer thread 88 for S, 44
  * for P, 64 for O within the 240 the warpgroup takes. D = 64 and causal
  * keep 128-key tiles (at D = 64 the 3 consumer warpgroups have 160
- * registers a thread, too few for 96 + 48 + 32), so everything else is
+ * registers a thread, too few for 96 + 48 + 32). Two stages need K and V
+ * on barriers of their own (PF_KVSPLIT, every shape of this rung): with
+ * one barrier pair per stage, the stage of key tile j - 1 is freed only
+ * after P_{j-1} V_{j-1}, late in iteration j, so the load of tile j + 1
+ * into it has the rest of that iteration to land, less than the L2 round
+ * trip of 88 KiB; with K freed as soon as S_j = Q K_j^T has landed (V
+ * after its P V, as FlashAttention-3's separate K and V pipelines do), K
+ * of tile j + 2 starts loading during iteration j. Everything else is
  * cuda_wgmma_wgskip (the previous rung).
  *
  * Work counted before coding (FlashAttention-3's grid at D = 128
@@ -47,6 +54,13 @@
  * stages could cost instead, if one tile of lead does not hide the L2
  * latency of the next (K, V) tile: then 0.95-1.0x.
  *
+ * A first version without PF_KVSPLIT (one barrier pair per stage, two
+ * stages) was 0.72-0.76x cuda_wgmma_wgskip at D = 128 non-causal in a
+ * quick timing (gpu_check --time, NVIDIA H100, 2026-11-26, 511 against
+ * 676 TFLOP/s at B=1 H=16 S=16384 bf16; 419 against 585 at S=1024;
+ * reports/hopper-widekv/call-a1-logs.tgz): the exposed load of the
+ * stage's next tile, as above; the prediction below is for this version.
+ *
  * Measured: not yet (first GPU run pending).
  *
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
@@ -63,4 +77,4 @@
 
 /* The kernel body, host side and entry points (setup, run, teardown) are
  * kernels/wgmma_persist_fwd.cuh's, instantiated with this rung's ideas. */
-AB_PERSIST_FWD_RUNG(cuda_wgmma_widekv, PF_UNIFORM | PF_WGSKIP | PF_WIDEKV)
+AB_PERSIST_FWD_RUNG(cuda_wgmma_widekv, PF_UNIFORM | PF_WGSKIP | PF_WIDEKV | PF_KVSPLIT)

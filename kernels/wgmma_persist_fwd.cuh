@@ -44,7 +44,14 @@
  *                 header);
  *   PF_ILPSOFT    the softmax's row maximum and row sum over a thread's
  *                 columns in four independent chains (wg_softmax's ILP;
- *                 cuda_wgmma_ilpsoft's header).
+ *                 cuda_wgmma_ilpsoft's header);
+ *   PF_KVSPLIT    the K and the V tile of a stage each on a full and an
+ *                 empty barrier of their own: a consumer warp frees K_j
+ *                 as soon as its S_j = Q K_j^T has landed and V_j after
+ *                 P_j V_j, so the producer refills K one key tile sooner
+ *                 (FlashAttention-3's separate K and V pipelines); what
+ *                 lets PF_WIDEKV's two stages keep the tensor cores fed
+ *                 (cuda_wgmma_widekv's header).
  *
  * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
  * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
@@ -76,6 +83,7 @@ enum : int {
     PF_SOFTEXP = 8,   /* D = 64: a quarter of the softmax's exp2 on the FMA pipe */
     PF_WIDEKV = 16,   /* non-causal D = 128: key tiles of 176 keys, 2 stages */
     PF_ILPSOFT = 32,  /* the softmax's row max and row sum in 4 independent chains */
+    PF_KVSPLIT = 64,  /* K and V of a stage on barriers of their own: K freed after Q K^T */
 };
 
 constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
@@ -92,7 +100,8 @@ template <int IDEA, int D, bool CAUSAL> struct cfg {
     static constexpr int NT = 128 * (NWG + 1);   /* threads: producer + consumers */
     static constexpr int NST = WIDE ? 2 : D == 64 ? 4 : 3; /* (K, V) stages */
     static constexpr int REG_C = NWG == 3 ? 160 : 240;
-    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (2 * NST + 3) * 8;
+    /* alignment slack, Q, the stages, 4 NST + 2 mbarriers and the tile slot */
+    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (4 * NST + 3) * 8;
 };
 
 /* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
@@ -147,7 +156,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
 {
 #if AB_WGMMA_DEVICE
     constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
-                   WGSKIP = (IDEA & PF_WGSKIP) != 0;
+                   WGSKIP = (IDEA & PF_WGSKIP) != 0, SPLIT = (IDEA & PF_KVSPLIT) != 0;
     /* wg_softmax's EMU: every EMU-th group of 8 columns by ab_soft_exp2 (0: none) */
     constexpr int EMU = (IDEA & PF_SOFTEXP) != 0 && D == 64 ? 4 : 0;
     constexpr bool ILP = (IDEA & PF_ILPSOFT) != 0;
@@ -158,8 +167,11 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
     const uint32_t raw = smem_u32(smem_raw);
     const uint32_t uQ = (raw + 1023u) & ~1023u;
     const uint32_t uKV = uQ + BR * D * 2;
+    /* per stage: full and empty barriers of its (K, V) pair, or with
+     * PF_KVSPLIT of its K (uFull, uEmpty) and its V (uFullV, uEmptyV) */
     const uint32_t uFull = uKV + NST * 2 * TILE, uEmpty = uFull + NST * 8,
-                   uQfull = uEmpty + NST * 8, uQempty = uQfull + 8;
+                   uFullV = uEmpty + NST * 8, uEmptyV = uFullV + NST * 8,
+                   uQfull = uEmptyV + NST * 8, uQempty = uQfull + 8;
     /* the tile (bh, qt) the producer publishes with each Q load (bh -1: no more) */
     volatile int *tile_slot = (volatile int *)(smem_raw + (uQempty + 8 - raw));
     const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
@@ -169,6 +181,10 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
         for (int st = 0; st < NST; st++) {
             mbar_init(uFull + st * 8, 1);
             mbar_init(uEmpty + st * 8, 4 * NWG); /* one arrival per consumer warp */
+            if (SPLIT) {
+                mbar_init(uFullV + st * 8, 1);
+                mbar_init(uEmptyV + st * 8, 4 * NWG);
+            }
         }
         mbar_init(uQfull, 1);
         mbar_init(uQempty, 128 * NWG); /* every consumer thread: it read the tile slot */
@@ -224,14 +240,30 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     tma_load_3d(uQ + cb * BR * 128, &tmQ, uQfull, cb * 64, q0, bh);
                 for (int t = 0; t < jend; t++, tc++) {
                     const int st = tc % NST;
-                    if (tc >= NST) /* every consumer warp released load tc - NST */
-                        mbar_wait(uEmpty + st * 8, (uint32_t)((tc / NST - 1) & 1));
+                    const uint32_t ep = (uint32_t)((tc / NST - 1) & 1);
+                    if (tc >= NST) /* every consumer warp released load tc - NST (its K) */
+                        mbar_wait(uEmpty + st * 8, ep);
                     const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE), bar = uFull + st * 8;
-                    mbar_expect_tx(bar, 2 * TILE);
+                    if (SPLIT) {
+                        mbar_expect_tx(bar, TILE);
 #pragma unroll
-                    for (int cb = 0; cb < D / 64; cb++) {
-                        tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
-                        tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC, kvh);
+                        for (int cb = 0; cb < D / 64; cb++)
+                            tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
+                        if (tc >= NST) /* and its V */
+                            mbar_wait(uEmptyV + st * 8, ep);
+                        mbar_expect_tx(uFullV + st * 8, TILE);
+#pragma unroll
+                        for (int cb = 0; cb < D / 64; cb++)
+                            tma_load_3d(uK + TILE + cb * BC * 128, &tmV, uFullV + st * 8, cb * 64,
+                                        t * BC, kvh);
+                    } else {
+                        mbar_expect_tx(bar, 2 * TILE);
+#pragma unroll
+                        for (int cb = 0; cb < D / 64; cb++) {
+                            tma_load_3d(uK + cb * BC * 128, &tmK, bar, cb * 64, t * BC, kvh);
+                            tma_load_3d(uK + TILE + cb * BC * 128, &tmV, bar, cb * 64, t * BC,
+                                        kvh);
+                        }
                     }
                     if (LOOKAHEAD && t == 0 && Ln < ntiles) {
                         /* the next tile's Q (read once, so never in L2 yet) into L2:
@@ -302,6 +334,11 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     named_arrive(next_turn, 256);
                     wg_wait<0>();
                     reg_fence(s);
+                    if (SPLIT) { /* PF_KVSPLIT: this warp is done with K_0 */
+                        __syncwarp();
+                        if (lane == 0)
+                            abmma::mbar_arrive(uEmpty + st * 8);
+                    }
                     if (jw == 1) /* that was the tile's last read of Q */
                         abmma::mbar_arrive(uQempty);
                     if (masked(0))
@@ -317,12 +354,19 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
                     const uint32_t uVp = uKV + (uint32_t)(sp * 2 * TILE) + TILE;
                     mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
+                    if (SPLIT) /* V_{j-1} (long landed, as a rule) */
+                        mbar_wait(uFullV + sp * 8, (uint32_t)(((tc + j - 1) / NST) & 1));
                     named_sync(my_turn, 256);
                     wg_issue_qk<T, D, BC, BR>(s, g, uK); /* S_j */
                     wg_issue_pv<T, D, BC>(o, p, uVp);     /* O += P_{j-1} V_{j-1} */
                     named_arrive(next_turn, 256);
                     wg_wait<1>(); /* S_j landed; P V still running */
                     reg_fence(s);
+                    if (SPLIT) { /* PF_KVSPLIT: this warp is done with K_j */
+                        __syncwarp();
+                        if (lane == 0)
+                            abmma::mbar_arrive(uEmpty + st * 8);
+                    }
                     if (j == jw - 1) /* the tile's last read of Q is done */
                         abmma::mbar_arrive(uQempty);
                     const int k0 = j * BC;
@@ -336,8 +380,8 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     reg_fence(o);
                     reg_fence_u(p);
                     __syncwarp();
-                    if (lane == 0)
-                        abmma::mbar_arrive(uEmpty + sp * 8); /* this warp is done with that stage */
+                    if (lane == 0) /* this warp is done with that stage (PF_KVSPLIT: its V) */
+                        abmma::mbar_arrive((SPLIT ? uEmptyV : uEmpty) + sp * 8);
 #pragma unroll
                     for (int n = 0; n < D / 8; n++) {
                         o[4 * n] *= corr[0];
@@ -350,6 +394,8 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                 /* the last P V of this warpgroup's key tiles */
                 {
                     const int sp = (tc + jw - 1) % NST;
+                    if (SPLIT)
+                        mbar_wait(uFullV + sp * 8, (uint32_t)(((tc + jw - 1) / NST) & 1));
                     named_sync(my_turn, 256);
                     wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
                     named_arrive(next_turn, 256);
@@ -358,7 +404,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     reg_fence_u(p);
                     __syncwarp();
                     if (lane == 0)
-                        abmma::mbar_arrive(uEmpty + sp * 8);
+                        abmma::mbar_arrive((SPLIT ? uEmptyV : uEmpty) + sp * 8);
                 }
             } else {
                 /* PF_WGSKIP, no key tile: Q not needed; the turn of the last P V */
@@ -374,11 +420,16 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                 for (int j = jw; j < jend; j++) {
                     const int st = (tc + j) % NST;
                     mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
+                    if (SPLIT)
+                        mbar_wait(uFullV + st * 8, (uint32_t)(((tc + j) / NST) & 1));
                     named_sync(my_turn, 256);
                     named_arrive(next_turn, 256);
                     __syncwarp();
-                    if (lane == 0)
+                    if (lane == 0) {
                         abmma::mbar_arrive(uEmpty + st * 8);
+                        if (SPLIT)
+                            abmma::mbar_arrive(uEmptyV + st * 8);
+                    }
                 }
             }
             tc += jend;
