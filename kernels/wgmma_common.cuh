@@ -251,6 +251,28 @@ static __device__ __forceinline__ uint64_t desc_sw128(uint32_t addr, uint32_t lb
            ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | ((uint64_t)1 << 62);
 }
 
+/* The same descriptor as two 32-bit words, for operands stepped through
+ * by adding constants: desc_lo holds the start address (bits 0-13, in 16
+ * bytes) and the leading byte offset, desc_hi the stride byte offset and
+ * the 128B-swizzle mode. A shared address below 256 KiB (every one on
+ * sm_90) leaves the address field room for any in-bounds offset, so
+ * desc_lo(addr, lbo) + (off >> 4) == desc_lo(addr + off, lbo) for a
+ * 16-byte-aligned off: one integer add per k-step instead of the mask,
+ * shift and merge of desc_sw128 (CUTLASS's descriptor iterator does the
+ * same; PTX ISA 8.x, "Matrix Descriptor Format"). */
+static __device__ __forceinline__ uint32_t desc_lo(uint32_t addr, uint32_t lbo)
+{
+    return ((addr & 0x3FFFFu) >> 4) | (((lbo >> 4) & 0x3FFFu) << 16);
+}
+static __host__ __device__ constexpr uint32_t desc_hi(uint32_t sbo)
+{
+    return ((sbo >> 4) & 0x3FFFu) | (1u << 30);
+}
+static __device__ __forceinline__ uint64_t desc_make(uint32_t lo, uint32_t hi)
+{
+    return ((uint64_t)hi << 32) | lo;
+}
+
 /* Byte offset of 16-byte chunk c of row r in an sw128 tile of R rows. */
 template <int R> static __device__ __forceinline__ uint32_t sw128_off(int r, int c)
 {
@@ -432,6 +454,38 @@ static __device__ __forceinline__ void wg_issue_pv(float (&o)[D / 2],
         const uint64_t dv = desc_sw128(uV + kk * 16 * 128, BC * 128, 1024);
         wgmma_op<T, D>::template rs<1>(o, p[kk], dv, 1);
     }
+    wg_commit();
+}
+
+/* wg_issue_qk and wg_issue_pv with the operands' descriptors given as
+ * low words (desc_lo) and stepped by constant adds: q_lo of the
+ * warpgroup's 64 rows of the Q tile (desc_lo(uQ + wrow * 128, 16)), k_lo
+ * of the K tile (desc_lo(uK, 16)), v_lo of the V tile
+ * (desc_lo(uV, BC * 128)). Same products, same contracts. */
+template <typename T, int D, int BC, int BR>
+static __device__ __forceinline__ void wg_issue_qk_lo(float (&s)[BC / 2], uint32_t q_lo,
+                                                      uint32_t k_lo)
+{
+    constexpr uint32_t HI = desc_hi(1024);
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++) {
+        const uint64_t dq = desc_make(q_lo + (uint32_t)(((kk >> 2) * BR * 128 + (kk & 3) * 32) >> 4), HI);
+        const uint64_t dk = desc_make(k_lo + (uint32_t)(((kk >> 2) * BC * 128 + (kk & 3) * 32) >> 4), HI);
+        wgmma_op<T, BC>::template ss<0>(s, dq, dk, kk > 0);
+    }
+    wg_commit();
+}
+
+template <typename T, int D, int BC>
+static __device__ __forceinline__ void wg_issue_pv_lo(float (&o)[D / 2],
+                                                      const uint32_t (&p)[BC / 16][4], uint32_t v_lo)
+{
+    constexpr uint32_t HI = desc_hi(1024);
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < BC / 16; kk++)
+        wgmma_op<T, D>::template rs<1>(o, p[kk], desc_make(v_lo + (uint32_t)(kk * 16 * 128 >> 4), HI), 1);
     wg_commit();
 }
 

@@ -51,7 +51,11 @@
  *                 P_j V_j, so the producer refills K one key tile sooner
  *                 (FlashAttention-3's separate K and V pipelines); what
  *                 lets PF_WIDEKV's two stages keep the tensor cores fed
- *                 (cuda_wgmma_widekv's header).
+ *                 (cuda_wgmma_widekv's header);
+ *   PF_DESCADD    the wgmma descriptors of Q (once per tile), K and V (once
+ *                 per key tile) built once and stepped through the k-steps
+ *                 by constant adds to their low word (wg_issue_qk_lo,
+ *                 wg_issue_pv_lo; cuda_wgmma_desciter's header).
  *
  * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
  * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
@@ -84,6 +88,7 @@ enum : int {
     PF_WIDEKV = 16,   /* non-causal D = 128: key tiles of 176 keys, 2 stages */
     PF_ILPSOFT = 32,  /* the softmax's row max and row sum in 4 independent chains */
     PF_KVSPLIT = 64,  /* K and V of a stage on barriers of their own: K freed after Q K^T */
+    PF_DESCADD = 128, /* wgmma descriptors stepped by constant adds (desc_lo) */
 };
 
 constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
@@ -156,7 +161,8 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
 {
 #if AB_WGMMA_DEVICE
     constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
-                   WGSKIP = (IDEA & PF_WGSKIP) != 0, SPLIT = (IDEA & PF_KVSPLIT) != 0;
+                   WGSKIP = (IDEA & PF_WGSKIP) != 0, SPLIT = (IDEA & PF_KVSPLIT) != 0,
+                   DESCADD = (IDEA & PF_DESCADD) != 0;
     /* wg_softmax's EMU: every EMU-th group of 8 columns by ab_soft_exp2 (0: none) */
     constexpr int EMU = (IDEA & PF_SOFTEXP) != 0 && D == 64 ? 4 : 0;
     constexpr bool ILP = (IDEA & PF_ILPSOFT) != 0;
@@ -317,6 +323,23 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                                          : ab_key_tiles(CAUSAL, wfirst, 64, S, Skv, BC);
             /* whether key tile k0 needs the element-wise mask for this warpgroup */
             auto masked = [&](int k0) { return ab_key_tile_masked(CAUSAL, k0, BC, wfirst, S, Skv); };
+            /* the products of stage st: S = Q K^T, O += P V (PF_DESCADD: descriptors
+             * from low words; the stages are 2 TILE bytes apart, K first) */
+            const uint32_t q_lo = desc_lo(uQ + (uint32_t)(g.wrow * 128), 16);
+            auto issue_qk = [&](int st) {
+                if (DESCADD)
+                    wg_issue_qk_lo<T, D, BC, BR>(
+                        s, q_lo, desc_lo(uKV, 16) + (uint32_t)(st * (2 * TILE >> 4)));
+                else
+                    wg_issue_qk<T, D, BC, BR>(s, g, uKV + (uint32_t)(st * 2 * TILE));
+            };
+            auto issue_pv = [&](int sp) {
+                if (DESCADD)
+                    wg_issue_pv_lo<T, D, BC>(
+                        o, p, desc_lo(uKV + TILE, BC * 128) + (uint32_t)(sp * (2 * TILE >> 4)));
+                else
+                    wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
+            };
 #pragma unroll
             for (int i = 0; i < D / 2; i++)
                 o[i] = 0.f;
@@ -330,7 +353,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     const int st = tc % NST;
                     mbar_wait(uFull + st * 8, (uint32_t)((tc / NST) & 1));
                     named_sync(my_turn, 256);
-                    wg_issue_qk<T, D, BC, BR>(s, g, uKV + (uint32_t)(st * 2 * TILE));
+                    issue_qk(st);
                     named_arrive(next_turn, 256);
                     wg_wait<0>();
                     reg_fence(s);
@@ -351,14 +374,12 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                 }
                 for (int j = 1; j < jw; j++) {
                     const int st = (tc + j) % NST, sp = (tc + j - 1) % NST;
-                    const uint32_t uK = uKV + (uint32_t)(st * 2 * TILE);
-                    const uint32_t uVp = uKV + (uint32_t)(sp * 2 * TILE) + TILE;
                     mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
                     if (SPLIT) /* V_{j-1} (long landed, as a rule) */
                         mbar_wait(uFullV + sp * 8, (uint32_t)(((tc + j - 1) / NST) & 1));
                     named_sync(my_turn, 256);
-                    wg_issue_qk<T, D, BC, BR>(s, g, uK); /* S_j */
-                    wg_issue_pv<T, D, BC>(o, p, uVp);     /* O += P_{j-1} V_{j-1} */
+                    issue_qk(st); /* S_j */
+                    issue_pv(sp); /* O += P_{j-1} V_{j-1} */
                     named_arrive(next_turn, 256);
                     wg_wait<1>(); /* S_j landed; P V still running */
                     reg_fence(s);
@@ -397,7 +418,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     if (SPLIT)
                         mbar_wait(uFullV + sp * 8, (uint32_t)(((tc + jw - 1) / NST) & 1));
                     named_sync(my_turn, 256);
-                    wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
+                    issue_pv(sp);
                     named_arrive(next_turn, 256);
                     wg_wait<0>();
                     reg_fence(o);

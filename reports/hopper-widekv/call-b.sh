@@ -1,7 +1,7 @@
 #!/bin/bash
 # GPU call B (same warm machine as call A, within its 30 s idle window):
 # FlashAttention-4 installed from the two wheel halves, then
-# experiments/fa3-grid-widekv.cfg (the new rungs, their previous rungs,
+# experiments/fa3-grid-desciter.cfg (the new rungs, their previous rungs,
 # cuDNN, FA4 in one run) and its --chain report, then one Nsight Compute
 # launch each of cuda_wgmma_wgskip, cuda_wgmma_widekv and FA4 at two long
 # non-causal shapes (D = 128 and 64, S = 16384, bf16).
@@ -16,13 +16,13 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages
 python3 -m pip list 2>/dev/null | grep -i -E "flash|cutlass|^torch " > $L/versions.txt
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> $L/versions.txt; date -u >> $L/versions.txt
 echo "installed $(el) s"
-A=bf/src/attnbench; db=$OUT/fa3-grid-widekv.db
-r=$(timeout 300 $A run experiments/fa3-grid-widekv.cfg --db $db 2> $L/run.log); echo "run=$r rc=$? $(el) s"; tail -2 $L/run.log
-$A report 1 --chain --db $db -o $OUT/fa3-grid-widekv-run1.md > $L/report.log 2>&1
+A=bf/src/attnbench; db=$OUT/fa3-grid-desciter.db
+r=$(timeout 300 $A run experiments/fa3-grid-desciter.cfg --db $db 2> $L/run.log); echo "run=$r rc=$? $(el) s"; tail -2 $L/run.log
+$A report 1 --chain --db $db -o $OUT/fa3-grid-desciter-run1.md > $L/report.log 2>&1
 M=gpu__time_duration.sum,sm__cycles_active.avg,smsp__cycles_elapsed.avg.per_second,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_xu.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
 for sh in 1,16,16384,128,0,bf16 1,16,16384,64,0,bf16; do
   [ $(el) -lt 480 ] || break
-  for v in cuda_wgmma_wgskip cuda_wgmma_widekv; do
+  for v in cuda_wgmma_widekv cuda_wgmma_desciter; do
     echo "==== $v $sh" >> $L/ncu.log
     timeout 60 ncu --metrics $M -k regex:wgmma_persist_fwd --launch-skip 5 --launch-count 1 bf/tests/gpu/gpu_check --time $sh $v >> $L/ncu.log 2>&1
   done
