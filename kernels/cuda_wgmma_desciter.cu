@@ -41,9 +41,28 @@
  * and not), and Nsight Compute's instruction count 8-12% lower. Within
  * 1% means the descriptor work was hidden behind the tensor cores.
  *
- * Measured: not yet (first GPU run pending).
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26, reports/hopper-widekv/
+ * fa3-grid-desciter.db run 1; speed ratios, geometric means over bf16 and
+ * fp16): 1.007x cuda_wgmma_widekv at D = 128 non-causal, 1.005x
+ * causal, 1.007x at D = 64 causal (held, at the prediction's low end)
+ * and 0.985x at D = 64 non-causal (failed: slower). Against
+ * FlashAttention-4 in the same run: this rung 0.992x in geometric mean
+ * over the grid, the fastest own rung per configuration 1.007x
+ * (0.942-1.240x).
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ * Profile (Nsight Compute at its base clock, one launch each, B=1 H=16
+ * S=16384 bf16 non-causal, reports/hopper-widekv/call-b2-logs.tgz): 8.4%
+ * fewer warp instructions than cuda_wgmma_widekv at D = 128 and 7.6% at
+ * D = 64 (predicted 8-12%: held at D = 128, just under at D = 64) for
+ * 0.6% fewer SM cycles at D = 128 and 0.7% more at D = 64. At D = 128 the
+ * rung issues fewer instructions than FlashAttention-4 (943 M against
+ * 966 M) and still takes 4% more cycles (4.89 M against 4.70 M): the gap
+ * is not in issue slots; the stall profiles differ most in fixed-latency
+ * waits (1.96 against 1.56 warps stalled per issued instruction).
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases and five odd shapes pass; compute-sanitizer memcheck
+ * and synccheck clean (--small, H100); racecheck not run.
  *
  * Source: PTX ISA 8.x, "Matrix Descriptor Format" (the fields) and
  * CUTLASS's GmmaDescriptor iterator (stepping by adds; read, not

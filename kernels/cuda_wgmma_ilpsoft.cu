@@ -33,9 +33,19 @@
  * cuda_wgmma_widekv; D = 128 1.00-1.02x. Within 1% means the chains were
  * hidden already.
  *
- * Measured: not yet (first GPU run pending).
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26, reports/hopper-widekv/
+ * fa3-grid-widekv.db run 1; speed ratios, geometric means over bf16 and
+ * fp16): D = 64 1.012x cuda_wgmma_widekv non-causal and 1.014x causal
+ * (held); D = 128 SLOWER, 0.952x non-causal and 0.961x causal, down to
+ * 0.937x at S = 16384 non-causal (predicted 1.00-1.02: failed). The
+ * instruction count is the same; at D = 128 the partial results keep more
+ * registers live beside S, P and O while the exponentials run, a likely
+ * cause (not profiled). Kept as a measured step; the next rung builds on
+ * cuda_wgmma_widekv.
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases and five odd shapes pass; compute-sanitizer memcheck
+ * and synccheck clean (--small, H100); racecheck not run.
  *
  * Source: the tree reduction of any parallel-reduction text; previous rung
  * cuda_wgmma_widekv.

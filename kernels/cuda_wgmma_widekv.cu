@@ -61,9 +61,21 @@
  * reports/hopper-widekv/call-a1-logs.tgz): the exposed load of the
  * stage's next tile, as above; the prediction below is for this version.
  *
- * Measured: not yet (first GPU run pending).
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26, reports/hopper-widekv/
+ * fa3-grid-widekv.db run 1; speed ratios, geometric means over bf16 and
+ * fp16): D = 128 non-causal 1.019x cuda_wgmma_wgskip at S = 8192 and
+ * 1.013x at S = 16384 (predicted 1.01-1.03: held, at its low end),
+ * 0.989-1.007x by configuration at S = 1024-4096 (held); D = 64 0.997x and D = 128
+ * causal 0.996x (held). In the next run (fa3-grid-desciter.db run 1)
+ * D = 64 lost 0.985x non-causal and 0.980x causal: PF_KVSPLIT's
+ * second barrier pair costs there. Against FlashAttention-4 in the same
+ * run, D = 128 non-causal stays behind: the best own rung per
+ * configuration 0.973x FA4 (0.952-0.999x).
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases and five odd shapes (partial last key tile, S_kv !=
+ * S, grouped-query heads) pass; compute-sanitizer memcheck and synccheck
+ * clean (--small, H100); racecheck not run.
  *
  * Source: FlashAttention-3 (Shah et al. 2024) and its code's
  * tile_size_fwd_sm90 for the 176-key width, read, not copied; PTX ISA 8.x

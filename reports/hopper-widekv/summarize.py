@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Tables of reports/hopper-widekv/README.md from its two databases
+(python3 summarize.py, in this folder).
+
+Ratios are speeds: the other variant's median over the named one's (> 1:
+the named one is faster), geometric means over configurations. "Best own"
+is the fastest own forward rung per configuration by median, a choice
+made on the same medians it is judged by (it favours the own side); the
+held-out rows choose the rung per configuration in one run and judge it
+in the other (both runs hold uniform, wgskip, widekv and ilpsoft).
+"""
+import math
+import sqlite3
+from collections import defaultdict
+
+KEY = "B,H,H_kv,S,S_kv,D,causal,dtype"
+COMMON = ["cuda_wgmma_uniform", "cuda_wgmma_wgskip", "cuda_wgmma_widekv", "cuda_wgmma_ilpsoft"]
+PARTS = [(64, 0), (64, 1), (128, 0), (128, 1)]
+
+
+def load(db):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    d = defaultdict(dict)
+    for r in con.execute(f"SELECT {KEY}, variant, median_ms FROM measurement_summary"):
+        d[r[:8]][r[8]] = r[9]
+    return d
+
+
+def gm(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def rng(xs):
+    return f"{gm(xs):.3f} ({min(xs):.3f}-{max(xs):.3f})"
+
+
+def part(d, D, c):
+    return [k for k in d if k[5] == D and k[6] == c]
+
+
+def rung_table(d, new, prev):
+    print(f"| part | {new} / {prev} | by S (gm over dtypes) |")
+    print("|---|---|---|")
+    for D, c in PARTS:
+        ks = part(d, D, c)
+        byS = defaultdict(list)
+        for k in ks:
+            byS[k[3]].append(d[k][prev] / d[k][new])
+        s = ", ".join(f"{S}: {gm(v):.3f}" for S, v in sorted(byS.items()))
+        print(f"| D={D} {'causal' if c else 'non-causal'} | {rng([d[k][prev] / d[k][new] for k in ks])} | {s} |")
+    print()
+
+
+def fa4_table(d, own):
+    print("| part | best own / FA4, gm (range) | best own / cuDNN | FA4 / cuDNN |")
+    print("|---|---|---:|---:|")
+    allr = []
+    for D, c in PARTS:
+        ks = part(d, D, c)
+        b = [d[k]["fa4"] / min(d[k][v] for v in own) for k in ks]
+        bc = [d[k]["cudnn_sdpa"] / min(d[k][v] for v in own) for k in ks]
+        fc = [d[k]["cudnn_sdpa"] / d[k]["fa4"] for k in ks]
+        allr += b
+        print(f"| D={D} {'causal' if c else 'non-causal'} | {rng(b)} | {gm(bc):.3f} | {gm(fc):.3f} |")
+    print(f"| all 40 | {rng(allr)} | | |")
+    print()
+    print("| own rung | rung / FA4, gm (min) | fastest own in |")
+    print("|---|---|---:|")
+    wins = defaultdict(int)
+    for k in d:
+        wins[min(own, key=lambda v: d[k][v])] += 1
+    for v in own:
+        r = [d[k]["fa4"] / d[k][v] for k in d]
+        print(f"| {v} | {gm(r):.3f} ({min(r):.3f}) | {wins[v]} |")
+    print()
+
+
+def held_out(sel, ev, label):
+    r = [ev[k]["fa4"] / ev[k][min(COMMON, key=lambda v: sel[k][v])] for k in ev]
+    print(f"| {label} | {gm(r):.3f} | {min(r):.3f} |")
+
+
+def main():
+    w = load("fa3-grid-widekv.db")
+    dc = load("fa3-grid-desciter.db")
+    print("## fa3-grid-widekv.db run 1\n")
+    rung_table(w, "cuda_wgmma_widekv", "cuda_wgmma_wgskip")
+    rung_table(w, "cuda_wgmma_ilpsoft", "cuda_wgmma_widekv")
+    fa4_table(w, COMMON)
+    print("## fa3-grid-desciter.db run 1\n")
+    rung_table(dc, "cuda_wgmma_desciter", "cuda_wgmma_widekv")
+    rung_table(dc, "cuda_wgmma_widekv", "cuda_wgmma_wgskip")
+    fa4_table(dc, COMMON + ["cuda_wgmma_desciter"])
+    print("## held out: rung chosen per configuration in one run, judged in the other\n")
+    print("| chosen in -> judged in | best own / FA4, gm | min |")
+    print("|---|---:|---:|")
+    held_out(w, dc, "fa3-grid-widekv -> fa3-grid-desciter")
+    held_out(dc, w, "fa3-grid-desciter -> fa3-grid-widekv")
+
+
+if __name__ == "__main__":
+    main()
