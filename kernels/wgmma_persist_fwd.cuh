@@ -2,7 +2,8 @@
  * wgmma_persist_fwd.cuh: the one kernel body and host side of the
  * persistent-grid Hopper forward rungs (cuda_wgmma_persistent,
  * cuda_wgmma_uniform, cuda_wgmma_lookahead, cuda_wgmma_wgskip,
- * cuda_wgmma_softexp, cuda_wgmma_widekv, cuda_wgmma_ilpsoft), each rung
+ * cuda_wgmma_softexp, cuda_wgmma_widekv, cuda_wgmma_ilpsoft, cuda_wgmma_desciter,
+ * cuda_wgmma_splitloop), each rung
  * an instantiation with its idea as a template parameter (the PF_* bits
  * below); each rung's .cu file holds its header notes (idea, prediction,
  * measurements) and its three entry points, and includes this file once
@@ -55,7 +56,12 @@
  *   PF_DESCADD    the wgmma descriptors of Q (once per tile), K and V (once
  *                 per key tile) built once and stepped through the k-steps
  *                 by constant adds to their low word (wg_issue_qk_lo,
- *                 wg_issue_pv_lo; cuda_wgmma_desciter's header).
+ *                 wg_issue_pv_lo; cuda_wgmma_desciter's header);
+ *   PF_SPLITLOOP  the key-tile loop split in two, the tiles that need no
+ *                 element-wise mask first, then those that do, so that
+ *                 neither loop branches on the mask and the compiler can
+ *                 overlap a tile's exponentials with the rescale of O and
+ *                 the conversion of P (cuda_wgmma_splitloop's header).
  *
  * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
  * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
@@ -89,6 +95,7 @@ enum : int {
     PF_ILPSOFT = 32,  /* the softmax's row max and row sum in 4 independent chains */
     PF_KVSPLIT = 64,  /* K and V of a stage on barriers of their own: K freed after Q K^T */
     PF_DESCADD = 128, /* wgmma descriptors stepped by constant adds (desc_lo) */
+    PF_SPLITLOOP = 256, /* unmasked and masked key tiles in two loops, no branch inside */
 };
 
 constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
@@ -162,7 +169,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
 #if AB_WGMMA_DEVICE
     constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
                    WGSKIP = (IDEA & PF_WGSKIP) != 0, SPLIT = (IDEA & PF_KVSPLIT) != 0,
-                   DESCADD = (IDEA & PF_DESCADD) != 0;
+                   DESCADD = (IDEA & PF_DESCADD) != 0, SPLITLOOP = (IDEA & PF_SPLITLOOP) != 0;
     /* wg_softmax's EMU: every EMU-th group of 8 columns by ab_soft_exp2 (0: none) */
     constexpr int EMU = (IDEA & PF_SOFTEXP) != 0 && D == 64 ? 4 : 0;
     constexpr bool ILP = (IDEA & PF_ILPSOFT) != 0;
@@ -372,7 +379,10 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                                                            scale_log2, shift);
                     wg_pack_p<T, BC>(s, p);
                 }
-                for (int j = 1; j < jw; j++) {
+                /* key tile j >= 1 (MODE 0: the mask chosen per tile; 1: unmasked;
+                 * 2: masked) */
+                auto step = [&](int j, auto mode) {
+                    constexpr int MODE = decltype(mode)::value;
                     const int st = (tc + j) % NST, sp = (tc + j - 1) % NST;
                     mbar_wait(uFull + st * 8, (uint32_t)(((tc + j) / NST) & 1));
                     if (SPLIT) /* V_{j-1} (long landed, as a rule) */
@@ -391,7 +401,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     if (j == jw - 1) /* the tile's last read of Q is done */
                         abmma::mbar_arrive(uQempty);
                     const int k0 = j * BC;
-                    if (masked(k0))
+                    if (MODE == 2 || (MODE == 0 && masked(k0)))
                         wg_softmax<BC, CAUSAL, true, EMU, ILP>(s, m, l, corr, g, k0, Skv,
                                                           scale_log2, shift);
                     else
@@ -411,6 +421,24 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                         o[4 * n + 3] *= corr[1];
                     }
                     wg_pack_p<T, BC>(s, p);
+                };
+                if (SPLITLOOP) {
+                    /* PF_SPLITLOOP: tiles 1 .. jm - 1 unmasked, jm .. jw - 1 masked
+                     * (ab_key_tile_masked grows with the tile: jm is its first
+                     * masked tile), each loop without a branch on the mask */
+                    int jm = Skv / BC; /* (j + 1) BC > S_kv from here on */
+                    if (CAUSAL) {      /* (j + 1) BC - 1 > wfirst + shift from here on */
+                        const int lim = wfirst + shift + 1;
+                        jm = min(jm, lim <= 0 ? 0 : lim / BC);
+                    }
+                    jm = max(1, min(jm, jw));
+                    for (int j = 1; j < jm; j++)
+                        step(j, std::integral_constant<int, 1>{});
+                    for (int j = jm; j < jw; j++)
+                        step(j, std::integral_constant<int, 2>{});
+                } else {
+                    for (int j = 1; j < jw; j++)
+                        step(j, std::integral_constant<int, 0>{});
                 }
                 /* the last P V of this warpgroup's key tiles */
                 {
