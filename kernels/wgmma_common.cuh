@@ -514,13 +514,16 @@ template <int R> static __device__ __forceinline__ void reg_fence_u(uint32_t (&r
  * the row sum over the thread's BC / 4 columns of a row in four
  * independent partial results (dependent chains of about BC / 16
  * operations instead of BC / 8), combined at the end; the sum's rounding
- * order changes, nothing else. */
-template <int BC, bool CAUSAL, bool MASK, int EMU = 0, bool ILP = false>
+ * order changes, nothing else. ROW 0 or 1: only that row of the
+ * thread's two (d[4n + 0..1] or d[4n + 2..3]), for a caller that splits
+ * the softmax around other work (unmasked tiles only). */
+template <int BC, bool CAUSAL, bool MASK, int EMU = 0, bool ILP = false, int ROW = -1>
 static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)[2],
                                                   float (&l)[2], float (&corr)[2],
                                                   const wg_geo &g, int k0, int Skv,
                                                   float scale_log2, int shift = 0)
 {
+    static_assert(!MASK || ROW < 0, "the mask is applied by a call for both rows");
     if constexpr (MASK) {
 #pragma unroll
         for (int i = 0; i < BC / 2; i++) {
@@ -532,6 +535,8 @@ static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)
     }
 #pragma unroll
     for (int h = 0; h < 2; h++) {
+        if (ROW >= 0 && h != ROW)
+            continue;
         float mx = -INFINITY;
         if constexpr (ILP) {
             static_assert(BC % 16 == 0, "ILP pairs the thread's groups of 8 columns");

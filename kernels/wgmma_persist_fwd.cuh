@@ -3,7 +3,7 @@
  * persistent-grid Hopper forward rungs (cuda_wgmma_persistent,
  * cuda_wgmma_uniform, cuda_wgmma_lookahead, cuda_wgmma_wgskip,
  * cuda_wgmma_softexp, cuda_wgmma_widekv, cuda_wgmma_ilpsoft, cuda_wgmma_desciter,
- * cuda_wgmma_splitloop), each rung
+ * cuda_wgmma_splitloop, cuda_wgmma_latewait), each rung
  * an instantiation with its idea as a template parameter (the PF_* bits
  * below); each rung's .cu file holds its header notes (idea, prediction,
  * measurements) and its three entry points, and includes this file once
@@ -61,7 +61,10 @@
  *                 element-wise mask first, then those that do, so that
  *                 neither loop branches on the mask and the compiler can
  *                 overlap a tile's exponentials with the rescale of O and
- *                 the conversion of P (cuda_wgmma_splitloop's header).
+ *                 the conversion of P (cuda_wgmma_splitloop's header);
+ *   PF_LATEWAIT   in the unmasked loop, the wait for P V after row 0's
+ *                 softmax, held there by a shared-memory store of its row
+ *                 sum (cuda_wgmma_latewait's header).
  *
  * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
  * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
@@ -96,6 +99,7 @@ enum : int {
     PF_KVSPLIT = 64,  /* K and V of a stage on barriers of their own: K freed after Q K^T */
     PF_DESCADD = 128, /* wgmma descriptors stepped by constant adds (desc_lo) */
     PF_SPLITLOOP = 256, /* unmasked and masked key tiles in two loops, no branch inside */
+    PF_LATEWAIT = 512,  /* unmasked tiles: the wait for P V after the first row's softmax */
 };
 
 constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
@@ -112,8 +116,10 @@ template <int IDEA, int D, bool CAUSAL> struct cfg {
     static constexpr int NT = 128 * (NWG + 1);   /* threads: producer + consumers */
     static constexpr int NST = WIDE ? 2 : D == 64 ? 4 : 3; /* (K, V) stages */
     static constexpr int REG_C = NWG == 3 ? 160 : 240;
-    /* alignment slack, Q, the stages, 4 NST + 2 mbarriers and the tile slot */
-    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (4 * NST + 3) * 8;
+    /* alignment slack, Q, the stages, 4 NST + 2 mbarriers and the tile slot
+     * (and PF_LATEWAIT's scratch word per thread) */
+    static constexpr int SMEM = 1024 + BR * D * 2 + NST * 2 * BC * D * 2 + (4 * NST + 3) * 8 +
+                                ((IDEA & PF_LATEWAIT) ? 4 * NT : 0);
 };
 
 /* Tile L of the list -> (bh, qt). Non-causal: the query tiles of one head
@@ -169,7 +175,8 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
 #if AB_WGMMA_DEVICE
     constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
                    WGSKIP = (IDEA & PF_WGSKIP) != 0, SPLIT = (IDEA & PF_KVSPLIT) != 0,
-                   DESCADD = (IDEA & PF_DESCADD) != 0, SPLITLOOP = (IDEA & PF_SPLITLOOP) != 0;
+                   DESCADD = (IDEA & PF_DESCADD) != 0, SPLITLOOP = (IDEA & PF_SPLITLOOP) != 0,
+                   LATEWAIT = (IDEA & PF_LATEWAIT) != 0;
     /* wg_softmax's EMU: every EMU-th group of 8 columns by ab_soft_exp2 (0: none) */
     constexpr int EMU = (IDEA & PF_SOFTEXP) != 0 && D == 64 ? 4 : 0;
     constexpr bool ILP = (IDEA & PF_ILPSOFT) != 0;
@@ -187,6 +194,8 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                    uQfull = uEmptyV + NST * 8, uQempty = uQfull + 8;
     /* the tile (bh, qt) the producer publishes with each Q load (bh -1: no more) */
     volatile int *tile_slot = (volatile int *)(smem_raw + (uQempty + 8 - raw));
+    /* PF_LATEWAIT: a word per thread, written and never read */
+    const uint32_t uScratch = uQempty + 16;
     const int shift = Skv - S; /* bottom-right causal mask: key j <= query row + shift */
 
     const int tid = threadIdx.x;
@@ -401,6 +410,35 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     if (j == jw - 1) /* the tile's last read of Q is done */
                         abmma::mbar_arrive(uQempty);
                     const int k0 = j * BC;
+                    if (LATEWAIT && MODE == 1) {
+                        /* PF_LATEWAIT: row 0's softmax, its row sum stored to
+                         * this thread's scratch word, then the wait: the
+                         * compiler keeps the wait after the store, so after
+                         * row 0's exponentials, and row 1's can overlap the
+                         * rescale of O and the conversion of P */
+                        wg_softmax<BC, CAUSAL, false, EMU, ILP, 0>(s, m, l, corr, g, k0, Skv,
+                                                                   scale_log2, shift);
+                        asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(uScratch + 4u * (uint32_t)tid),
+                                     "f"(l[0])
+                                     : "memory");
+                        wg_wait<0>(); /* P_{j-1} V_{j-1} done */
+                        reg_fence(o);
+                        reg_fence_u(p);
+                        __syncwarp();
+                        if (lane == 0)
+                            abmma::mbar_arrive((SPLIT ? uEmptyV : uEmpty) + sp * 8);
+                        wg_softmax<BC, CAUSAL, false, EMU, ILP, 1>(s, m, l, corr, g, k0, Skv,
+                                                                   scale_log2, shift);
+#pragma unroll
+                        for (int n = 0; n < D / 8; n++) {
+                            o[4 * n] *= corr[0];
+                            o[4 * n + 1] *= corr[0];
+                            o[4 * n + 2] *= corr[1];
+                            o[4 * n + 3] *= corr[1];
+                        }
+                        wg_pack_p<T, BC>(s, p);
+                        return;
+                    }
                     if (MODE == 2 || (MODE == 0 && masked(k0)))
                         wg_softmax<BC, CAUSAL, true, EMU, ILP>(s, m, l, corr, g, k0, Skv,
                                                           scale_log2, shift);
