@@ -36,9 +36,23 @@
  * P V, 176 keys), 1.00-1.03x at D = 64 non-causal, within 1% causal (its
  * few masked tiles keep the old schedule, its unmasked ones change).
  *
- * Measured: not yet (first GPU run pending).
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26, reports/hopper-widekv/
+ * fa3-grid-latewait.db runs 1 and 2; speed ratios, geometric means over
+ * bf16 and fp16): SLOWER, 0.989x and 0.985x cuda_wgmma_splitloop at
+ * D = 128 non-causal, 0.981x and 0.982x at D = 64 non-causal, 0.975x and
+ * 0.978x at D = 128 causal (predicted 1.02-1.06, 1.00-1.03 and within 1%:
+ * failed). Kept as a measured step.
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ * Profile (Nsight Compute source counters, D = 128, call-b5-logs.tgz): the
+ * wait for P V left the hot lines (0.4% of the stall samples, from 11.5%),
+ * and the conversions went back to 8.0% (splitloop 2.1%): with the wait
+ * after the exponentials the rescale of O and the conversion of P no
+ * longer overlap them, and that overlap was worth more than the early
+ * wait cost.
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases and five odd shapes pass; compute-sanitizer memcheck
+ * and synccheck clean (--small, H100).
  *
  * Source: the placement seen in FlashAttention-4's Hopper forward SASS
  * (Nsight Compute's source view; not its code); previous rung

@@ -40,9 +40,30 @@
  * (its masked tiles keep the old schedule, a smaller share at long S).
  * Within 1% means the branch was not what kept the schedule apart.
  *
- * Measured: not yet (first GPU run pending).
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26, reports/hopper-widekv/
+ * fa3-grid-splitloop.db run 1; speed ratios, geometric means over bf16
+ * and fp16): non-causal 1.032x cuda_wgmma_desciter at D = 64 and 1.018x at
+ * D = 128 (predicted 1.02-1.05: held at D = 64, just under at D = 128);
+ * causal 0.981x at D = 64 and 0.994x at D = 128 (predicted 1.00-1.03:
+ * failed, slower). Twice more in fa3-grid-latewait.db (runs 1 and 2):
+ * 1.035x and 1.034x at D = 64 non-causal, 1.018x and 1.013x at D = 128
+ * non-causal. Llama 3 8B prefill (causal, grouped-query;
+ * llama3-8b-prefill-splitloop.db run 1): 0.992x desciter. Against
+ * FlashAttention-4 over FlashAttention-3's grid: this rung 1.000x in
+ * geometric mean (fa3-grid-splitloop.db run 1), the fastest own rung per
+ * configuration 1.011x (0.946-1.241x).
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ * Profile (Nsight Compute source counters, one launch each, B=1 H=16
+ * S=16384 bf16 non-causal, call-b4-logs.tgz): the conversions' share of
+ * the stall samples fell from 7.6% to 2.1% at D = 128 and from 8.3% to
+ * 2.6% at D = 64 (FlashAttention-4: 2.6% and 1.8%); at D = 128 the wait
+ * for P V now sits before the exponentials and holds 11.5% of the samples
+ * (cuda_wgmma_latewait's idea).
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases and five odd shapes pass (and for every persistent
+ * rung, whose shared loop changed); compute-sanitizer memcheck and
+ * synccheck clean (--small, H100).
  *
  * Source: the masked/unmasked iteration split of FlashAttention-2/3/4's
  * main loops (read, not copied); previous rung cuda_wgmma_desciter.

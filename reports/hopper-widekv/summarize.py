@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of reports/hopper-widekv/README.md from its two databases
+"""Tables of reports/hopper-widekv/README.md from its databases
 (python3 summarize.py, in this folder).
 
 Ratios are speeds: the other variant's median over the named one's (> 1:
@@ -7,7 +7,8 @@ the named one is faster), geometric means over configurations. "Best own"
 is the fastest own forward rung per configuration by median, a choice
 made on the same medians it is judged by (it favours the own side); the
 held-out rows choose the rung per configuration in one run and judge it
-in the other (both runs hold uniform, wgskip, widekv and ilpsoft).
+in the other (the widekv and desciter runs share uniform, wgskip, widekv
+and ilpsoft; fa3-grid-latewait's runs 1 and 2 hold the same five rungs).
 """
 import math
 import sqlite3
@@ -18,10 +19,11 @@ COMMON = ["cuda_wgmma_uniform", "cuda_wgmma_wgskip", "cuda_wgmma_widekv", "cuda_
 PARTS = [(64, 0), (64, 1), (128, 0), (128, 1)]
 
 
-def load(db):
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+def load(db, run=1):
+    con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
     d = defaultdict(dict)
-    for r in con.execute(f"SELECT {KEY}, variant, median_ms FROM measurement_summary"):
+    for r in con.execute(f"SELECT {KEY}, variant, median_ms FROM measurement_summary WHERE run_id = ?",
+                         (run,)):
         d[r[:8]][r[8]] = r[9]
     return d
 
@@ -75,8 +77,8 @@ def fa4_table(d, own):
     print()
 
 
-def held_out(sel, ev, label):
-    r = [ev[k]["fa4"] / ev[k][min(COMMON, key=lambda v: sel[k][v])] for k in ev]
+def held_out(sel, ev, label, cands=COMMON):
+    r = [ev[k]["fa4"] / ev[k][min(cands, key=lambda v: sel[k][v])] for k in ev]
     print(f"| {label} | {gm(r):.3f} | {min(r):.3f} |")
 
 
@@ -96,6 +98,35 @@ def main():
     print("|---|---:|---:|")
     held_out(w, dc, "fa3-grid-widekv -> fa3-grid-desciter")
     held_out(dc, w, "fa3-grid-desciter -> fa3-grid-widekv")
+    late = ["cuda_wgmma_latewait", "cuda_wgmma_splitloop", "cuda_wgmma_desciter",
+            "cuda_wgmma_wgskip", "cuda_wgmma_uniform"]
+    l1, l2 = load("fa3-grid-latewait.db", 1), load("fa3-grid-latewait.db", 2)
+    held_out(l1, l2, "fa3-grid-latewait run 1 -> run 2", late)
+    held_out(l2, l1, "fa3-grid-latewait run 2 -> run 1", late)
+    print()
+    sl = load("fa3-grid-splitloop.db")
+    print("## fa3-grid-splitloop.db run 1\n")
+    rung_table(sl, "cuda_wgmma_splitloop", "cuda_wgmma_desciter")
+    fa4_table(sl, ["cuda_wgmma_splitloop", "cuda_wgmma_desciter", "cuda_wgmma_widekv",
+                   "cuda_wgmma_wgskip", "cuda_wgmma_uniform"])
+    for run, d in ((1, l1), (2, l2)):
+        print(f"## fa3-grid-latewait.db run {run}\n")
+        rung_table(d, "cuda_wgmma_latewait", "cuda_wgmma_splitloop")
+        rung_table(d, "cuda_wgmma_splitloop", "cuda_wgmma_desciter")
+        fa4_table(d, late)
+    ll = load("llama3-8b-prefill-splitloop.db")
+    own = ["cuda_wgmma_splitloop", "cuda_wgmma_desciter", "cuda_wgmma_wgskip", "cuda_wgmma_uniform"]
+    print("## llama3-8b-prefill-splitloop.db run 1 (H = 32, D = 128, causal, bf16)\n")
+    print("| B | S | H_kv | S_kv | best own / cuDNN | best own / FA4 | splitloop / desciter |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    bc, bf = [], []
+    for k in sorted(ll, key=lambda k: (k[3], k[2], k[4])):
+        b = min(own, key=lambda v: ll[k][v])
+        bc.append(ll[k]["cudnn_sdpa"] / ll[k][b])
+        bf.append(ll[k]["fa4"] / ll[k][b])
+        print(f"| {k[0]} | {k[3]} | {k[2]} | {k[4]} | {bc[-1]:.3f} | {bf[-1]:.3f} | "
+              f"{ll[k]['cuda_wgmma_desciter'] / ll[k]['cuda_wgmma_splitloop']:.3f} |")
+    print(f"| all 7 | | | | {rng(bc)} | {rng(bf)} | |")
 
 
 if __name__ == "__main__":
