@@ -45,7 +45,9 @@
  *
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
  * gpu_check 120 cases and five odd shapes pass; compute-sanitizer memcheck
- * and synccheck clean (--small, H100); racecheck not run.
+ * and synccheck clean (--small, H100); compute-sanitizer racecheck clean at
+ * B=1 H=2 S=300 D=128 bf16 and B=1 H=2 S=250 D=64 causal fp16
+ * (reports/hopper-widekv/final-check-logs.tgz).
  *
  * Source: the tree reduction of any parallel-reduction text; previous rung
  * cuda_wgmma_widekv.
@@ -58,4 +60,5 @@
 
 /* The kernel body, host side and entry points (setup, run, teardown) are
  * kernels/wgmma_persist_fwd.cuh's, instantiated with this rung's ideas. */
-AB_PERSIST_FWD_RUNG(cuda_wgmma_ilpsoft, PF_UNIFORM | PF_WGSKIP | PF_WIDEKV | PF_KVSPLIT | PF_ILPSOFT)
+AB_PERSIST_FWD_RUNG(cuda_wgmma_ilpsoft,
+                    PF_UNIFORM | PF_WGSKIP | PF_WIDEKV | PF_KVSPLIT | PF_ILPSOFT)

@@ -52,7 +52,9 @@
  *
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
  * gpu_check 120 cases and five odd shapes pass; compute-sanitizer memcheck
- * and synccheck clean (--small, H100).
+ * and synccheck clean (--small, H100); compute-sanitizer racecheck clean at
+ * B=1 H=2 S=300 D=128 bf16 and B=1 H=2 S=250 D=64 causal fp16
+ * (reports/hopper-widekv/final-check-logs.tgz).
  *
  * Source: the placement seen in FlashAttention-4's Hopper forward SASS
  * (Nsight Compute's source view; not its code); previous rung

@@ -63,7 +63,9 @@
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
  * gpu_check 120 cases and five odd shapes pass (and for every persistent
  * rung, whose shared loop changed); compute-sanitizer memcheck and
- * synccheck clean (--small, H100).
+ * synccheck clean (--small, H100); compute-sanitizer racecheck clean at B=1
+ * H=2 S=300 D=128 bf16 and B=1 H=2 S=250 D=64 causal fp16 (reports/hopper-
+ * widekv/final-check-logs.tgz).
  *
  * Source: the masked/unmasked iteration split of FlashAttention-2/3/4's
  * main loops (read, not copied); previous rung cuda_wgmma_desciter.

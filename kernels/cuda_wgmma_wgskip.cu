@@ -66,13 +66,16 @@
  *
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
  * gpu_check 120 cases, memcheck and synccheck clean on the H100; racecheck
- * did not finish (killed at 100 s, reports/hopper-wgskip/). The barrier protocol with per-warpgroup counts was checked on the
- * CPU instead: reports/hopper-wgskip/pipeline_sim.py runs the block's
- * producer and consumers under random interleavings of random tile lists
- * (any jw in 0..jend per warpgroup): no deadlock and every shared-memory
- * read sees the tile it expects, while four deliberately broken versions
- * (no wait before an idle release, no idle tail, no Q release by an idle
- * warpgroup, the last P V from the wrong stage) each fail.
+ * did not finish at the sanitize suite's shapes (killed at 100 s,
+ * reports/hopper-wgskip/), and later ran clean at two small shapes (one
+ * query tile or two; reports/hopper-widekv/final-check-logs.tgz). The
+ * barrier protocol with per-warpgroup counts was checked on the CPU
+ * instead: reports/hopper-wgskip/pipeline_sim.py runs the block's producer
+ * and consumers under random interleavings of random tile lists (any jw in
+ * 0..jend per warpgroup): no deadlock and every shared-memory read sees the
+ * tile it expects, while four deliberately broken versions (no wait before
+ * an idle release, no idle tail, no Q release by an idle warpgroup, the
+ * last P V from the wrong stage) each fail.
  *
  * Source: the causal tile-range rule of FlashAttention-2/3 (a query block
  * visits key blocks through the diagonal), applied per warpgroup instead

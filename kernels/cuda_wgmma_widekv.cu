@@ -75,7 +75,9 @@
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
  * gpu_check 120 cases and five odd shapes (partial last key tile, S_kv !=
  * S, grouped-query heads) pass; compute-sanitizer memcheck and synccheck
- * clean (--small, H100); racecheck not run.
+ * clean (--small, H100); compute-sanitizer racecheck clean at B=1 H=2 S=300
+ * D=128 bf16 and B=1 H=2 S=250 D=64 causal fp16 (reports/hopper-
+ * widekv/final-check-logs.tgz).
  *
  * Source: FlashAttention-3 (Shah et al. 2024) and its code's
  * tile_size_fwd_sm90 for the 176-key width, read, not copied; PTX ISA 8.x
