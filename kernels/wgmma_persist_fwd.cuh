@@ -3,7 +3,7 @@
  * persistent-grid Hopper forward rungs (cuda_wgmma_persistent,
  * cuda_wgmma_uniform, cuda_wgmma_lookahead, cuda_wgmma_wgskip,
  * cuda_wgmma_softexp, cuda_wgmma_widekv, cuda_wgmma_ilpsoft, cuda_wgmma_desciter,
- * cuda_wgmma_splitloop, cuda_wgmma_latewait), each rung
+ * cuda_wgmma_splitloop, cuda_wgmma_latewait, cuda_wgmma_splitwide), each rung
  * an instantiation with its idea as a template parameter (the PF_* bits
  * below); each rung's .cu file holds its header notes (idea, prediction,
  * measurements) and its three entry points, and includes this file once
@@ -64,7 +64,10 @@
  *                 the conversion of P (cuda_wgmma_splitloop's header);
  *   PF_LATEWAIT   in the unmasked loop, the wait for P V after row 0's
  *                 softmax, held there by a shared-memory store of its row
- *                 sum (cuda_wgmma_latewait's header).
+ *                 sum (cuda_wgmma_latewait's header);
+ *   PF_SPLITWIDE  PF_KVSPLIT only in the instantiations with PF_WIDEKV's
+ *                 176-key tiles (D = 128 non-causal), the others back to one
+ *                 barrier pair per stage (cuda_wgmma_splitwide's header).
  *
  * Sources: Shah et al. 2024 (FlashAttention-3) sections 3.1-3.2 and its
  * code's tile schedulers; CUTLASS's canonical_warp_group_idx; PTX ISA 8.x
@@ -100,6 +103,7 @@ enum : int {
     PF_DESCADD = 128, /* wgmma descriptors stepped by constant adds (desc_lo) */
     PF_SPLITLOOP = 256, /* unmasked and masked key tiles in two loops, no branch inside */
     PF_LATEWAIT = 512,  /* unmasked tiles: the wait for P V after the first row's softmax */
+    PF_SPLITWIDE = 1024, /* PF_KVSPLIT only where PF_WIDEKV's two stages need it */
 };
 
 constexpr int SECTION_HEADS = 8; /* heads per causal scheduling section (launch()) */
@@ -174,7 +178,9 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
 {
 #if AB_WGMMA_DEVICE
     constexpr bool UNIFORM = (IDEA & PF_UNIFORM) != 0, LOOKAHEAD = (IDEA & PF_LOOKAHEAD) != 0,
-                   WGSKIP = (IDEA & PF_WGSKIP) != 0, SPLIT = (IDEA & PF_KVSPLIT) != 0,
+                   WGSKIP = (IDEA & PF_WGSKIP) != 0,
+                   SPLIT = (IDEA & PF_KVSPLIT) != 0 &&
+                           ((IDEA & PF_SPLITWIDE) == 0 || cfg<IDEA, D, CAUSAL>::WIDE),
                    DESCADD = (IDEA & PF_DESCADD) != 0, SPLITLOOP = (IDEA & PF_SPLITLOOP) != 0,
                    LATEWAIT = (IDEA & PF_LATEWAIT) != 0;
     /* wg_softmax's EMU: every EMU-th group of 8 columns by ab_soft_exp2 (0: none) */

@@ -1,0 +1,47 @@
+/*
+ * cuda_wgmma_splitwide.cu: forward attention on wgmma + TMA + warp
+ * specialisation + FlashAttention-3's overlaps on a persistent grid with
+ * per-warpgroup key-tile counts, 176-key tiles at D = 128 non-causal,
+ * descriptors stepped by adds and the key-tile loop split by mask, with K
+ * and V on barriers of their own only where the wide tiles need them; rung
+ * "cuda_wgmma_splitwide" of the kernel ladder (sm_90a only: the other
+ * targets of a default build compile an empty kernel, and setup refuses
+ * any GPU but compute capability 9.0).
+ *
+ * Idea. cuda_wgmma_widekv took PF_KVSPLIT (a full and an empty barrier
+ * for K and another pair for V, per stage) for every shape, because its
+ * two 88 KiB stages at D = 128 non-causal starve without it; at the other
+ * shapes (128-key tiles, three or four stages) the second pair only adds
+ * a wait and an arrive per key tile. cuda_wgmma_splitloop (the previous
+ * rung that held) kept it. Here (PF_SPLITWIDE, kernels/wgmma_persist_fwd.cuh)
+ * the split stays where the tiles are wide and the other shapes go back to
+ * one barrier pair per stage, as in cuda_wgmma_wgskip; everything else is
+ * cuda_wgmma_splitloop's.
+ *
+ * Counted before coding: per consumer warp and 128-key tile one mbarrier
+ * wait and one arrive fewer; the products, exponentials and bytes are
+ * unchanged. Where the split alone changed between rungs (cuda_wgmma_widekv
+ * against cuda_wgmma_wgskip; reports/hopper-widekv/, NVIDIA H100,
+ * 2026-11-26), D = 64 lost 0.3-0.4% in one run and 1.5-2.0% in two others,
+ * D = 128 causal 0.2-0.4%.
+ *
+ * Prediction (before the first run): D = 64 1.00-1.02x cuda_wgmma_splitloop
+ * (causal and not), D = 128 causal 1.00-1.01x, D = 128 non-causal within 1%
+ * (the same code).
+ *
+ * Measured: not yet (first GPU run pending).
+ *
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ *
+ * Source: previous rung cuda_wgmma_splitloop.
+ *
+ * Any S >= 1, causal or not, D in {64, 128}, fp16 and bf16, grouped-query
+ * heads (H_kv dividing H) and any S_kv >= 1; sm_90a only.
+ */
+
+#include "wgmma_persist_fwd.cuh"
+
+/* The kernel body, host side and entry points (setup, run, teardown) are
+ * kernels/wgmma_persist_fwd.cuh's, instantiated with this rung's ideas. */
+AB_PERSIST_FWD_RUNG(cuda_wgmma_splitwide, PF_UNIFORM | PF_WGSKIP | PF_WIDEKV | PF_KVSPLIT |
+                                              PF_SPLITWIDE | PF_DESCADD | PF_SPLITLOOP)
