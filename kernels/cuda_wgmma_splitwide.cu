@@ -29,9 +29,24 @@
  * (causal and not), D = 128 causal 1.00-1.01x, D = 128 non-causal within 1%
  * (the same code).
  *
- * Measured: not yet (first GPU run pending).
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-26, reports/hopper-widekv/
+ * fa3-grid-splitwide.db runs 1 and 2, back to back; speed ratios,
+ * geometric means over bf16 and fp16): 1.021x and 1.018x
+ * cuda_wgmma_splitloop at D = 64 non-causal, 1.019x and 1.019x causal
+ * (predicted 1.00-1.02: held, at its top), 1.018x and 1.016x at D = 128
+ * causal (predicted 1.00-1.01: faster than predicted), 1.000x and 1.000x
+ * at D = 128 non-causal (held: the same code). Against FlashAttention-4 in
+ * the same runs, this one rung over FlashAttention-3's grid: 1.013x and
+ * 1.012x in geometric mean (0.964-1.163x), D = 128 non-causal 0.980x and
+ * 0.979x, D = 64 non-causal 1.009x and 1.008x, causal 1.018-1.044x; against
+ * cudnn_sdpa 1.033x and 1.031x. The fastest own rung per configuration,
+ * chosen in one run and judged in the other: reports/hopper-widekv/README.md.
  *
- * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89).
+ * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
+ * gpu_check 120 cases and five odd shapes pass (with cuda_wgmma_splitloop
+ * and cuda_wgmma_wgskip); compute-sanitizer memcheck and synccheck clean
+ * (--small, H100), racecheck clean at B=1 H=2 S=300 D=128 bf16 and B=1
+ * H=2 S=250 D=64 causal fp16 (reports/hopper-widekv/call-a6-logs.tgz).
  *
  * Source: previous rung cuda_wgmma_splitloop.
  *

@@ -114,6 +114,18 @@ def main():
         rung_table(d, "cuda_wgmma_latewait", "cuda_wgmma_splitloop")
         rung_table(d, "cuda_wgmma_splitloop", "cuda_wgmma_desciter")
         fa4_table(d, late)
+    wide = ["cuda_wgmma_splitwide", "cuda_wgmma_splitloop", "cuda_wgmma_desciter",
+            "cuda_wgmma_wgskip", "cuda_wgmma_uniform"]
+    w1, w2 = load("fa3-grid-splitwide.db", 1), load("fa3-grid-splitwide.db", 2)
+    for run, d in ((1, w1), (2, w2)):
+        print(f"## fa3-grid-splitwide.db run {run}\n")
+        rung_table(d, "cuda_wgmma_splitwide", "cuda_wgmma_splitloop")
+        fa4_table(d, wide)
+    print("| chosen in -> judged in | best own / FA4, gm | min |")
+    print("|---|---:|---:|")
+    held_out(w1, w2, "fa3-grid-splitwide run 1 -> run 2", wide)
+    held_out(w2, w1, "fa3-grid-splitwide run 2 -> run 1", wide)
+    print()
     ll = load("llama3-8b-prefill-splitloop.db")
     own = ["cuda_wgmma_splitloop", "cuda_wgmma_desciter", "cuda_wgmma_wgskip", "cuda_wgmma_uniform"]
     print("## llama3-8b-prefill-splitloop.db run 1 (H = 32, D = 128, causal, bf16)\n")
