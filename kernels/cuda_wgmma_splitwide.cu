@@ -41,6 +41,11 @@
  * 0.979x, D = 64 non-causal 1.009x and 1.008x, causal 1.018-1.044x; against
  * cudnn_sdpa 1.033x and 1.031x. The fastest own rung per configuration,
  * chosen in one run and judged in the other: reports/hopper-widekv/README.md.
+ * Llama 3 8B prefill (H = 32, H_kv = 8, causal, bf16, and a multi-query
+ * and a chunked shape; llama3-8b-prefill-splitwide.db run 1): 1.026x
+ * cuda_wgmma_splitloop (predicted 1.01-1.02: faster than predicted),
+ * 1.043x cudnn_sdpa in geometric mean (0.940-1.104x) and 1.002x
+ * FlashAttention-4 (0.962-1.106x).
  *
  * Status (2026-11-26): compiled for sm_90a (and empty for 80, 86, 89);
  * gpu_check 120 cases and five odd shapes pass (with cuda_wgmma_splitloop

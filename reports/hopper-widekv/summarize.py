@@ -126,19 +126,26 @@ def main():
     held_out(w1, w2, "fa3-grid-splitwide run 1 -> run 2", wide)
     held_out(w2, w1, "fa3-grid-splitwide run 2 -> run 1", wide)
     print()
-    ll = load("llama3-8b-prefill-splitloop.db")
-    own = ["cuda_wgmma_splitloop", "cuda_wgmma_desciter", "cuda_wgmma_wgskip", "cuda_wgmma_uniform"]
-    print("## llama3-8b-prefill-splitloop.db run 1 (H = 32, D = 128, causal, bf16)\n")
-    print("| B | S | H_kv | S_kv | best own / cuDNN | best own / FA4 | splitloop / desciter |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    bc, bf = [], []
-    for k in sorted(ll, key=lambda k: (k[3], k[2], k[4])):
-        b = min(own, key=lambda v: ll[k][v])
-        bc.append(ll[k]["cudnn_sdpa"] / ll[k][b])
-        bf.append(ll[k]["fa4"] / ll[k][b])
-        print(f"| {k[0]} | {k[3]} | {k[2]} | {k[4]} | {bc[-1]:.3f} | {bf[-1]:.3f} | "
-              f"{ll[k]['cuda_wgmma_desciter'] / ll[k]['cuda_wgmma_splitloop']:.3f} |")
-    print(f"| all 7 | | | | {rng(bc)} | {rng(bf)} | |")
+    for db, own, new, prev in (
+            ("llama3-8b-prefill-splitloop.db",
+             ["cuda_wgmma_splitloop", "cuda_wgmma_desciter", "cuda_wgmma_wgskip", "cuda_wgmma_uniform"],
+             "cuda_wgmma_splitloop", "cuda_wgmma_desciter"),
+            ("llama3-8b-prefill-splitwide.db",
+             ["cuda_wgmma_splitwide", "cuda_wgmma_splitloop", "cuda_wgmma_wgskip", "cuda_wgmma_uniform"],
+             "cuda_wgmma_splitwide", "cuda_wgmma_splitloop")):
+        ll = load(db)
+        print(f"## {db} run 1 (H = 32, D = 128, causal, bf16)\n")
+        print(f"| B | S | H_kv | S_kv | best own / cuDNN | best own / FA4 | {new} / {prev} |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        bc, bf, nv = [], [], []
+        for k in sorted(ll, key=lambda k: (k[3], k[2], k[4])):
+            b = min(own, key=lambda v: ll[k][v])
+            bc.append(ll[k]["cudnn_sdpa"] / ll[k][b])
+            bf.append(ll[k]["fa4"] / ll[k][b])
+            nv.append(ll[k][prev] / ll[k][new])
+            print(f"| {k[0]} | {k[3]} | {k[2]} | {k[4]} | {bc[-1]:.3f} | {bf[-1]:.3f} | {nv[-1]:.3f} |")
+        print(f"| all 7 | | | | {rng(bc)} | {rng(bf)} | {rng(nv)} |")
+        print()
 
 
 if __name__ == "__main__":
