@@ -128,8 +128,11 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
 /* The element-wise part of bwd_wg_scores on the waited-for products s
  * (S^T) and dp (dP^T), both overwritten: P^T and dS^T as A fragments in
  * pf, df and dS^T stored at uDS, followed by the async-proxy fence.
- * Arguments as bwd_wg_scores. */
-template <typename T>
+ * Arguments as bwd_wg_scores. FULLM 0: the mask is chosen from `full` per
+ * group of elements (the compiler branches there); 1: the caller knows
+ * the tile is full (no mask code); 2: the caller knows it is not (the
+ * mask on every element, no branch). */
+template <typename T, int FULLM = 0>
 static __device__ __forceinline__ void
 bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
           const bwd_geo &x, uint32_t uDS, const float *lL, float lmul, const float *lD, bool full,
@@ -146,7 +149,7 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
             for (int e2 = 0; e2 < 2; e2++) {
                 const int i = 4 * n + 2 * e2 + e1;
                 float p = fast_exp2(fmaf(s[i], sl2, -lq));
-                if (!full) {
+                if (FULLM == 2 || (FULLM == 0 && !full)) {
                     const int qr = q0 + qi, kj = j0 + x.krow + 8 * e2;
                     const bool vis = qr < S && kj < SK && (!causal || kj <= qr + off);
                     p = vis ? p : 0.f;
@@ -183,7 +186,7 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
  * Delta values in shared memory. full: no (row, key) of the block's tile
  * is past S, S_kv or causally hidden. q0, j0: the tile's first query row
  * and the block's first key; off = S_kv - S; sl2 = scale log2e. */
-template <typename T, int D, int BC>
+template <typename T, int D, int BC, int FULLM = 0>
 static __device__ __forceinline__ void
 bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint32_t uK,
               uint32_t uV, uint32_t uQ, uint32_t uG, uint32_t uDS, const float *lL, float lmul,
@@ -195,7 +198,8 @@ bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint
     wg_wait<0>();
     reg_fence(s);
     reg_fence(dp);
-    bwd_wg_ds<T>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off, sl2);
+    bwd_wg_ds<T, FULLM>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off,
+                        sl2);
 }
 
 /* dV_w += P^T dO, dK_w += dS^T Q over the tile's 64 queries (uQ, uG: sw128

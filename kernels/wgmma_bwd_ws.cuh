@@ -32,8 +32,10 @@
  *                  next tile's S^T, dP^T products issued before the wait
  *                  for this tile's dQ product), WS_BULK_DQ (the dQ share
  *                  added to the accumulator by bulk reduce-add copies,
- *                  cp.reduce.async.bulk, instead of float4 atomics) and
- *                  WS_LOAD_WARP (the producer's warp 0 only loads)
+ *                  cp.reduce.async.bulk, instead of float4 atomics),
+ *                  WS_LOAD_WARP (the producer's warp 0 only loads) and
+ *                  WS_SPLIT_FULL (bwd_wg_ds's unmasked or masked code
+ *                  chosen once a step, not per group of elements)
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
@@ -85,6 +87,7 @@ constexpr int WS_OVERLAP = 1; /* next tile's S^T, dP^T issued before this tile's
                                  * (D = 64 only; bwd_ws says why) */
 constexpr int WS_BULK_DQ = 2; /* dQ share added by cp.reduce.async.bulk, not atomics */
 constexpr int WS_LOAD_WARP = 4; /* producer warp 0 only loads; warps 1-3 add the dQ shares */
+constexpr int WS_SPLIT_FULL = 8; /* full and masked tiles' element-wise code chosen once a step */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by 8
@@ -392,6 +395,9 @@ __global__ void __launch_bounds__(NT, 1)
      * most arrangements with spills (cuda_wgmma_bwd_overlap.cu says which
      * were tried) */
     constexpr bool OVERLAP = (F & WS_OVERLAP) != 0 && D == 64;
+    /* WS_SPLIT_FULL: one branch a step between bwd_wg_ds's unmasked and
+     * masked code instead of one per group of elements inside it */
+    constexpr bool SPLITF = (F & WS_SPLIT_FULL) != 0;
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
@@ -449,8 +455,15 @@ __global__ void __launch_bounds__(NT, 1)
                 reg_fence(s);
                 reg_fence(dp);
                 uint32_t pf[4][4], df[4][4];
-                bwd_wg_ds<T>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK, causal,
-                             off, sl2);
+                if (!SPLITF)
+                    bwd_wg_ds<T>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK, causal,
+                                 off, sl2);
+                else if (full)
+                    bwd_wg_ds<T, 1>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK,
+                                    causal, off, sl2);
+                else
+                    bwd_wg_ds<T, 2>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK,
+                                    causal, off, sl2);
                 bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
                 named_sync(1, NCT); /* both consumers' dS^T stored */
                 float qacc[NQ / 2];
@@ -491,8 +504,15 @@ __global__ void __launch_bounds__(NT, 1)
                 const bool full =
                     q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
                 uint32_t pf[4][4], df[4][4];
-                bwd_wg_scores<T, D, BC>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full, q0,
-                                        j0, S, SK, causal, off, sl2);
+                if (!SPLITF)
+                    bwd_wg_scores<T, D, BC>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full,
+                                            q0, j0, S, SK, causal, off, sl2);
+                else if (full)
+                    bwd_wg_scores<T, D, BC, 1>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full,
+                                               q0, j0, S, SK, causal, off, sl2);
+                else
+                    bwd_wg_scores<T, D, BC, 2>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full,
+                                               q0, j0, S, SK, causal, off, sl2);
                 bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
                 named_sync(1, NCT); /* both consumers' dS^T stored */
                 float qacc[NQ / 2];

@@ -1,0 +1,41 @@
+/*
+ * cuda_wgmma_bwd_fullsplit.cu: the Hopper backward with its element-wise
+ * code chosen once a step (full tile or masked) instead of branching inside
+ * it, rung "cuda_wgmma_bwd_fullsplit" of the backward ladder (previous
+ * rung cuda_wgmma_bwd_loadwarp, whose main loop, producer and schedule it
+ * keeps). Its forward is cuda_wgmma_persistent's.
+ *
+ * Idea: the forward's lesson (kernels/cuda_wgmma_splitloop.cu) applied to
+ * the backward. bwd_wg_ds computes P^T = exp2(S^T scale log2e - lse) and
+ * dS^T = P^T (dP^T - Delta) for a consumer's 64 keys x 64 queries, and
+ * masks the elements past S, S_kv or the causal diagonal unless the step's
+ * tile is full. The check `if (!full)` sits inside the unrolled element
+ * loop, and the compiler keeps it as a branch around each group's mask
+ * code: in the SASS of cuda_wgmma_bwd_loadwarp (bf16, D = 128) the 64
+ * exponentials of a step come in 16 basic blocks of four MUFU.EX2 each,
+ * a branch between them, so no exponential's latency can overlap the
+ * next group's work, and the 16-bit conversions wait for all of them.
+ * Here (WS_SPLIT_FULL, kernels/wgmma_bwd_ws.cuh) the step chooses once
+ * between bwd_wg_ds's unmasked and masked code (its FULLM), each branch
+ * free inside. FLOPs, bytes and launches as cuda_wgmma_bwd_loadwarp.
+ *
+ * Prediction (before the first run): the element-wise part is about a
+ * fifth of a step's issue slots; if a third of its time was exposed
+ * latency, 1.02-1.06x cuda_wgmma_bwd_loadwarp at D = 64 and D = 128,
+ * causal and not (causal tiles on the diagonal keep the mask, now on every
+ * element without a branch).
+ *
+ * Measured: not yet (first GPU run pending).
+ *
+ * Checked as every rung: gpu_check_bwd (float64 oracle, every element,
+ * FlashAttention's tolerance). Supported: as cuda_wgmma_bwd_heads; sm_90a
+ * only, other devices get AB_SETUP_UNSUPPORTED. Shared memory:
+ * cuda_wgmma_bwd_ws's.
+ *
+ * Sources: the masked/unmasked split of FlashAttention-2/3's main loops
+ * (read, not copied); previous rung cuda_wgmma_bwd_loadwarp.
+ */
+#include "wgmma_bwd_ws.cuh"
+
+AB_WS_RUNG(cuda_wgmma_bwd_fullsplit, abwgws::sched_heads,
+           abwgws::WS_OVERLAP | abwgws::WS_LOAD_WARP | abwgws::WS_SPLIT_FULL)
