@@ -131,13 +131,23 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
  * Arguments as bwd_wg_scores. FULLM 0: the mask is chosen from `full` per
  * group of elements (the compiler branches there); 1: the caller knows
  * the tile is full (no mask code); 2: the caller knows it is not (the
- * mask on every element, no branch). */
+ * mask on every element, no branch); 3: 1 or 2 chosen from `full` once,
+ * here (WS_SPLIT_FULL). */
 template <typename T, int FULLM = 0>
 static __device__ __forceinline__ void
 bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
           const bwd_geo &x, uint32_t uDS, const float *lL, float lmul, const float *lD, bool full,
           int q0, int j0, int S, int SK, int causal, int off, float sl2)
 {
+    if constexpr (FULLM == 3) {
+        if (full)
+            bwd_wg_ds<T, 1>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off,
+                            sl2);
+        else
+            bwd_wg_ds<T, 2>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off,
+                            sl2);
+        return;
+    }
     using ops = dtype_ops<T>;
 #pragma unroll
     for (int n = 0; n < 8; n++)
@@ -185,7 +195,8 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
  * lmul = log2e for a raw logsumexp, 1 for one stored pre-scaled) and
  * Delta values in shared memory. full: no (row, key) of the block's tile
  * is past S, S_kv or causally hidden. q0, j0: the tile's first query row
- * and the block's first key; off = S_kv - S; sl2 = scale log2e. */
+ * and the block's first key; off = S_kv - S; sl2 = scale log2e. FULLM:
+ * as bwd_wg_ds's (3: the choice made here, before the products). */
 template <typename T, int D, int BC, int FULLM = 0>
 static __device__ __forceinline__ void
 bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint32_t uK,
@@ -193,6 +204,15 @@ bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint
               const float *lD, bool full, int q0, int j0, int S, int SK, int causal, int off,
               float sl2)
 {
+    if constexpr (FULLM == 3) { /* as bwd_wg_ds's 3: the whole step's scores chosen once */
+        if (full)
+            bwd_wg_scores<T, D, BC, 1>(pf, df, x, uK, uV, uQ, uG, uDS, lL, lmul, lD, full, q0, j0,
+                                       S, SK, causal, off, sl2);
+        else
+            bwd_wg_scores<T, D, BC, 2>(pf, df, x, uK, uV, uQ, uG, uDS, lL, lmul, lD, full, q0, j0,
+                                       S, SK, causal, off, sl2);
+        return;
+    }
     float s[32], dp[32];
     bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
     wg_wait<0>();

@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool OVERLAP = (F & WS_OVERLAP) != 0 && D == 64;
     /* WS_SPLIT_FULL: one branch a step between bwd_wg_ds's unmasked and
      * masked code instead of one per group of elements inside it */
-    constexpr bool SPLITF = (F & WS_SPLIT_FULL) != 0;
+    constexpr int FULLM = (F & WS_SPLIT_FULL) != 0 ? 3 : 0;
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
@@ -455,14 +455,7 @@ __global__ void __launch_bounds__(NT, 1)
                 reg_fence(s);
                 reg_fence(dp);
                 uint32_t pf[4][4], df[4][4];
-                if (!SPLITF)
-                    bwd_wg_ds<T>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK, causal,
-                                 off, sl2);
-                else if (full)
-                    bwd_wg_ds<T, 1>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK,
-                                    causal, off, sl2);
-                else
-                    bwd_wg_ds<T, 2>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK,
+                bwd_wg_ds<T, FULLM>(pf, df, s, dp, x, uDS, lL, 1.0f, lD, full, q0, j0, S, SK,
                                     causal, off, sl2);
                 bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
                 named_sync(1, NCT); /* both consumers' dS^T stored */
@@ -504,14 +497,7 @@ __global__ void __launch_bounds__(NT, 1)
                 const bool full =
                     q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
                 uint32_t pf[4][4], df[4][4];
-                if (!SPLITF)
-                    bwd_wg_scores<T, D, BC>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full,
-                                            q0, j0, S, SK, causal, off, sl2);
-                else if (full)
-                    bwd_wg_scores<T, D, BC, 1>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full,
-                                               q0, j0, S, SK, causal, off, sl2);
-                else
-                    bwd_wg_scores<T, D, BC, 2>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full,
+                bwd_wg_scores<T, D, BC, FULLM>(pf, df, x, uK, uV, uQ, uG, uDS, lL, 1.0f, lD, full,
                                                q0, j0, S, SK, causal, off, sl2);
                 bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
                 named_sync(1, NCT); /* both consumers' dS^T stored */

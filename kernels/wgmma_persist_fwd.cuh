@@ -345,6 +345,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                                          : ab_key_tiles(CAUSAL, wfirst, 64, S, Skv, BC);
             /* whether key tile k0 needs the element-wise mask for this warpgroup */
             auto masked = [&](int k0) { return ab_key_tile_masked(CAUSAL, k0, BC, wfirst, S, Skv); };
+            float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
             /* the products of stage st: S = Q K^T, O += P V (PF_DESCADD: descriptors
              * from low words; the stages are 2 TILE bytes apart, K first) */
             const uint32_t q_lo = desc_lo(uQ + (uint32_t)(g.wrow * 128), 16);
@@ -362,10 +363,38 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                 else
                     wg_issue_pv<T, D, BC>(o, p, uKV + (uint32_t)(sp * 2 * TILE) + TILE);
             };
+            /* PF_KVSPLIT: this warp is done with the K tile of stage st */
+            auto release_k = [&](int st) {
+                if (SPLIT) {
+                    __syncwarp();
+                    if (lane == 0)
+                        abmma::mbar_arrive(uEmpty + st * 8);
+                }
+            };
+            /* wait for the P V of stage sp; this warp is done with that stage
+             * (PF_KVSPLIT: its V) */
+            auto pv_done = [&](int sp) {
+                wg_wait<0>();
+                reg_fence(o);
+                reg_fence_u(p);
+                __syncwarp();
+                if (lane == 0)
+                    abmma::mbar_arrive((SPLIT ? uEmptyV : uEmpty) + sp * 8);
+            };
+            /* O's rows times the softmax's correction, then P to 16 bits */
+            auto rescale_pack = [&]() {
+#pragma unroll
+                for (int n = 0; n < D / 8; n++) {
+                    o[4 * n] *= corr[0];
+                    o[4 * n + 1] *= corr[0];
+                    o[4 * n + 2] *= corr[1];
+                    o[4 * n + 3] *= corr[1];
+                }
+                wg_pack_p<T, BC>(s, p);
+            };
 #pragma unroll
             for (int i = 0; i < D / 2; i++)
                 o[i] = 0.f;
-            float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, corr[2];
 
             /* key tiles 0 .. jw - 1 as the pipeline of cuda_wgmma_uniform: a turn
              * per key tile and one for the last P V (jw = jend without PF_WGSKIP) */
@@ -379,11 +408,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     named_arrive(next_turn, 256);
                     wg_wait<0>();
                     reg_fence(s);
-                    if (SPLIT) { /* PF_KVSPLIT: this warp is done with K_0 */
-                        __syncwarp();
-                        if (lane == 0)
-                            abmma::mbar_arrive(uEmpty + st * 8);
-                    }
+                    release_k(st);
                     if (jw == 1) /* that was the tile's last read of Q */
                         abmma::mbar_arrive(uQempty);
                     if (masked(0))
@@ -408,11 +433,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     named_arrive(next_turn, 256);
                     wg_wait<1>(); /* S_j landed; P V still running */
                     reg_fence(s);
-                    if (SPLIT) { /* PF_KVSPLIT: this warp is done with K_j */
-                        __syncwarp();
-                        if (lane == 0)
-                            abmma::mbar_arrive(uEmpty + st * 8);
-                    }
+                    release_k(st);
                     if (j == jw - 1) /* the tile's last read of Q is done */
                         abmma::mbar_arrive(uQempty);
                     const int k0 = j * BC;
@@ -427,44 +448,19 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                         asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(uScratch + 4u * (uint32_t)tid),
                                      "f"(l[0])
                                      : "memory");
-                        wg_wait<0>(); /* P_{j-1} V_{j-1} done */
-                        reg_fence(o);
-                        reg_fence_u(p);
-                        __syncwarp();
-                        if (lane == 0)
-                            abmma::mbar_arrive((SPLIT ? uEmptyV : uEmpty) + sp * 8);
+                        pv_done(sp); /* P_{j-1} V_{j-1} */
                         wg_softmax<BC, CAUSAL, false, EMU, ILP, 1>(s, m, l, corr, g, k0, Skv,
                                                                    scale_log2, shift);
-#pragma unroll
-                        for (int n = 0; n < D / 8; n++) {
-                            o[4 * n] *= corr[0];
-                            o[4 * n + 1] *= corr[0];
-                            o[4 * n + 2] *= corr[1];
-                            o[4 * n + 3] *= corr[1];
-                        }
-                        wg_pack_p<T, BC>(s, p);
-                        return;
+                    } else {
+                        if (MODE == 2 || (MODE == 0 && masked(k0)))
+                            wg_softmax<BC, CAUSAL, true, EMU, ILP>(s, m, l, corr, g, k0, Skv,
+                                                                   scale_log2, shift);
+                        else
+                            wg_softmax<BC, CAUSAL, false, EMU, ILP>(s, m, l, corr, g, k0, Skv,
+                                                                    scale_log2, shift);
+                        pv_done(sp); /* P_{j-1} V_{j-1} */
                     }
-                    if (MODE == 2 || (MODE == 0 && masked(k0)))
-                        wg_softmax<BC, CAUSAL, true, EMU, ILP>(s, m, l, corr, g, k0, Skv,
-                                                          scale_log2, shift);
-                    else
-                        wg_softmax<BC, CAUSAL, false, EMU, ILP>(s, m, l, corr, g, k0, Skv,
-                                                           scale_log2, shift);
-                    wg_wait<0>(); /* P_{j-1} V_{j-1} done */
-                    reg_fence(o);
-                    reg_fence_u(p);
-                    __syncwarp();
-                    if (lane == 0) /* this warp is done with that stage (PF_KVSPLIT: its V) */
-                        abmma::mbar_arrive((SPLIT ? uEmptyV : uEmpty) + sp * 8);
-#pragma unroll
-                    for (int n = 0; n < D / 8; n++) {
-                        o[4 * n] *= corr[0];
-                        o[4 * n + 1] *= corr[0];
-                        o[4 * n + 2] *= corr[1];
-                        o[4 * n + 3] *= corr[1];
-                    }
-                    wg_pack_p<T, BC>(s, p);
+                    rescale_pack();
                 };
                 if (SPLITLOOP) {
                     /* PF_SPLITLOOP: tiles 1 .. jm - 1 unmasked, jm .. jw - 1 masked
@@ -492,12 +488,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
                     named_sync(my_turn, 256);
                     issue_pv(sp);
                     named_arrive(next_turn, 256);
-                    wg_wait<0>();
-                    reg_fence(o);
-                    reg_fence_u(p);
-                    __syncwarp();
-                    if (lane == 0)
-                        abmma::mbar_arrive((SPLIT ? uEmptyV : uEmpty) + sp * 8);
+                    pv_done(sp);
                 }
             } else {
                 /* PF_WGSKIP, no key tile: Q not needed; the turn of the last P V */
