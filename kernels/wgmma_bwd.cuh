@@ -146,46 +146,46 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
         else
             bwd_wg_ds<T, 2>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off,
                             sl2);
-        return;
-    }
-    using ops = dtype_ops<T>;
+    } else {
+        using ops = dtype_ops<T>;
 #pragma unroll
-    for (int n = 0; n < 8; n++)
+        for (int n = 0; n < 8; n++)
 #pragma unroll
-        for (int e1 = 0; e1 < 2; e1++) {
-            const int qi = 8 * n + 2 * x.t + e1;
-            const float lq = lL[qi] * lmul, dq = lD[qi];
+            for (int e1 = 0; e1 < 2; e1++) {
+                const int qi = 8 * n + 2 * x.t + e1;
+                const float lq = lL[qi] * lmul, dq = lD[qi];
 #pragma unroll
-            for (int e2 = 0; e2 < 2; e2++) {
-                const int i = 4 * n + 2 * e2 + e1;
-                float p = fast_exp2(fmaf(s[i], sl2, -lq));
-                if (FULLM == 2 || (FULLM == 0 && !full)) {
-                    const int qr = q0 + qi, kj = j0 + x.krow + 8 * e2;
-                    const bool vis = qr < S && kj < SK && (!causal || kj <= qr + off);
-                    p = vis ? p : 0.f;
+                for (int e2 = 0; e2 < 2; e2++) {
+                    const int i = 4 * n + 2 * e2 + e1;
+                    float p = fast_exp2(fmaf(s[i], sl2, -lq));
+                    if (FULLM == 2 || (FULLM == 0 && !full)) {
+                        const int qr = q0 + qi, kj = j0 + x.krow + 8 * e2;
+                        const bool vis = qr < S && kj < SK && (!causal || kj <= qr + off);
+                        p = vis ? p : 0.f;
+                    }
+                    s[i] = p;
+                    dp[i] = p * (dp[i] - dq);
                 }
-                s[i] = p;
-                dp[i] = p * (dp[i] - dq);
             }
-        }
 #pragma unroll
-    for (int kk = 0; kk < 4; kk++)
+        for (int kk = 0; kk < 4; kk++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            pf[kk][e] = ops::pack(s[8 * kk + 2 * e], s[8 * kk + 2 * e + 1]);
-            df[kk][e] = ops::pack(dp[8 * kk + 2 * e], dp[8 * kk + 2 * e + 1]);
-        }
-    /* fragment e of k-step kk: key krow + 8 (e & 1), queries 16 kk + 8 (e >> 1)
-     * + 2t, +1 -> 16-byte chunk 2 kk + (e >> 1) of the key's row, byte 4t */
+            for (int e = 0; e < 4; e++) {
+                pf[kk][e] = ops::pack(s[8 * kk + 2 * e], s[8 * kk + 2 * e + 1]);
+                df[kk][e] = ops::pack(dp[8 * kk + 2 * e], dp[8 * kk + 2 * e + 1]);
+            }
+        /* fragment e of k-step kk: key krow + 8 (e & 1), queries 16 kk + 8 (e >> 1)
+         * + 2t, +1 -> 16-byte chunk 2 kk + (e >> 1) of the key's row, byte 4t */
 #pragma unroll
-    for (int kk = 0; kk < 4; kk++)
+        for (int kk = 0; kk < 4; kk++)
 #pragma unroll
-        for (int e = 0; e < 4; e++) {
-            const int r = x.krow + 8 * (e & 1), c = 2 * kk + (e >> 1);
-            const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * x.t;
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e]) : "memory");
-        }
-    fence_proxy_async();
+            for (int e = 0; e < 4; e++) {
+                const int r = x.krow + 8 * (e & 1), c = 2 * kk + (e >> 1);
+                const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * x.t;
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e]) : "memory");
+            }
+        fence_proxy_async();
+    }
 }
 
 /* One warpgroup's scores of one query tile (contract in the file header).
@@ -211,15 +211,15 @@ bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint
         else
             bwd_wg_scores<T, D, BC, 2>(pf, df, x, uK, uV, uQ, uG, uDS, lL, lmul, lD, full, q0, j0,
                                        S, SK, causal, off, sl2);
-        return;
+    } else {
+        float s[32], dp[32];
+        bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
+        wg_wait<0>();
+        reg_fence(s);
+        reg_fence(dp);
+        bwd_wg_ds<T, FULLM>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal,
+                            off, sl2);
     }
-    float s[32], dp[32];
-    bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
-    wg_wait<0>();
-    reg_fence(s);
-    reg_fence(dp);
-    bwd_wg_ds<T, FULLM>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off,
-                        sl2);
 }
 
 /* dV_w += P^T dO, dK_w += dS^T Q over the tile's 64 queries (uQ, uG: sw128
