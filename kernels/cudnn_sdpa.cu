@@ -79,7 +79,12 @@
  * compiles it, and a later shape of the same flavour still spends most of
  * its setup there; reports/cost-per-answer-adapters/README.md) on stderr.
  * The cuDNN handle is made once per device per process and shared by every
- * setup. AB_CUDNN_SDPA_KERNEL_CACHE=1 tries dynamic-shape graphs with a
+ * setup. Plans are kept by exact shape for the process (the plan cache):
+ * a second setup of a shape (another instance) takes the first's plans,
+ * and cudnn_sdpa_prepare builds the plans of a run's configurations ahead
+ * on several threads (the runner calls it before the first
+ * configuration), so cuDNN's kernel compiles overlap instead of adding up
+ * inside each measurement's setup. AB_CUDNN_SDPA_KERNEL_CACHE=1 tries dynamic-shape graphs with a
  * kernel cache first (see the kernel-cache comment below; refused by cuDNN
  * 9.14).
  */
@@ -89,6 +94,7 @@
 #include <cudnn.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +165,7 @@ typedef struct cudnn_sdpa_ctx {
     int32_t shift;         /* S_kv - S (by value) for the bottom-right mask */
     int64_t engine_index;
     int keep_descs;        /* 1: a kernel cache was made from this graph; keep it */
+    int borrowed;          /* 1: handle, plan and descriptors are the plan cache's */
     int kcache;            /* 0 off or refused, 1 compiled into a new cache, 2 reused one */
     /* the backward (NULL for pass = fwd): its own plan and
      * descriptors, and in its workspace softmax_sum and dQ_accum */
@@ -176,7 +183,7 @@ typedef struct cudnn_sdpa_ctx {
 /* Builder state: the shape (for messages) and where errors go. */
 /* Seconds spent in setup's steps, for the verbose line (where a setup's
  * time goes: graph, heuristics, plan finalize = cuDNN's kernel build). */
-static double t_graph_s, t_heur_s, t_plan_s;
+static thread_local double t_graph_s, t_heur_s, t_plan_s;
 
 typedef struct build {
     cudnn_sdpa_ctx *c;
@@ -851,13 +858,13 @@ extern "C" void cudnn_sdpa_teardown(void *ctx)
     }
     if (c->vpack)
         cudnnBackendDestroyDescriptor(c->vpack);
-    if (!c->keep_descs) /* else a kernel cache was made from this graph: kept */
+    if (!c->keep_descs && !c->borrowed) /* else kept: a kernel cache or the plan cache */
         destroy_descs(c);
     if (c->workspace)
         cudaFree(c->workspace);
     if (c->stats_in)
         cudaFree(c->stats_in);
-    if (c->handle && !is_shared_handle(c->handle))
+    if (c->handle && !c->borrowed && !is_shared_handle(c->handle))
         cudnnDestroy(c->handle);
     free(c);
 }
@@ -897,43 +904,28 @@ static int graph_and_plan(build *b, int bwd, cudnnBackendDescriptor_t *graph, in
     return 0;
 }
 
-/* setup: handle, graph, plan and workspace for shape s (fp16/bf16 only).
- * Fails with cuDNN's status and the step when cuDNN refuses the shape. */
-extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
+/* The scalars a variant pack points at, for shape s. */
+static void init_scalars(cudnn_sdpa_ctx *c, const ab_shape *s)
 {
-    *ctx = NULL;
-    *ws = 0;
-    if (s->dtype != AB_FP16 && s->dtype != AB_BF16) {
-        snprintf(err, n, "cudnn_sdpa: dtype %s not supported (fp16, bf16)", io_name(s));
-        return -1;
-    }
-    cudnn_sdpa_ctx *c = (cudnn_sdpa_ctx *)calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, n, "cudnn_sdpa: out of host memory");
-        return -1;
-    }
-    build b = {c, s, s->dtype == AB_FP16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, err, n,
-               false, NULL};
-    const bool use_cache = kcache_enabled();
     c->scale = 1.0f / sqrtf((float)s->D);
     c->neg_inf = -INFINITY;
     c->shift = (int32_t)(ab_shape_skv(s) - s->S);
-    const double t_start = mono_s();
-    t_graph_s = t_heur_s = t_plan_s = 0.0;
-    cudnnStatus_t st = get_handle(&c->handle);
-    const double t_handle = mono_s();
-    if (st != CUDNN_STATUS_SUCCESS) {
-        c->handle = NULL;
-        fail(&b, "cudnnCreate", st);
-        cudnn_sdpa_teardown(c);
-        return -1;
-    }
-    int tried = 0;
+    c->one = 1.0f;
+}
+
+/* The graphs and plans of shape s on c->handle (set by the caller): the
+ * forward (inference graph first, the training graph with a stats output
+ * if cuDNN refuses it; dynamic shapes with the kernel cache first when
+ * use_cache), and for pass != fwd the backward in a new c->bwd. No
+ * workspace. 0, or -1 with the error set (the caller tears c down). */
+static int build_plans(cudnn_sdpa_ctx *c, const ab_shape *s, bool use_cache, char *err, size_t n,
+                       int *tried, int *tried_b)
+{
+    build b = {c, s, s->dtype == AB_FP16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16, err, n,
+               false, NULL};
     cudnnBackendDescriptor_t graph;
-    /* inference graph first; the training graph (stats output) if refused */
     char first_err[512] = "";
-    /* dynamic shapes with the kernel cache first; static shapes where
-     * cuDNN refuses them (or the cache is off) */
+    *tried = *tried_b = 0;
     for (int dyn = use_cache ? 1 : 0; dyn >= 0 && !c->plan; dyn--) {
         b.dynamic = dyn != 0;
         for (c->with_stats = 0; c->with_stats <= 1; c->with_stats++) {
@@ -942,7 +934,7 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
                     snprintf(first_err, sizeof first_err, "%s", err);
                 destroy_descs(c);
             }
-            if (graph_and_plan(&b, 0, &graph, &tried) == 0)
+            if (graph_and_plan(&b, 0, &graph, tried) == 0)
                 break;
             if (b.dynamic && getenv("AB_CUDNN_SDPA_VERBOSE"))
                 fprintf(stderr, "cudnn_sdpa: dynamic-shape graph refused (%s): %s\n",
@@ -951,97 +943,381 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
     }
     if (!c->plan) { /* report the inference graph's refusal */
         snprintf(err, n, "%s (with a stats output as well)", first_err);
-        cudnn_sdpa_teardown(c);
         return -1;
     }
+    if (s->pass == AB_FWD)
+        return 0;
+    cudnn_sdpa_ctx *w = (cudnn_sdpa_ctx *)calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, n, "cudnn_sdpa: out of host memory");
+        return -1;
+    }
+    c->bwd = w;
+    w->handle = c->handle;
+    init_scalars(w, s);
+    build bb = {w, s, b.io, err, n, use_cache, NULL};
+    cudnnBackendDescriptor_t g;
+    if (graph_and_plan(&bb, 1, &g, tried_b) == 0)
+        return 0;
+    if (!use_cache)
+        return -1;
+    if (getenv("AB_CUDNN_SDPA_VERBOSE"))
+        fprintf(stderr, "cudnn_sdpa: dynamic-shape backward graph refused: %s\n", err);
+    destroy_descs(w); /* static shapes, as before the cache */
+    bb.dynamic = false;
+    return graph_and_plan(&bb, 1, &g, tried_b);
+}
+
+/* The plan cache: every forward (and backward) plan this process built,
+ * by exact shape and device, so that a second setup of a shape (another
+ * instance of the variant, a later run of the same process) and a setup
+ * after cudnn_sdpa_prepare take the plan instead of building it again.
+ * The same shape gets the same engine config (heuristics are
+ * deterministic); what a setup still makes afresh is its workspace and
+ * variant pack. Entries live for the process (cuDNN keeps a plan's
+ * compiled kernel loaded); past MAX_PLANS a setup builds a plan of its own
+ * as before. Not used with AB_CUDNN_SDPA_KERNEL_CACHE=1. Guarded by
+ * plans_mu: cudnn_sdpa_prepare fills it from several threads. */
+typedef struct plan_entry {
+    int dev;
+    ab_shape s;            /* pass, H_kv and S_kv as given; compared by value */
+    cudnn_sdpa_ctx *plans; /* handle, plan, descriptors; no workspace */
+} plan_entry;
+enum { MAX_PLANS = 512 };
+static plan_entry plans[MAX_PLANS];
+static int nplans;
+static pthread_mutex_t plans_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_shape(const ab_shape *a, const ab_shape *b)
+{
+    return a->B == b->B && a->H == b->H && a->S == b->S && a->D == b->D &&
+           (a->causal != 0) == (b->causal != 0) && a->dtype == b->dtype &&
+           ab_shape_hkv(a) == ab_shape_hkv(b) && ab_shape_skv(a) == ab_shape_skv(b) &&
+           a->pass == b->pass;
+}
+
+/* The cached plans of (dev, s), or NULL. Caller holds plans_mu. */
+static cudnn_sdpa_ctx *plans_find_locked(int dev, const ab_shape *s)
+{
+    for (int i = 0; i < nplans; i++)
+        if (plans[i].dev == dev && same_shape(&plans[i].s, s))
+            return plans[i].plans;
+    return NULL;
+}
+
+static cudnn_sdpa_ctx *plans_find(int dev, const ab_shape *s)
+{
+    pthread_mutex_lock(&plans_mu);
+    cudnn_sdpa_ctx *p = plans_find_locked(dev, s);
+    pthread_mutex_unlock(&plans_mu);
+    return p;
+}
+
+/* Gives c to the cache under (dev, s). true when taken (the cache owns c
+ * from then on); false when full or already present (c stays the
+ * caller's). */
+static bool plans_adopt(int dev, const ab_shape *s, cudnn_sdpa_ctx *c)
+{
+    bool taken = false;
+    pthread_mutex_lock(&plans_mu);
+    if (nplans < MAX_PLANS && !plans_find_locked(dev, s)) {
+        plans[nplans].dev = dev;
+        plans[nplans].s = *s;
+        plans[nplans++].plans = c;
+        taken = true;
+    }
+    pthread_mutex_unlock(&plans_mu);
+    return taken;
+}
+
+/* A new context that uses the cached plans p (and p->bwd's): handle, plan,
+ * engine, stats choice; its own scalars, workspace and variant pack. NULL
+ * when out of memory. */
+static cudnn_sdpa_ctx *borrow(const cudnn_sdpa_ctx *p, const ab_shape *s)
+{
+    cudnn_sdpa_ctx *c = (cudnn_sdpa_ctx *)calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->handle = p->handle;
+    c->plan = p->plan;
+    c->plan_ws_bytes = p->plan_ws_bytes;
+    c->with_stats = p->with_stats;
+    c->engine_index = p->engine_index;
+    c->borrowed = 1;
+    init_scalars(c, s);
+    if (p->bwd) {
+        cudnn_sdpa_ctx *w = (cudnn_sdpa_ctx *)calloc(1, sizeof *w);
+        if (!w) {
+            free(c);
+            return NULL;
+        }
+        w->handle = p->bwd->handle;
+        w->plan = p->bwd->plan;
+        w->plan_ws_bytes = p->bwd->plan_ws_bytes;
+        w->engine_index = p->bwd->engine_index;
+        w->borrowed = 1;
+        init_scalars(w, s);
+        c->bwd = w;
+    }
+    return c;
+}
+
+/* Workspaces of c (and c->bwd) for shape s; *total their bytes. 0 or -1
+ * with the error set. */
+static int alloc_workspaces(cudnn_sdpa_ctx *c, const ab_shape *s, size_t *total, char *err,
+                            size_t n)
+{
     size_t stats_bytes = c->with_stats ? (size_t)s->B * s->H * s->S * sizeof(float) : 0;
     size_t ws_off = (c->plan_ws_bytes + 255) & ~(size_t)255;
-    size_t total = ws_off + stats_bytes;
-    if (total) {
-        cudaError_t e = cudaMalloc(&c->workspace, total);
+    *total = ws_off + stats_bytes;
+    if (*total) {
+        cudaError_t e = cudaMalloc(&c->workspace, *total);
         if (e != cudaSuccess) {
             c->workspace = NULL;
-            snprintf(err, n, "cudnn_sdpa: workspace of %zu bytes: %s", total, cudaGetErrorString(e));
-            cudnn_sdpa_teardown(c);
+            snprintf(err, n, "cudnn_sdpa: workspace of %zu bytes: %s", *total,
+                     cudaGetErrorString(e));
             return -1;
         }
         if (c->with_stats)
             c->stats = (float *)((char *)c->workspace + ws_off);
     }
-    if (s->pass != AB_FWD) { /* the backward graph, its plan and workspace */
-        cudnn_sdpa_ctx *w = (cudnn_sdpa_ctx *)calloc(1, sizeof *w);
-        if (!w) {
-            snprintf(err, n, "cudnn_sdpa: out of host memory");
-            cudnn_sdpa_teardown(c);
-            return -1;
-        }
-        c->bwd = w;
-        w->handle = c->handle;
-        w->scale = c->scale;
-        w->neg_inf = c->neg_inf;
-        w->shift = c->shift;
-        w->one = 1.0f;
-        build bb = {w, s, b.io, err, n, use_cache, NULL};
-        int tried_b = 0;
-        cudnnBackendDescriptor_t g;
-        if (graph_and_plan(&bb, 1, &g, &tried_b)) {
-            if (!use_cache) {
-                cudnn_sdpa_teardown(c);
-                return -1;
-            }
-            if (getenv("AB_CUDNN_SDPA_VERBOSE"))
-                fprintf(stderr, "cudnn_sdpa: dynamic-shape backward graph refused: %s\n", err);
-            destroy_descs(w); /* static shapes, as before the cache */
-            bb.dynamic = false;
-            if (graph_and_plan(&bb, 1, &g, &tried_b)) {
-                cudnn_sdpa_teardown(c);
-                return -1;
-            }
-        }
-        const size_t rows = (size_t)s->B * s->H * s->S;
-        const size_t off1 = (w->plan_ws_bytes + 255) & ~(size_t)255;
-        const size_t off2 = off1 + ((rows * sizeof(float) + 255) & ~(size_t)255);
-        const size_t tot = off2 + rows * (size_t)s->D * sizeof(float);
-        cudaError_t e = cudaMalloc(&w->workspace, tot);
+    cudnn_sdpa_ctx *w = c->bwd;
+    if (!w)
+        return 0;
+    const size_t rows = (size_t)s->B * s->H * s->S;
+    const size_t off1 = (w->plan_ws_bytes + 255) & ~(size_t)255;
+    const size_t off2 = off1 + ((rows * sizeof(float) + 255) & ~(size_t)255);
+    const size_t tot = off2 + rows * (size_t)s->D * sizeof(float);
+    cudaError_t e = cudaMalloc(&w->workspace, tot);
+    if (e != cudaSuccess) {
+        w->workspace = NULL;
+        snprintf(err, n, "cudnn_sdpa: backward workspace of %zu bytes: %s", tot,
+                 cudaGetErrorString(e));
+        return -1;
+    }
+    w->softmax_sum = (float *)((char *)w->workspace + off1);
+    w->dq_accum = (float *)((char *)w->workspace + off2);
+    *total += tot;
+    if (has_empty_rows(s)) {
+        e = cudaMalloc(&w->stats_in, rows * sizeof(float));
         if (e != cudaSuccess) {
-            w->workspace = NULL;
-            snprintf(err, n, "cudnn_sdpa: backward workspace of %zu bytes: %s", tot,
-                     cudaGetErrorString(e));
+            w->stats_in = NULL;
+            snprintf(err, n, "cudnn_sdpa: backward logsumexp copy of %zu bytes: %s",
+                     rows * sizeof(float), cudaGetErrorString(e));
+            return -1;
+        }
+        *total += rows * sizeof(float);
+    }
+    return 0;
+}
+
+/* setup: handle, graph, plan and workspace for shape s (fp16/bf16 only);
+ * the plans from the plan cache when this process built them before (an
+ * earlier setup, cudnn_sdpa_prepare). Fails with cuDNN's status and the
+ * step when cuDNN refuses the shape. */
+extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char *err, size_t n)
+{
+    *ctx = NULL;
+    *ws = 0;
+    if (s->dtype != AB_FP16 && s->dtype != AB_BF16) {
+        snprintf(err, n, "cudnn_sdpa: dtype %s not supported (fp16, bf16)", io_name(s));
+        return -1;
+    }
+    const bool use_cache = kcache_enabled();
+    const double t_start = mono_s();
+    t_graph_s = t_heur_s = t_plan_s = 0.0;
+    int dev = 0, tried = 0, tried_b = 0;
+    cudaGetDevice(&dev);
+    cudnn_sdpa_ctx *cached = use_cache ? NULL : plans_find(dev, s);
+    cudnn_sdpa_ctx *c = cached ? borrow(cached, s) : (cudnn_sdpa_ctx *)calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, n, "cudnn_sdpa: out of host memory");
+        return -1;
+    }
+    double t_handle = mono_s();
+    if (!cached) {
+        init_scalars(c, s);
+        build b = {c, s, CUDNN_DATA_HALF, err, n, false, NULL};
+        cudnnStatus_t st = get_handle(&c->handle);
+        t_handle = mono_s();
+        if (st != CUDNN_STATUS_SUCCESS) {
+            c->handle = NULL;
+            fail(&b, "cudnnCreate", st);
             cudnn_sdpa_teardown(c);
             return -1;
         }
-        w->softmax_sum = (float *)((char *)w->workspace + off1);
-        w->dq_accum = (float *)((char *)w->workspace + off2);
-        total += tot;
-        if (has_empty_rows(s)) {
-            e = cudaMalloc(&w->stats_in, rows * sizeof(float));
-            if (e != cudaSuccess) {
-                w->stats_in = NULL;
-                snprintf(err, n, "cudnn_sdpa: backward logsumexp copy of %zu bytes: %s",
-                         rows * sizeof(float), cudaGetErrorString(e));
-                cudnn_sdpa_teardown(c);
+        if (build_plans(c, s, use_cache, err, n, &tried, &tried_b)) {
+            cudnn_sdpa_teardown(c);
+            return -1;
+        }
+        if (!use_cache && !c->keep_descs && plans_adopt(dev, s, c)) {
+            cudnn_sdpa_ctx *own = borrow(c, s); /* c is the cache's now */
+            if (!own) {
+                snprintf(err, n, "cudnn_sdpa: out of host memory");
                 return -1;
             }
-            total += rows * sizeof(float);
+            c = own;
         }
-        if (getenv("AB_CUDNN_SDPA_VERBOSE"))
-            fprintf(stderr, "cudnn_sdpa: backward: engine %lld, %d configs tried, workspace %zu "
-                            "bytes, kernel cache %s\n", (long long)w->engine_index, tried_b, tot,
-                    kcache_word(w->kcache));
+    }
+    size_t total = 0;
+    if (alloc_workspaces(c, s, &total, err, n)) {
+        cudnn_sdpa_teardown(c);
+        return -1;
     }
     *ws = total;
-    if (getenv("AB_CUDNN_SDPA_VERBOSE"))
+    if (getenv("AB_CUDNN_SDPA_VERBOSE")) {
+        if (c->bwd)
+            fprintf(stderr, "cudnn_sdpa: backward: engine %lld, %d configs tried, kernel cache "
+                            "%s\n", (long long)c->bwd->engine_index, tried_b,
+                    kcache_word(c->bwd->kcache));
         fprintf(stderr,
-                "cudnn_sdpa: B=%d H=%d S=%d D=%d %s%s: engine %lld, %s graph, %d configs tried, "
+                "cudnn_sdpa: B=%d H=%d S=%d D=%d %s%s: engine %lld, %s graph, %s, "
                 "workspace %zu bytes, cuDNN %zu, kernel cache %s; setup %.1f ms (handle %.1f ms, "
                 "graphs %.1f ms, heuristics %.1f ms, plan finalize %.1f ms)\n",
                 s->B, s->H, s->S, s->D, io_name(s), s->causal ? " causal" : "",
                 (long long)c->engine_index, c->with_stats ? "training (stats)" : "inference",
-                tried, total, cudnnGetVersion(), kcache_word(c->kcache),
-                1e3 * (mono_s() - t_start), 1e3 * (t_handle - t_start), 1e3 * t_graph_s,
-                1e3 * t_heur_s, 1e3 * t_plan_s);
+                cached ? "plans from the plan cache" : tried == 1 ? "1 config tried"
+                                                                  : "configs tried",
+                total, cudnnGetVersion(), kcache_word(c->kcache), 1e3 * (mono_s() - t_start),
+                1e3 * (t_handle - t_start), 1e3 * t_graph_s, 1e3 * t_heur_s, 1e3 * t_plan_s);
+    }
     *ctx = c;
     return 0;
+}
+
+/* prepare (variant.h ab_prepare_fn): the plans of every fp16/bf16 shape
+ * of `shapes` that the plan cache lacks, built on up to `threads` threads
+ * at once, each with a cuDNN handle of its own (kept with its plans: a
+ * plan runs on the handle that built it, from the runner's one thread
+ * later). One shape of each kernel flavour (pass, dtype, D, mask) comes
+ * first, so the flavours' first builds, where cuDNN compiles the kernel
+ * (0.7-1.3 s on an H100, reports/cost-per-answer-adapters/README.md),
+ * overlap. A shape that fails is left to setup, which reports why. Not
+ * with the kernel cache (AB_CUDNN_SDPA_KERNEL_CACHE=1): returns 0. */
+typedef struct prep_job {
+    int dev;
+    const ab_shape *work;
+    size_t nwork;
+    size_t next;     /* the next work item, taken under mu */
+    int built;       /* shapes now in the cache */
+    pthread_mutex_t mu;
+} prep_job;
+
+static void *prepare_worker(void *arg)
+{
+    prep_job *j = (prep_job *)arg;
+    cudnnHandle_t h = NULL;
+    bool used = false;
+    if (cudaSetDevice(j->dev) != cudaSuccess || cudnnCreate(&h) != CUDNN_STATUS_SUCCESS)
+        return NULL;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        const size_t i = j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i >= j->nwork)
+            break;
+        const ab_shape *s = &j->work[i];
+        cudnn_sdpa_ctx *c = (cudnn_sdpa_ctx *)calloc(1, sizeof *c);
+        if (!c)
+            break;
+        char err[512];
+        int tried, tried_b;
+        c->handle = h;
+        init_scalars(c, s);
+        if (build_plans(c, s, false, err, sizeof err, &tried, &tried_b) == 0 &&
+            plans_adopt(j->dev, s, c)) {
+            used = true;
+            pthread_mutex_lock(&j->mu);
+            j->built++;
+            pthread_mutex_unlock(&j->mu);
+            continue;
+        }
+        c->handle = NULL; /* the worker's, destroyed below if unused */
+        cudnn_sdpa_teardown(c);
+    }
+    if (!used)
+        cudnnDestroy(h);
+    return NULL;
+}
+
+/* Flavour of a shape: the kernel cuDNN compiles for it (as kcache_key). */
+static bool same_flavour(const ab_shape *a, const ab_shape *b)
+{
+    return a->pass == b->pass && a->dtype == b->dtype && a->D == b->D &&
+           has_mask(a) == has_mask(b) && shifted(a) == shifted(b) &&
+           has_empty_rows(a) == has_empty_rows(b) &&
+           (ab_shape_hkv(a) != a->H) == (ab_shape_hkv(b) != b->H);
+}
+
+extern "C" int cudnn_sdpa_prepare(const ab_shape *shapes, size_t n, int threads)
+{
+    int dev = 0;
+    if (n == 0 || kcache_enabled() || cudaGetDevice(&dev) != cudaSuccess)
+        return 0;
+    ab_shape *work = (ab_shape *)calloc(n, sizeof *work);
+    bool *first = (bool *)calloc(n, sizeof *first);
+    if (!work || !first) {
+        free(work);
+        free(first);
+        return 0;
+    }
+    /* the distinct shapes the cache lacks, each flavour's first ahead */
+    size_t nw = 0, nfirst = 0, had = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ab_shape *s = &shapes[i];
+        if (s->dtype != AB_FP16 && s->dtype != AB_BF16)
+            continue;
+        bool dup = false, seen = false;
+        for (size_t k = 0; k < nw && !dup; k++)
+            dup = same_shape(&work[k], s);
+        if (dup)
+            continue;
+        if (plans_find(dev, s)) {
+            had++;
+            continue;
+        }
+        for (size_t k = 0; k < nw && !seen; k++)
+            seen = same_flavour(&work[k], s);
+        first[nw] = !seen;
+        nfirst += !seen;
+        work[nw++] = *s;
+    }
+    /* stable partition: flavours' firsts, then the rest */
+    ab_shape *ordered = (ab_shape *)calloc(nw ? nw : 1, sizeof *ordered);
+    if (!ordered) {
+        free(work);
+        free(first);
+        return (int)had;
+    }
+    size_t a = 0, b = nfirst;
+    for (size_t i = 0; i < nw; i++)
+        ordered[first[i] ? a++ : b++] = work[i];
+    prep_job j;
+    j.dev = dev;
+    j.work = ordered;
+    j.nwork = nw;
+    j.next = 0;
+    j.built = 0;
+    pthread_mutex_init(&j.mu, NULL);
+    int nt = threads < 1 ? 1 : threads;
+    if ((size_t)nt > nw)
+        nt = (int)nw;
+    pthread_t tid[64];
+    if (nt > 64)
+        nt = 64;
+    int started = 0;
+    for (int i = 0; i < nt; i++)
+        if (pthread_create(&tid[started], NULL, prepare_worker, &j) == 0)
+            started++;
+    if (started == 0 && nw > 0) /* no thread: build here, one by one */
+        prepare_worker(&j);
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&j.mu);
+    free(ordered);
+    free(work);
+    free(first);
+    return (int)had + j.built;
 }
 
 /* run: one forward pass on `stream`. Rebuilds the variant pack only when the
@@ -1213,6 +1489,11 @@ extern "C" int cudnn_sdpa_run(void *ctx, const ab_shape *s, const void *q, const
 }
 
 extern "C" void cudnn_sdpa_teardown(void *ctx) {}
+
+extern "C" int cudnn_sdpa_prepare(const ab_shape *shapes, size_t n, int threads)
+{
+    return 0;
+}
 
 extern "C" int cudnn_sdpa_run_bwd(void *ctx, const ab_shape *s, const void *q, const void *k,
                                   const void *v, const void *o, const void *dout,

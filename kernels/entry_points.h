@@ -34,6 +34,13 @@ extern "C" {
 #undef AB_BWD
 #undef AB_VARIANT
 
+/* the plan builders of variants.def's AB_PREPARE lines */
+#define AB_VARIANT(...)
+#define AB_PREPARE(x, kind) int x##_prepare(const ab_shape *shapes, size_t n, int threads);
+#include "variants.def"
+#undef AB_PREPARE
+#undef AB_VARIANT
+
 #ifdef __cplusplus
 }
 #endif

@@ -142,6 +142,26 @@ ab_bwd_fn ab_variant_bwd(const ab_variant *v)
     return NULL;
 }
 
+/* AB_PREPARE lines of variants.def, as AB_BWD's */
+static const struct {
+    const char *name;
+    ab_prepare_fn prepare;
+} prepare_of[] = {
+#define AB_VARIANT(...)
+#define AB_PREPARE(name, kind) {#name, kind##_FN(name##_prepare)},
+#include "variants.def"
+#undef AB_PREPARE
+#undef AB_VARIANT
+    {NULL, NULL}};
+
+ab_prepare_fn ab_variant_prepare(const ab_variant *v)
+{
+    for (size_t i = 0; prepare_of[i].name; i++)
+        if (strcmp(prepare_of[i].name, v->name) == 0)
+            return prepare_of[i].prepare;
+    return NULL;
+}
+
 unsigned ab_variant_caps(const ab_variant *v)
 {
     unsigned c = v->caps;

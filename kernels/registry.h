@@ -39,6 +39,10 @@ unsigned ab_variant_caps(const ab_variant *v);
  * variants.def), or NULL when v has none or it is not built. */
 ab_bwd_fn ab_variant_bwd(const ab_variant *v);
 
+/* The plan builder of v (its AB_PREPARE line in variants.def), or NULL
+ * when v has none or it is not built. */
+ab_prepare_fn ab_variant_prepare(const ab_variant *v);
+
 /* Writes the supported dtypes ("fp16,bf16") or head dims ("64,128" or
  * "any") of v into buf; returns buf. */
 const char *ab_variant_dtypes_str(const ab_variant *v, char *buf, size_t n);

@@ -136,6 +136,16 @@ typedef int (*ab_run_fn)(void *ctx, const ab_shape *s, const void *q, const void
 typedef int (*ab_bwd_fn)(void *ctx, const ab_shape *s, const void *q, const void *k,
                          const void *v, const void *o, const void *dout, const float *lse,
                          void *dq, void *dk, void *dv, void *stream);
+/* prepare: optional (an AB_PREPARE line in kernels/variants.def). Builds
+ * ahead, once per process, what setup would build for each of the n
+ * shapes (cuDNN's execution plans: the kernel compile of a plan's
+ * finalize), on up to `threads` host threads at once, so that a later
+ * setup of one of those shapes on the calling thread's device finds it
+ * made. Called outside any timed region, before the first configuration.
+ * Never fails a run: returns the number of shapes now prepared (0..n); a
+ * shape it could not prepare is built by setup as before, which reports
+ * the error. */
+typedef int (*ab_prepare_fn)(const ab_shape *shapes, size_t n, int threads);
 /* teardown: frees what setup allocated; ctx may be NULL. */
 typedef void (*ab_teardown_fn)(void *ctx);
 /* FLOPs of one forward pass of shape s (see ab_attention_flops). */

@@ -65,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t interrupted = 0; /* the signal that stopped the run, or 0 */
 
@@ -300,10 +301,21 @@ static void note_reference(ab_gpu_bufs *bufs, int had_ref, double check0)
         wt.reference_s += wt.check_s - check0;
 }
 
+/* Seconds of plans built ahead (prepare_ahead) not yet charged, per
+ * experiment variant: carried to that variant's first stored measurement,
+ * whose fixed cost is then what happens once (walltime.h). */
+static double *prepare_carry;
+
 /* Folds st's measurement account into the run's per-variant account when
- * its outcome was stored (shape text sh names the configuration). */
-static void fold(const vstate *st, const char *sh)
+ * its outcome was stored (shape text sh names the configuration); vi is
+ * its index among the experiment's variants (prepare_carry). */
+static void fold(vstate *st, size_t vi, const char *sh)
 {
+    if (st->stored && prepare_carry && prepare_carry[vi] > 0) {
+        st->acct.setup_s += prepare_carry[vi];
+        st->acct.total_s += prepare_carry[vi];
+        prepare_carry[vi] = 0;
+    }
     if (st->stored && st->m.variant &&
         ab_walltime_variant_add(&wt_var, &wt_nvar, st->m.variant, sh, &st->acct))
         fprintf(stderr, "  (out of memory for the wall time per variant)\n");
@@ -1089,7 +1101,7 @@ static int run_external(sqlite3 *db, const ab_experiment *e, const ab_exp_varian
         print_outcome(&st, "");
     char sh[160];
     charge(&st, &b0, c0);
-    fold(&st, shape_str(s, sh, sizeof sh));
+    fold(&st, (size_t)(ev - e->variants), shape_str(s, sh, sizeof sh));
     free(st.samples);
     ab_ext_result_free(&res);
     return out;
@@ -1546,7 +1558,7 @@ cleanup:
             wt.setup_s += ab_now_s() - t_td;
         }
         charge(&st[i], &b0, c0);
-        fold(&st[i], sh);
+        fold(&st[i], i, sh);
         free(st[i].samples);
         free(st[i].blocks);
         free(st[i].ext_env);
@@ -1565,6 +1577,62 @@ cleanup:
     free(o);
     bwd_free();
     return rc;
+}
+
+/* Host threads for plans built ahead: ATTNBENCH_PREPARE_THREADS (0: none,
+ * setups build their own as before), else the online CPUs, at most 16. */
+static int prepare_threads(void)
+{
+    const char *env = getenv("ATTNBENCH_PREPARE_THREADS");
+    if (env && *env) {
+        char *end;
+        long k = strtol(env, &end, 10);
+        if (*end == '\0' && k >= 0 && k <= 64)
+            return (int)k;
+        fprintf(stderr, "  (ATTNBENCH_PREPARE_THREADS=%s is not 0..64: the default is used)\n",
+                env);
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu;
+}
+
+/* Plans built ahead (variant.h ab_prepare_fn): each registry row with a
+ * prepare among the run's native variants gets every configuration it
+ * supports in one call, before the first configuration is measured
+ * (nothing is timed yet; adapters are starting beside it). Instances of a
+ * row share the call. The wall time goes to the run's setup phase and is
+ * carried to the row's first experiment variant (prepare_carry). */
+static void prepare_ahead(const ab_experiment *e)
+{
+    const int threads = prepare_threads();
+    free(prepare_carry);
+    prepare_carry = calloc(e->nvariants, sizeof *prepare_carry);
+    ab_shape *shapes = malloc((e->nconfigs ? e->nconfigs : 1) * sizeof *shapes);
+    for (size_t i = 0; threads > 0 && prepare_carry && shapes && i < e->nvariants; i++) {
+        const ab_variant *v = e->variants[i].native;
+        ab_prepare_fn prep = v && !e->variants[i].plugin ? ab_variant_prepare(v) : NULL;
+        int done_before = 0;
+        for (size_t j = 0; j < i && !done_before; j++)
+            done_before = e->variants[j].native == v;
+        if (!prep || done_before)
+            continue;
+        size_t n = 0;
+        char why[256];
+        for (size_t c = 0; c < e->nconfigs; c++)
+            if (!ab_variant_supports(v, &e->configs[c], why, sizeof why))
+                shapes[n++] = e->configs[c];
+        if (n == 0)
+            continue;
+        const double t0 = ab_now_s();
+        const int got = prep(shapes, n, threads);
+        const double dt = ab_now_s() - t0;
+        wt.setup_s += dt;
+        prepare_carry[i] = dt;
+        fprintf(stderr, "  %s: plans of %d of %zu configurations built ahead on up to %d "
+                "threads in %.2f s (charged to its first measurement)\n", v->name, got, n,
+                threads, dt);
+    }
+    free(shapes);
 }
 
 int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
@@ -1666,6 +1734,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     gsl_rng_set(order_rng, e->seed ^ 0x5eedUL);
     check_seed_base = ab_check_fresh_seed();
     start_adapters(e, any_gpu);
+    if (any_gpu)
+        prepare_ahead(e);
 
     const double t0 = ab_now_s();
     rc = 0;
@@ -1762,6 +1832,8 @@ cleanup:
     }
     free(ext_procs);
     ext_procs = NULL;
+    free(prepare_carry);
+    prepare_carry = NULL;
     gsl_rng_free(order_rng);
     free(fp_text);
     json_decref(fp);
