@@ -27,13 +27,20 @@ interface.py), 1-2 s on an H200; this adapter says so on stderr, stored with
 the measurement ("fa4: compiled ... ms"), so a report's fixed cost can be
 told apart from the kernel. FA4's own on-disk cache
 (FLASH_ATTENTION_CUTE_DSL_CACHE_ENABLED=1, FLASH_ATTENTION_CUTE_DSL_CACHE_DIR;
-flash_attn/cute/cache_utils.py) is left as the user sets it: with it on, a
-later process loads the kernel instead of compiling it (the stderr line then
-shows milliseconds), and the env line records whether it was on.
+flash_attn/cute/cache_utils.py) is on unless the user sets it to 0: a later
+process (the next run of an experiment) loads a kernel it compiled before
+instead of compiling it again (the stderr line then shows milliseconds).
+FA4 keys that cache by a fingerprint of its sources, CuTe DSL's and
+tvm_ffi's versions and Python's, so an upgrade compiles afresh. The env
+line records whether it was on; a report's first fixed cost of fa4 is the
+compiles when it was off or cold.
 """
 import os
 import sys
 import time
+
+# FA4's on-disk kernel cache, read when flash_attn.cute is imported
+os.environ.setdefault("FLASH_ATTENTION_CUTE_DSL_CACHE_ENABLED", "1")
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import attnbench_adapter  # noqa: E402
