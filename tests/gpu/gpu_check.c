@@ -17,6 +17,31 @@
  *                                 oracle (kernels/reference.c), every row,
  *                                 every dtype, D in {1, 64, 128, 200},
  *                                 causal and not, S in {1, 17, 113, 200}
+ *   gpu_check --reference-digest  the device reference's bits, no oracle: for
+ *                                 the --reference shapes (same inputs), B=1
+ *                                 H=2 S in {2048, 4096} D in {64, 128} causal
+ *                                 and not, and H_kv < H / S_kv != S shapes at
+ *                                 D in {64, 128}, every dtype, one line each:
+ *                                 FNV-1a 64 of the oref bytes, of the
+ *                                 reference's sums (sq_ref, plain_max,
+ *                                 plain_sq, ref_absmax, ref_atol, disagree,
+ *                                 in that order), of its maxima alone (the
+ *                                 four max fields), and the six in %a. To
+ *                                 diff two builds of gpu_reference.cu. The
+ *                                 maxima are exact; sq_ref and plain_sq are
+ *                                 float64 atomicAdds of per-warp sums whose
+ *                                 order across warps is not fixed, so they
+ *                                 (and the sums hash) may differ in the last
+ *                                 bits between two runs of one build
+ *   gpu_check --reference-time B,H,S,D,causal,dtype[,H_kv,S_kv] [N]
+ *                                 the device reference's wall time, not a
+ *                                 test: N (default 7) times, the reference
+ *                                 (kept in the buffers' slot) dropped and
+ *                                 remade by ab_gpu_check (synchronised), then
+ *                                 ab_gpu_check again with it cached; the
+ *                                 median of the difference (the reference
+ *                                 kernel, its atol pass and the float64
+ *                                 buffer's cudaMalloc) is printed
  *   gpu_check --negative          every cuda_broken_* variant
  *                                 (tests/gpu/broken_cuda.cu) at every case of
  *                                 the suite: each must fail the check (and
@@ -42,6 +67,7 @@
 #include "gpu_check.h"
 #include "reference.h"
 #include "registry.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -260,66 +286,74 @@ static int run_suite(const ab_variant **vs, int nv, const int *lengths, int nlen
     return bad;
 }
 
+/* The --reference suite's shapes in its order (seed 77 + index): the
+ * i-th of them into *s, 0; 1 past the last. */
+static int reference_shape(int i, ab_shape *s)
+{
+    const int dims[] = {1, 64, 128, 200}, lengths[] = {1, 17, 113, 200};
+    if (i < 0 || i >= 3 * AB_NDTYPES * 4 * 2 * 4)
+        return 1;
+    /* kvk 0: H_kv = H, S_kv = S; 1: MQA with S_kv = S + 31; 2: MQA with
+     * S_kv = (S + 2) / 3 (causal rows that see no key) */
+    const int li = i % 4, causal = i / 4 % 2, di = i / 8 % 4, t = i / 32 % AB_NDTYPES,
+              kvk = i / (32 * AB_NDTYPES);
+    ab_shape x = {2, 2, lengths[li], dims[di], causal, (ab_dtype)t, kvk ? 1 : 0,
+                  kvk == 1 ? lengths[li] + 31 : kvk == 2 ? (lengths[li] + 2) / 3 : 0};
+    *s = x;
+    return 0;
+}
+
 /* --reference: device float64 reference vs the CPU oracle, every row. */
 static int check_reference(void)
 {
-    const int dims[] = {1, 64, 128, 200}, lengths[] = {1, 17, 113, 200};
     int failures = 0, cases = 0;
     unsigned long seed = 77;
-    /* kvk 0: H_kv = H, S_kv = S; 1: MQA with S_kv = S + 31; 2: MQA with
-     * S_kv = (S + 2) / 3 (causal rows that see no key) */
-    for (int kvk = 0; kvk < 3; kvk++)
-    for (int t = 0; t < AB_NDTYPES; t++)
-        for (int di = 0; di < 4; di++)
-            for (int causal = 0; causal <= 1; causal++)
-                for (int li = 0; li < 4; li++) {
-                    ab_shape s = {2, 2, lengths[li], dims[di], causal, (ab_dtype)t,
-                                  kvk ? 1 : 0,
-                                  kvk == 1 ? lengths[li] + 31 : kvk == 2 ? (lengths[li] + 2) / 3 : 0};
-                    const size_t numel = ab_shape_numel(&s), kvn = ab_shape_kv_numel(&s);
-                    float *q = malloc(numel * 4), *k = malloc(kvn * 4), *v = malloc(kvn * 4);
-                    double *dev = malloc(numel * 8),
-                           *row = malloc(sizeof(double) * (ab_shape_skv(&s) + 3 * s.D));
-                    ab_gpu_bufs *b = NULL;
-                    ab_check_sums ds;
-                    char err[512];
-                    cases++;
-                    if (!q || !k || !v || !dev || !row || ab_inputs_fill(&s, seed++, q, k, v) ||
-                        ab_gpu_bufs_create(&s, q, k, v, &b, err, sizeof err) ||
-                        ab_gpu_reference(b, dev, &ds, err, sizeof err)) {
-                        printf("reference case %d: error\n", cases);
-                        failures++;
-                    } else {
-                        double worst = 0, host_plain = 0;
-                        for (size_t bh = 0; bh < (size_t)s.B * s.H; bh++)
-                            for (int i = 0; i < s.S; i++) {
-                                double *ref = row + ab_shape_skv(&s), *pl = ref + s.D,
-                                       *sh = pl + s.D;
-                                ab_reference_row(&s, q, k, v, bh, i, ref, row);
-                                ab_plain_row(&s, q, k, v, bh, i, pl, sh, row);
-                                for (int d = 0; d < s.D; d++) {
-                                    double e = fabs(dev[(bh * s.S + i) * s.D + d] - ref[d]);
-                                    worst = e > worst || isnan(e) ? e : worst;
-                                    if (fabs(pl[d] - sh[d]) > host_plain)
-                                        host_plain = fabs(pl[d] - sh[d]);
-                                }
-                            }
-                        /* float64 against float64: rounding of sums of at
-                         * most 200 terms of size <= 1 */
-                        const int ok = worst <= 1e-12 && ds.disagree <= 1e-12 &&
-                                       ds.plain_max <= 4 * host_plain + 1e-7 &&
-                                       host_plain <= 4 * ds.plain_max + 1e-7;
-                        failures += !ok;
-                        printf("reference %s H_kv=%d S=%-3d S_kv=%-3d D=%-3d causal=%d "
-                               "device-vs-cpu %.2e, shadow-vs-ref %.2e, plain error device %.3e "
-                               "host %.3e %s\n",
-                               ab_dtype_name(s.dtype), ab_shape_hkv(&s), s.S, ab_shape_skv(&s),
-                               s.D, s.causal, worst, ds.disagree,
-                               ds.plain_max, host_plain, ok ? "ok" : "FAIL");
+    ab_shape s;
+    for (int ci = 0; !reference_shape(ci, &s); ci++) {
+        const size_t numel = ab_shape_numel(&s), kvn = ab_shape_kv_numel(&s);
+        float *q = malloc(numel * 4), *k = malloc(kvn * 4), *v = malloc(kvn * 4);
+        double *dev = malloc(numel * 8),
+               *row = malloc(sizeof(double) * (ab_shape_skv(&s) + 3 * s.D));
+        ab_gpu_bufs *b = NULL;
+        ab_check_sums ds;
+        char err[512];
+        cases++;
+        if (!q || !k || !v || !dev || !row || ab_inputs_fill(&s, seed++, q, k, v) ||
+            ab_gpu_bufs_create(&s, q, k, v, &b, err, sizeof err) ||
+            ab_gpu_reference(b, dev, &ds, err, sizeof err)) {
+            printf("reference case %d: error\n", cases);
+            failures++;
+        } else {
+            double worst = 0, host_plain = 0;
+            for (size_t bh = 0; bh < (size_t)s.B * s.H; bh++)
+                for (int i = 0; i < s.S; i++) {
+                    double *ref = row + ab_shape_skv(&s), *pl = ref + s.D,
+                           *sh = pl + s.D;
+                    ab_reference_row(&s, q, k, v, bh, i, ref, row);
+                    ab_plain_row(&s, q, k, v, bh, i, pl, sh, row);
+                    for (int d = 0; d < s.D; d++) {
+                        double e = fabs(dev[(bh * s.S + i) * s.D + d] - ref[d]);
+                        worst = e > worst || isnan(e) ? e : worst;
+                        if (fabs(pl[d] - sh[d]) > host_plain)
+                            host_plain = fabs(pl[d] - sh[d]);
                     }
-                    ab_gpu_bufs_destroy(b);
-                    free(q), free(k), free(v), free(dev), free(row);
                 }
+            /* float64 against float64: rounding of sums of at
+             * most 200 terms of size <= 1 */
+            const int ok = worst <= 1e-12 && ds.disagree <= 1e-12 &&
+                           ds.plain_max <= 4 * host_plain + 1e-7 &&
+                           host_plain <= 4 * ds.plain_max + 1e-7;
+            failures += !ok;
+            printf("reference %s H_kv=%d S=%-3d S_kv=%-3d D=%-3d causal=%d "
+                   "device-vs-cpu %.2e, shadow-vs-ref %.2e, plain error device %.3e "
+                   "host %.3e %s\n",
+                   ab_dtype_name(s.dtype), ab_shape_hkv(&s), s.S, ab_shape_skv(&s),
+                   s.D, s.causal, worst, ds.disagree,
+                   ds.plain_max, host_plain, ok ? "ok" : "FAIL");
+        }
+        ab_gpu_bufs_destroy(b);
+        free(q), free(k), free(v), free(dev), free(row);
+    }
     printf("reference: %d cases, %d failed\n", cases, failures);
     return failures ? 1 : 0;
 }
@@ -427,13 +461,140 @@ static int time_variants(const char *shape, char **names, int nnames)
     return fails ? 1 : 0;
 }
 
+/* --reference-digest: the i-th shape of the digest list into *s with its
+ * input seed, 0; 1 past the last. The --reference suite's shapes and
+ * seeds first, then B=1 H=2 S in {2048, 4096}, then H_kv < H and
+ * S_kv != S (causal rows with no key in the last). */
+static int digest_shape(int i, ab_shape *s, unsigned long *seed)
+{
+    static const int kv[][4] = {/* H, H_kv, S, S_kv */
+                                {4, 2, 2048, 2048}, {2, 1, 1500, 2600}, {2, 2, 2600, 1500}};
+    const int nref = 3 * AB_NDTYPES * 4 * 2 * 4, nlong = AB_NDTYPES * 2 * 2 * 2;
+    const int nkv = (int)(sizeof kv / sizeof kv[0]) * AB_NDTYPES * 2 * 2;
+    *seed = 77 + (unsigned long)i;
+    if (i < nref)
+        return reference_shape(i, s);
+    i -= nref;
+    if (i < nlong) {
+        memset(s, 0, sizeof *s);
+        s->B = 1, s->H = 2, s->S = i % 2 ? 4096 : 2048, s->D = i / 2 % 2 ? 128 : 64;
+        s->causal = i / 4 % 2, s->dtype = (ab_dtype)(i / 8);
+        return 0;
+    }
+    i -= nlong;
+    if (i < nkv) {
+        const int *k = kv[i / (AB_NDTYPES * 4)];
+        memset(s, 0, sizeof *s);
+        s->B = 1, s->H = k[0], s->H_kv = k[1], s->S = k[2], s->S_kv = k[3];
+        s->D = i % 2 ? 128 : 64, s->causal = i / 2 % 2, s->dtype = (ab_dtype)(i / 4 % AB_NDTYPES);
+        return 0;
+    }
+    return 1;
+}
+
+/* gpu_check --reference-digest: one line a shape; 0, or 1 on an error. */
+static int reference_digest(void)
+{
+    int fails = 0, cases = 0;
+    ab_shape s;
+    unsigned long seed;
+    for (int ci = 0; !digest_shape(ci, &s, &seed); ci++) {
+        const size_t numel = ab_shape_numel(&s), kvn = ab_shape_kv_numel(&s);
+        float *q = malloc(numel * 4), *k = malloc(kvn * 4), *v = malloc(kvn * 4);
+        double *dev = malloc(numel * 8);
+        ab_gpu_bufs *b = NULL;
+        ab_check_sums ds;
+        char err[512] = "out of host memory";
+        cases++;
+        if (!q || !k || !v || !dev || ab_inputs_fill(&s, seed, q, k, v) ||
+            ab_gpu_bufs_create(&s, q, k, v, &b, err, sizeof err) ||
+            ab_gpu_reference(b, dev, &ds, err, sizeof err)) {
+            printf("digest %s B=%d H=%d S=%d D=%d causal=%d: error: %s\n",
+                   ab_dtype_name(s.dtype), s.B, s.H, s.S, s.D, s.causal, err);
+            fails++;
+        } else {
+            const double sums[6] = {ds.sq_ref,     ds.plain_max, ds.plain_sq,
+                                    ds.ref_absmax, ds.ref_atol,  ds.disagree};
+            const double maxima[4] = {ds.plain_max, ds.ref_absmax, ds.ref_atol, ds.disagree};
+            char ho[17], hs[17], hm[17];
+            ab_hash_hex(dev, numel * sizeof *dev, ho);
+            ab_hash_hex(sums, sizeof sums, hs);
+            ab_hash_hex(maxima, sizeof maxima, hm);
+            printf("digest %s B=%d H=%d H_kv=%d S=%d S_kv=%d D=%d causal=%d oref=%s sums=%s "
+                   "maxima=%s sq_ref=%a plain_max=%a plain_sq=%a ref_absmax=%a ref_atol=%a "
+                   "disagree=%a\n",
+                   ab_dtype_name(s.dtype), s.B, s.H, ab_shape_hkv(&s), s.S, ab_shape_skv(&s),
+                   s.D, s.causal, ho, hs, hm, ds.sq_ref, ds.plain_max, ds.plain_sq,
+                   ds.ref_absmax, ds.ref_atol, ds.disagree);
+        }
+        ab_gpu_bufs_destroy(b);
+        free(q), free(k), free(v), free(dev);
+    }
+    printf("digest: %d shapes, %d errors\n", cases, fails);
+    return fails ? 1 : 0;
+}
+
+/* gpu_check --reference-time SHAPE [N]: 0, or 1 on an error. */
+static int reference_time(const char *shape, int reps)
+{
+    char err[512] = "out of host memory";
+    ab_shape s;
+    if (parse_shape(shape, &s))
+        return 2;
+    if (reps < 1 || reps > 1000)
+        reps = 7;
+    const size_t numel = ab_shape_numel(&s), kvn = ab_shape_kv_numel(&s);
+    float *q = malloc(numel * sizeof *q), *k = malloc(kvn * sizeof *k);
+    float *vv = malloc(kvn * sizeof *vv);
+    double *ms = malloc(reps * sizeof *ms), *full = malloc(reps * sizeof *full);
+    ab_gpu_bufs *b = NULL;
+    int rc = 1;
+    if (!q || !k || !vv || !ms || !full || ab_inputs_fill(&s, 1, q, k, vv) ||
+        ab_gpu_bufs_create(&s, q, k, vv, &b, err, sizeof err)) {
+        fprintf(stderr, "gpu_check --reference-time: %s\n", err);
+        goto done;
+    }
+    for (int r = 0; r < reps; r++) {
+        ab_gpu_parts p;
+        ab_check c;
+        ab_gpu_bufs_parts(b, &p);
+        ab_gpu_ref_free(*p.ref); /* drop the cached reference: remade below */
+        *p.ref = NULL;
+        const double t0 = ab_now_s();
+        int e = ab_gpu_check(b, &c, err, sizeof err);
+        const double t1 = ab_now_s();
+        e = e ? e : ab_gpu_check(b, &c, err, sizeof err);
+        const double t2 = ab_now_s();
+        if (e) {
+            fprintf(stderr, "gpu_check --reference-time: %s\n", err);
+            goto done;
+        }
+        full[r] = (t1 - t0) * 1e3;
+        ms[r] = ((t1 - t0) - (t2 - t1)) * 1e3;
+    }
+    qsort(ms, reps, sizeof ms[0], cmp_double);
+    qsort(full, reps, sizeof full[0], cmp_double);
+    printf("reference-time %s B=%d H=%d H_kv=%d S=%d S_kv=%d D=%d causal=%d: median %.3f ms "
+           "(min %.3f, max %.3f, %d runs; with the compare pass %.3f ms)\n",
+           ab_dtype_name(s.dtype), s.B, s.H, ab_shape_hkv(&s), s.S, ab_shape_skv(&s), s.D,
+           s.causal, reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]), ms[0],
+           ms[reps - 1], reps,
+           reps % 2 ? full[reps / 2] : 0.5 * (full[reps / 2 - 1] + full[reps / 2]));
+    rc = 0;
+done:
+    ab_gpu_bufs_destroy(b);
+    free(q), free(k), free(vv), free(ms), free(full);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     char err[256];
     ab_gpu_info g;
     if (argc < 2) {
-        fprintf(stderr, "usage: gpu_check VARIANT [S...] | --reference | --negative | --list | "
-                        "--small VARIANT | --shape SHAPE VARIANT... | --time SHAPE VARIANT...\n");
+        fprintf(stderr, "usage: gpu_check VARIANT [S...] | --reference | --reference-digest | "
+                        "--reference-time SHAPE [N] | --negative | --list | --small VARIANT | "
+                        "--shape SHAPE VARIANT... | --time SHAPE VARIANT...\n");
         return 2;
     }
     if (strcmp(argv[1], "--list") == 0) {
@@ -459,6 +620,16 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--reference") == 0)
         return check_reference();
+    if (strcmp(argv[1], "--reference-digest") == 0)
+        return reference_digest();
+    if (strcmp(argv[1], "--reference-time") == 0) {
+        if (argc < 3) {
+            fprintf(stderr, "usage: gpu_check --reference-time B,H,S,D,causal,dtype[,H_kv,S_kv] "
+                            "[N]\n");
+            return 2;
+        }
+        return reference_time(argv[2], argc > 3 ? atoi(argv[3]) : 7);
+    }
     const int nodd = (int)(sizeof odd_lengths / sizeof odd_lengths[0]);
     const ab_variant *vs[64];
     int nv = 0;
