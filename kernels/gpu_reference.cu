@@ -28,7 +28,39 @@
  * included, 0.88 s against 4.03 s with the warp-per-row kernel (the runs'
  * check time).
  *
- * ptxas (nvcc 13.0, sm_90a): reference_tiles 158-170 registers, no spills.
+ * At D = 64 and 128 on sm_90 (where a block may hold 216 KiB of shared
+ * memory) reference_micro replaces it with the same results, bit for bit:
+ * the same operations in the same order for every dot product, sum and
+ * output, the work reorganised. reference_tiles converted every K and V
+ * element to float64 once per product (F2F.F64.F32, 16 a clock per SM on
+ * sm_90, against 64 DFMA: 1.25 conversions per row-key-d in the score loops,
+ * 2.5 clocks per warp's row-key-d against 1 clock of DFMA) and its P V loop
+ * made 4 shared loads (4 wavefronts) and a conversion per 2 DFMA.
+ * reference_micro stages Q once per block as float64 x, float64 x * scale
+ * and the plain x, and K and V per chunk of 4096 elements as float64 and
+ * float (one conversion per element per block); each of 256 threads holds
+ * a 4 x 4 micro-tile of scores (then of outputs), reading 2 d (2 keys) per
+ * 16-byte load, so a row-key-d costs 2 DFMA + FMUL + FADD + 0.63 loads of
+ * issue (1.16 clocks a warp on 4 schedulers, 0.63 wavefronts) and an
+ * output-key 2 DFMA + FMUL + FADD + 0.56 loads; the next chunk's global
+ * loads are in flight during the current chunk's products; 1 block of 256
+ * threads per SM (252-255 registers). The source of the method: register
+ * blocking of a matrix product (Volkov and Demmel 2008, "Benchmarking GPUs
+ * to tune dense linear algebra"), applied to the three passes unchanged.
+ * Predicted: 3.3-3.8x at 16K tokens (B=1 H=16 S=16384 D=128 causal bf16:
+ * 0.88 s to about 0.25 s): per causal row-key pair the old kernel's bound
+ * is 3 x 128 x 2.5 (scores) + 128 x 4 (P V) = 1472 warp-clocks, which at
+ * 1.75 GHz on 132 SMs is 0.43 s, half the measured 0.88 s; the new bound is
+ * 3 x 128 x 1.16 + 128 x 1.14 + ~40 (float64 exp and division of passes
+ * 2, 3) = 630, 0.18 s; at three quarters of it (one block per SM, a
+ * barrier per chunk, pass 2's sums by one warp) about 0.25 s. D = 64 and
+ * the non-causal shapes alike (the same per-pair counts; fewer idle rows
+ * past the diagonal than reference_tiles' 32-row tiles).
+ *
+ * ptxas (nvcc 13.0, sm_90a): reference_tiles 158-170 registers, no spills;
+ * reference_micro fp16/bf16 252-254 registers, no spills; fp32 255
+ * registers, 160-204 bytes of spill stores (outside the inner loops: the
+ * row limits and the probabilities' setup).
  * Checked against the CPU oracle over every row by the GPU suite
  * (`gpu_check --reference`: fp16, bf16, fp32; D = 1, 64, 128, 200; causal
  * and not; S = 1..200; H_kv < H and S_kv != S).
@@ -66,14 +98,6 @@ __device__ __forceinline__ double warp_sum(double x)
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1)
         x += __shfl_xor_sync(0xffffffffu, x, m);
-    return x;
-}
-
-__device__ __forceinline__ float warp_sum(float x)
-{
-#pragma unroll
-    for (int m = 16; m > 0; m >>= 1)
-        x = __fadd_rn(x, __shfl_xor_sync(0xffffffffu, x, m));
     return x;
 }
 
@@ -349,6 +373,420 @@ __global__ void __launch_bounds__(RT)
     }
 }
 
+/* The micro-tiled reference (D = 64 and 128; the same results as
+ * reference_tiles, bit for bit): RT threads own BM = 4096 / D query rows
+ * and walk the keys in tiles of BN = D. Each thread holds a 4 x 4 micro-tile
+ * of scores (rows rg + RGN i, keys kg + KGN j) and of outputs (rows
+ * rg + RGN i, columns 2 kg, 2 kg + 1, D / 2 + 2 kg, D / 2 + 2 kg + 1), so a
+ * shared-memory load feeds 4 products. The query rows are staged once as
+ * float64 x, float64 x * scale and the plain x, K and V in chunks of 4096
+ * elements as float64 and float (converted once per block, not once per
+ * product), the next chunk's global loads issued before the current
+ * chunk's products. Every dot product, sum and output keeps reference_tiles'
+ * operations and order (its fused multiply-adds included: the reference's
+ * exponent is fma(dot, scale, -m) there, as nvcc contracted it). */
+constexpr int MT = 4096; /* elements of a chunk, of a score tile, of an output tile */
+
+template <int D> struct micro {
+    static constexpr int BM = MT / D, BN = D, DC = MT / BN, KC = MT / D;
+    static constexpr int NDC = D / DC, NVC = BN / KC;
+    static constexpr int RGN = BM / 4, KGN = BN / 4, KGH = KGN / 8;
+    static constexpr int LQD = D + 2, LQF = D + 4, LPD = BN + 2, LPF = BN + 4;
+    /* K chunk: BN keys x DC; V chunk: KC keys x D (row strides W + 2, W + 4) */
+    static constexpr int XD = BN * (DC + 2) > KC * (D + 2) ? BN * (DC + 2) : KC * (D + 2);
+    static constexpr int XF = BN * (DC + 4) > KC * (D + 4) ? BN * (DC + 4) : KC * (D + 4);
+    static constexpr size_t smem = sizeof(double) * (2 * BM * LQD + 2 * BM * LPD + XD + 4 * BM) +
+                                   sizeof(float) * (BM * LQF + BM * LPF + XF + 2 * BM);
+};
+
+/* 16 elements of a chunk (thread tid's vectors tid + RT i) in registers. */
+template <typename T> struct pref {
+    uint4 v[sizeof(T)];
+};
+
+/* Chunk [key0, key0 + MT / W) x [d0, d0 + W) of the slice src ([Skv, D]) into
+ * registers, zeros past Skv. */
+template <typename T, int D>
+__device__ __forceinline__ void chunk_load(pref<T> &p, const T *__restrict__ src, int key0,
+                                           int Skv, int W, int d0)
+{
+    constexpr int EPV = 16 / sizeof(T);
+#pragma unroll
+    for (int i = 0; i < (int)sizeof(T); i++) {
+        const int e = (threadIdx.x + RT * i) * EPV, row = e / W, col = e - row * W;
+        p.v[i] = key0 + row < Skv
+                     ? __ldg((const uint4 *)(src + (size_t)(key0 + row) * D + d0 + col))
+                     : make_uint4(0, 0, 0, 0);
+    }
+}
+
+/* The registers of chunk_load into Xd (float64) and Xf (float), row
+ * strides W + 2 and W + 4. */
+template <typename T>
+__device__ __forceinline__ void chunk_store(const pref<T> &p, double *Xd, float *Xf, int W)
+{
+    constexpr int EPV = 16 / sizeof(T);
+#pragma unroll
+    for (int i = 0; i < (int)sizeof(T); i++) {
+        const int e = (threadIdx.x + RT * i) * EPV, row = e / W, col = e - row * W;
+        const T *x = (const T *)&p.v[i];
+        double *xd = Xd + row * (W + 2) + col;
+        float *xf = Xf + row * (W + 4) + col;
+#pragma unroll
+        for (int k = 0; k < EPV; k += 2) {
+            const float f0 = to_f<T>(x[k]), f1 = to_f<T>(x[k + 1]);
+            *(double2 *)(xd + k) = make_double2(f0, f1);
+            *(float2 *)(xf + k) = make_float2(f0, f1);
+        }
+    }
+}
+
+/* Scores of the thread's micro-tile over d in [d0, d0 + DC), in order of d
+ * (tile_scores' operations: a reference, b plain, c shadow). */
+template <int D>
+__device__ __forceinline__ void chunk_scores(double (&a)[4][4], float (&b)[4][4],
+                                             double (&c)[4][4], const double *Qd,
+                                             const double *Qs, const float *Qp, const double *Kd,
+                                             const float *Kf, int rg, int kg, int d0)
+{
+    using M = micro<D>;
+#pragma unroll 2
+    for (int dd = 0; dd < M::DC; dd += 2) {
+        double2 xd[4], xs[4], kd[4];
+        float2 xp[4], kf[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int r = rg + M::RGN * i;
+            xd[i] = *(const double2 *)(Qd + r * M::LQD + d0 + dd);
+            xs[i] = *(const double2 *)(Qs + r * M::LQD + d0 + dd);
+            xp[i] = *(const float2 *)(Qp + r * M::LQF + d0 + dd);
+        }
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int k = kg + M::KGN * j;
+            kd[j] = *(const double2 *)(Kd + k * (M::DC + 2) + dd);
+            kf[j] = *(const float2 *)(Kf + k * (M::DC + 4) + dd);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                a[i][j] = fma(xd[i].x, kd[j].x, a[i][j]);
+                b[i][j] = __fadd_rn(b[i][j], __fmul_rn(xp[i].x, kf[j].x));
+                c[i][j] = fma(xs[i].x, kd[j].x, c[i][j]);
+            }
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                a[i][j] = fma(xd[i].y, kd[j].y, a[i][j]);
+                b[i][j] = __fadd_rn(b[i][j], __fmul_rn(xp[i].y, kf[j].y));
+                c[i][j] = fma(xs[i].y, kd[j].y, c[i][j]);
+            }
+    }
+}
+
+/* Outputs of the thread's micro-tile over keys [kc0, kc0 + KC) of the tile,
+ * in key order (reference_tiles' pass 3 operations). */
+template <int D>
+__device__ __forceinline__ void chunk_pv(double (&o_r)[4][4], float (&o_p)[4][4],
+                                         double (&o_s)[4][4], const double *Pr, const float *Pp,
+                                         const double *Ps, const double *Vd, const float *Vf,
+                                         int rg, int kg, int kc0)
+{
+    using M = micro<D>;
+#pragma unroll 2
+    for (int c = 0; c < M::KC; c += 2) {
+        double2 pr[4], ps[4];
+        float2 pp[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int r = rg + M::RGN * i;
+            pr[i] = *(const double2 *)(Pr + r * M::LPD + kc0 + c);
+            ps[i] = *(const double2 *)(Ps + r * M::LPD + kc0 + c);
+            pp[i] = *(const float2 *)(Pp + r * M::LPF + kc0 + c);
+        }
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+            const double2 v0 = *(const double2 *)(Vd + (c + e) * (D + 2) + 2 * kg);
+            const double2 v1 = *(const double2 *)(Vd + (c + e) * (D + 2) + D / 2 + 2 * kg);
+            const float2 f0 = *(const float2 *)(Vf + (c + e) * (D + 4) + 2 * kg);
+            const float2 f1 = *(const float2 *)(Vf + (c + e) * (D + 4) + D / 2 + 2 * kg);
+            const double vd[4] = {v0.x, v0.y, v1.x, v1.y};
+            const float vf[4] = {f0.x, f0.y, f1.x, f1.y};
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const double er = e ? pr[i].y : pr[i].x, es = e ? ps[i].y : ps[i].x;
+                const float ep = e ? pp[i].y : pp[i].x;
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    o_r[i][j] = fma(er, vd[j], o_r[i][j]);
+                    o_p[i][j] = __fadd_rn(o_p[i][j], __fmul_rn(ep, vf[j]));
+                    o_s[i][j] = fma(es, vd[j], o_s[i][j]);
+                }
+            }
+        }
+    }
+}
+
+template <typename T, int D>
+__global__ void __launch_bounds__(RT, 1)
+    reference_micro(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,
+                    int S, int causal, double scale, float scale_plain,
+                    double *__restrict__ oref, dev_sums *sums, int H, int Hkv, int Skv, int BH)
+{
+    using M = micro<D>;
+    constexpr int BM = M::BM, BN = M::BN, DC = M::DC, KC = M::KC;
+    extern __shared__ double smem[];
+    double *Qd = smem, *Qs = Qd + BM * M::LQD, *Pr = Qs + BM * M::LQD, *Ps = Pr + BM * M::LPD;
+    double *Xd = Ps + BM * M::LPD, *row_m = Xd + M::XD, *row_ms = row_m + BM,
+           *row_l = row_ms + BM, *row_ls = row_l + BM;
+    float *Qp = (float *)(row_ls + BM), *Pp = Qp + BM * M::LQF, *Xf = Pp + BM * M::LPF;
+    float *row_mp = Xf + M::XF, *row_lp = row_mp + BM;
+
+    /* the longest row tiles first (causal), every slice's tile t together */
+    const int per_slice = (S + BM - 1) / BM;
+    const long long bh = blockIdx.x % BH;
+    const int i0 = (per_slice - 1 - (int)(blockIdx.x / BH)) * BM;
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int kg = (lane & 7) + 8 * (w % M::KGH), rg = (lane >> 3) + 4 * (w / M::KGH);
+    const long long b = bh / H, h = bh % H;
+    const size_t base = (size_t)bh * S * D;
+    const T *Kb = K + (size_t)(b * Hkv + h / (H / Hkv)) * Skv * D;
+    const T *Vb = V + (size_t)(b * Hkv + h / (H / Hkv)) * Skv * D;
+    const int last = (i0 + BM < S ? i0 + BM : S) - 1;
+    const int Lmax = row_keys(last, S, Skv, causal);
+    const int ntiles = (Lmax + BN - 1) / BN;
+    int Lr[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int r = i0 + rg + M::RGN * i;
+        Lr[i] = r < S ? row_keys(r, S, Skv, causal) : 0;
+    }
+
+    for (int e = tid; e < BM * D; e += RT) {
+        const int rr = e / D, d = e - rr * D;
+        const float x = i0 + rr < S ? to_f<T>(Q[base + (size_t)(i0 + rr) * D + d]) : 0.f;
+        const double xd = x;
+        Qd[rr * M::LQD + d] = xd;
+        Qs[rr * M::LQD + d] = __dmul_rn(xd, scale);
+        Qp[rr * M::LQF + d] = rd<T>(__fmul_rn(x, scale_plain));
+    }
+
+    /* chunk steps of a pass: per tile NDC K chunks, then (pass 3) the V
+     * chunks that hold keys below Lmax; nxt_* names the chunk in flight */
+    pref<T> pf;
+    int nxt_t = 0, nxt_s = 0;
+    auto issue = [&](int t, int s) {
+        if (s < M::NDC)
+            chunk_load<T, D>(pf, Kb, t * BN, Skv, DC, s * DC);
+        else
+            chunk_load<T, D>(pf, Vb, t * BN + (s - M::NDC) * KC, Skv, D, 0);
+    };
+    /* the step after (t, s) in a pass with V chunks (pv) or without; past
+     * the last, tile 0's first chunk (the next pass's) */
+    auto advance = [&](int pv) {
+        int t = nxt_t, s = nxt_s + 1;
+        const int ns = pv ? M::NDC + M::NVC : M::NDC;
+        if (s >= M::NDC && (s >= ns || t * BN + (s - M::NDC) * KC >= Lmax))
+            t++, s = 0;
+        if (t >= ntiles)
+            t = 0, s = 0;
+        nxt_t = t, nxt_s = s;
+        issue(t, s);
+    };
+    if (ntiles > 0)
+        issue(0, 0);
+
+    double a[4][4], c[4][4];
+    float bp[4][4];
+    /* the K chunks of tile t: scores of the micro-tile into a, bp, c */
+    auto tile_scores_k = [&](int pv) {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                a[i][j] = c[i][j] = 0.0, bp[i][j] = 0.f;
+        for (int s = 0; s < M::NDC; s++) {
+            __syncthreads();
+            chunk_store<T>(pf, Xd, Xf, DC);
+            advance(pv);
+            __syncthreads();
+            chunk_scores<D>(a, bp, c, Qd, Qs, Qp, Xd, Xf, rg, kg, s * DC);
+        }
+    };
+
+    /* pass 1: maxima (exact in any order) */
+    {
+        double m[4], ms[4];
+        float mp[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            m[i] = ms[i] = -INFINITY, mp[i] = -INFINITY;
+        for (int t = 0; t < ntiles; t++) {
+            tile_scores_k(0);
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (t * BN + kg + M::KGN * j < Lr[i]) {
+                        m[i] = fmax(m[i], __dmul_rn(a[i][j], scale));
+                        mp[i] = fmaxf(mp[i], rd<T>(bp[i][j]));
+                        ms[i] = fmax(ms[i], c[i][j]);
+                    }
+        }
+        /* over the 8 lanes of a warp, then the KGH warps, that share rows */
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            m[i] = group_max<8>(m[i]);
+            mp[i] = group_max<8>(mp[i]);
+            ms[i] = group_max<8>(ms[i]);
+        }
+        double *red_m = Pr, *red_ms = red_m + BM * M::KGH;
+        float *red_mp = Pp;
+        __syncthreads(); /* Pr, Pp free */
+        if ((lane & 7) == 0)
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int r = rg + M::RGN * i, at = r * M::KGH + w % M::KGH;
+                red_m[at] = m[i], red_ms[at] = ms[i], red_mp[at] = mp[i];
+            }
+        __syncthreads();
+        if (tid < BM) {
+            double x = red_m[tid * M::KGH], xs = red_ms[tid * M::KGH];
+            float xp = red_mp[tid * M::KGH];
+            for (int k = 1; k < M::KGH; k++) {
+                x = fmax(x, red_m[tid * M::KGH + k]);
+                xs = fmax(xs, red_ms[tid * M::KGH + k]);
+                xp = fmaxf(xp, red_mp[tid * M::KGH + k]);
+            }
+            row_m[tid] = x, row_ms[tid] = xs, row_mp[tid] = xp;
+        }
+        __syncthreads();
+    }
+
+    /* pass 2: sums of exponentials, in key order, one thread a row */
+    {
+        double l = 0.0, ls = 0.0;
+        float lp = 0.f;
+        const int Lt = tid < BM && i0 + tid < S ? row_keys(i0 + tid, S, Skv, causal) : 0;
+        for (int t = 0; t < ntiles; t++) {
+            const int j0 = t * BN;
+            tile_scores_k(0);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int r = rg + M::RGN * i;
+                const double m = row_m[r], ms = row_ms[r];
+                const float mp = row_mp[r];
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const int cc = kg + M::KGN * j;
+                    if (j0 + cc < Lr[i]) {
+                        Pr[r * M::LPD + cc] = exp(fma(a[i][j], scale, -m));
+                        Pp[r * M::LPF + cc] = expf(__fsub_rn(rd<T>(bp[i][j]), mp));
+                        Ps[r * M::LPD + cc] = exp(c[i][j] - ms);
+                    }
+                }
+            }
+            __syncthreads();
+            if (tid < BM)
+                for (int cc = 0; cc < BN && j0 + cc < Lt; cc++) {
+                    l += Pr[tid * M::LPD + cc];
+                    lp = __fadd_rn(lp, Pp[tid * M::LPF + cc]);
+                    ls += Ps[tid * M::LPD + cc];
+                }
+        }
+        if (tid < BM)
+            row_l[tid] = l, row_ls[tid] = ls, row_lp[tid] = lp;
+        __syncthreads();
+    }
+
+    /* pass 3: probabilities, then outputs, each accumulated in key order; a
+     * key the row does not see has probability 0, which adds nothing */
+    double o_r[4][4], o_s[4][4];
+    float o_p[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            o_r[i][j] = o_s[i][j] = 0.0, o_p[i][j] = 0.f;
+    for (int t = 0; t < ntiles; t++) {
+        const int j0 = t * BN;
+        tile_scores_k(1);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int r = rg + M::RGN * i;
+            const double m = row_m[r], ms = row_ms[r], l = row_l[r], ls = row_ls[r];
+            const float mp = row_mp[r], lp = row_lp[r];
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int cc = kg + M::KGN * j;
+                const int seen = j0 + cc < Lr[i];
+                Pr[r * M::LPD + cc] = seen ? exp(fma(a[i][j], scale, -m)) / l : 0.0;
+                Pp[r * M::LPF + cc] =
+                    seen ? rd<T>(__fdiv_rn(expf(__fsub_rn(rd<T>(bp[i][j]), mp)), lp)) : 0.f;
+                Ps[r * M::LPD + cc] = seen ? exp(c[i][j] - ms) / ls : 0.0;
+            }
+        }
+        for (int s = 0; s < M::NVC && j0 + s * KC < Lmax; s++) {
+            __syncthreads();
+            chunk_store<T>(pf, Xd, Xf, D);
+            advance(1);
+            __syncthreads();
+            chunk_pv<D>(o_r, o_p, o_s, Pr, Pp, Ps, Xd, Xf, rg, kg, s * KC);
+        }
+    }
+
+    /* the outputs, staged in reference_tiles' order so that each warp
+     * reduces the elements, in the order, of reference_tiles' warp (blocks
+     * of 32 rows, element e = tid + RT u) */
+    double *Or = smem, *Os = Or + BM * D;
+    float *Op = (float *)(Os + BM * D);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int at = (rg + M::RGN * i) * D + (j & 1) + 2 * kg + (j >> 1) * (D / 2);
+            Or[at] = o_r[i][j], Os[at] = o_s[i][j], Op[at] = o_p[i][j];
+        }
+    __syncthreads();
+    for (int half = 0; half < BM / 32 && i0 + 32 * half < S; half++) {
+        const int i1 = i0 + 32 * half;
+        double pmax = 0.0, psq = 0.0, amax = 0.0, dis = 0.0, sq = 0.0;
+#pragma unroll
+        for (int u = 0; u < NO; u++) {
+            const int e = tid + RT * u;
+            const int ro = e / D, dd = e - ro * D;
+            if (e < 32 * D && i1 + ro < S) {
+                const int at = (32 * half + ro) * D + dd;
+                const double orv = Or[at], osv = Os[at];
+                const float opv = Op[at];
+                oref[base + (size_t)(i1 + ro) * D + dd] = orv;
+                const double pe = fabs((double)rd<T>(opv) - osv);
+                pmax = fmax(pmax, pe);
+                psq += pe * pe;
+                amax = fmax(amax, fabs(orv));
+                const double gap = fabs(osv - orv);
+                dis = isnan(gap) ? INFINITY : fmax(dis, gap);
+                sq += orv * orv;
+            }
+        }
+        pmax = warp_max(pmax);
+        amax = warp_max(amax);
+        dis = warp_max(dis);
+        psq = warp_sum(psq);
+        sq = warp_sum(sq);
+        if (lane == 0) {
+            atomic_max_pos(&sums->plain_max, pmax);
+            atomic_max_pos(&sums->ref_absmax, amax);
+            atomic_max_pos(&sums->disagree, dis);
+            atomicAdd(&sums->plain_sq, psq);
+            atomicAdd(&sums->sq_ref, sq);
+        }
+    }
+}
+
 /* check.c's rounding_near on the device: FlashAttention's atol term of x
  * at output size m (float operations rounded to T, unfused). */
 template <typename T>
@@ -435,6 +873,41 @@ int make_reference(const ab_gpu_parts *p, dev_ref *r, char *err, size_t n)
     else if (s->dtype == AB_BF16)
         sp = __bfloat162float(__float2bfloat16_rn(sp));
     CK(cudaMemsetAsync(r->sums, 0, sizeof(dev_sums), st));
+    /* D = 64 and 128 where the block's shared memory fits (sm_90): the
+     * micro-tiled kernel, same results */
+    int dev = 0, optin = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if ((s->D == 64 && micro<64>::smem <= (size_t)optin) ||
+        (s->D == 128 && micro<128>::smem <= (size_t)optin)) {
+        const int bm = MT / s->D, bh = s->B * s->H;
+        const long long mblocks = (long long)bh * ((s->S + bm - 1) / bm);
+        if (mblocks > 0x7fffffffLL) {
+            snprintf(err, n, "device check: %lld blocks is too many for one grid", mblocks);
+            return 1;
+        }
+        if (s->D == 64) {
+            CK(cudaFuncSetAttribute(reference_micro<T, 64>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)micro<64>::smem));
+            reference_micro<T, 64><<<(unsigned)mblocks, RT, micro<64>::smem, st>>>(
+                (const T *)p->q, (const T *)p->k, (const T *)p->v, s->S, s->causal, scale, sp,
+                r->oref, r->sums, s->H, ab_shape_hkv(s), ab_shape_skv(s), bh);
+        } else {
+            CK(cudaFuncSetAttribute(reference_micro<T, 128>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)micro<128>::smem));
+            reference_micro<T, 128><<<(unsigned)mblocks, RT, micro<128>::smem, st>>>(
+                (const T *)p->q, (const T *)p->k, (const T *)p->v, s->S, s->causal, scale, sp,
+                r->oref, r->sums, s->H, ab_shape_hkv(s), ab_shape_skv(s), bh);
+        }
+        CK(cudaGetLastError());
+        atol_term<T><<<1024, 256, 0, st>>>(r->oref, numel, r->sums);
+        CK(cudaGetLastError());
+        CK(cudaMemcpyAsync(&r->ref, r->sums, sizeof(dev_sums), cudaMemcpyDeviceToHost, st));
+        CK(cudaStreamSynchronize(st));
+        return 0;
+    }
     /* BM = 32 rows a block up to D = 128, 16 above (NO outputs a thread) */
     const int BM = s->D <= 128 ? 32 : 16, ld = s->D | 1;
     const long long blocks = (long long)s->B * s->H * ((s->S + BM - 1) / BM);
