@@ -1166,6 +1166,8 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
     }
     *ws = total;
     if (getenv("AB_CUDNN_SDPA_VERBOSE")) {
+        char tried_text[48];
+        snprintf(tried_text, sizeof tried_text, "%d config%s tried", tried, tried == 1 ? "" : "s");
         if (c->bwd)
             fprintf(stderr, "cudnn_sdpa: backward: engine %lld, %d configs tried, kernel cache "
                             "%s\n", (long long)c->bwd->engine_index, tried_b,
@@ -1176,8 +1178,7 @@ extern "C" int cudnn_sdpa_setup(const ab_shape *s, void **ctx, size_t *ws, char 
                 "graphs %.1f ms, heuristics %.1f ms, plan finalize %.1f ms)\n",
                 s->B, s->H, s->S, s->D, io_name(s), s->causal ? " causal" : "",
                 (long long)c->engine_index, c->with_stats ? "training (stats)" : "inference",
-                cached ? "plans from the plan cache" : tried == 1 ? "1 config tried"
-                                                                  : "configs tried",
+                cached ? "plans from the plan cache" : tried_text,
                 total, cudnnGetVersion(), kcache_word(c->kcache), 1e3 * (mono_s() - t_start),
                 1e3 * (t_handle - t_start), 1e3 * t_graph_s, 1e3 * t_heur_s, 1e3 * t_plan_s);
     }

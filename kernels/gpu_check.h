@@ -77,6 +77,10 @@ int ab_gpu_reference_bwd(ab_gpu_bufs *b, double *dq, double *dk, double *dv, cha
  * p->o and its logsumexp into p->lse, and the row statistics of the
  * backward reference cached in *p->bref. 0 or -1 with err. */
 int ab_gpu_bwd_state(const ab_gpu_parts *p, char *err, size_t n);
+/* 1 when the cached backward reference bref (NULL: none) holds its float64
+ * gradients (made by the first ab_gpu_check_bwd of its buffers, reused by
+ * the later ones), else 0. */
+int ab_gpu_bref_has_grads(const void *bref);
 /* Frees a cached backward reference. */
 void ab_gpu_bref_free(void *bref);
 

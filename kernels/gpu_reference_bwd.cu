@@ -1087,6 +1087,11 @@ int get_grads(ab_gpu_bufs *b, ab_gpu_parts *p, bwd_ref **out, char *err, size_t 
 
 } /* namespace */
 
+extern "C" int ab_gpu_bref_has_grads(const void *bref)
+{
+    return bref && ((const bwd_ref *)bref)->have_grads;
+}
+
 extern "C" void ab_gpu_bref_free(void *bref)
 {
     bwd_ref *r = (bwd_ref *)bref;

@@ -79,6 +79,7 @@ const ab_variant ab_gpu_empty_variant = {
 #include "gpu_check.h"
 
 void ab_gpu_bufs_parts(ab_gpu_bufs *b, ab_gpu_parts *p) { memset(p, 0, sizeof *p); }
+int ab_gpu_bref_has_grads(const void *bref) { return 0; }
 int ab_gpu_check(ab_gpu_bufs *b, ab_check *out, char *err, size_t n)
 {
     memset(out, 0, sizeof *out);

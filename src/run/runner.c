@@ -282,13 +282,15 @@ static void charge(vstate *st, const ab_walltime *before, double t0)
 
 /* 1 when bufs hold their configuration's float64 device reference (made
  * by the first check that needs it, gpu_check.h, and reused by the
- * others). */
+ * others): the forward's output, or a backward's gradients. */
 static int have_reference(ab_gpu_bufs *bufs)
 {
     ab_gpu_parts p;
     if (!bufs)
         return 0;
     ab_gpu_bufs_parts(bufs, &p);
+    if (p.s.pass != AB_FWD)
+        return p.bref && ab_gpu_bref_has_grads(*p.bref);
     return p.ref && *p.ref;
 }
 
