@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""summarize.py ATTNBENCH OLD.db NEW.db [NEW_RUN]: one experiment measured on
+2026-11-25's code (OLD.db, run 1) and on today's (NEW.db, run NEW_RUN,
+default 1), every number read back through `attnbench report --json` of
+today's build (one analysis for both databases). Prints one markdown row:
+the two walls and their ratio, each run's share in timed samples, the
+median over measurements of the median CI's half-width relative to the
+median, and, matched by (configuration, variant), the median and the largest
+ratio of today's half-width to then's and how many are wider; then each
+variant's fixed cost per measurement in today's run (first, later mean,
+largest). Used by README.md's tables (reports/cost-per-answer/)."""
+import json
+import statistics
+import subprocess
+import sys
+
+
+def report(ab, db, run):
+    out = subprocess.run([ab, "report", str(run), "--db", db, "--json", "-o", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def half_widths(d):
+    """(config, variant) -> median CI half-width / median."""
+    out = {}
+    for v in d["variants"]:
+        if v.get("median_ms") and v.get("median_ci"):
+            lo, hi = v["median_ci"]
+            out[(json.dumps(v["config"], sort_keys=True), v["variant"])] = \
+                (hi - lo) / 2 / v["median_ms"]
+    return out
+
+
+def main():
+    ab, old_db, new_db = sys.argv[1:4]
+    new_run = sys.argv[4] if len(sys.argv) > 4 else "1"
+    old, new = report(ab, old_db, 1), report(ab, new_db, new_run)
+    name = new["experiment"] if isinstance(new["experiment"], str) else new["experiment"]["name"]
+    wo, wn = old["walltime"], new["walltime"]
+    ho, hn = half_widths(old), half_widths(new)
+    common = sorted(set(ho) & set(hn))
+    ratios = [hn[k] / ho[k] for k in common if ho[k] > 0]
+    print("| %s | %.1f s | %.1f s | %.2fx | %.1f%% | %.1f%% | %.2f%% | %.2f%% | %.2f (%.2f) | %d of %d |" % (
+        name, wo["total_s"], wn["total_s"], wo["total_s"] / wn["total_s"],
+        100 * wo["timed_share"], 100 * wn["timed_share"],
+        100 * statistics.median(ho.values()), 100 * statistics.median(hn.values()),
+        statistics.median(ratios), max(ratios), sum(r > 1 for r in ratios), len(ratios)))
+    for v in wn["variants"]:
+        print("|   | %s | %d | %.0f ms | %.0f ms | %.0f ms | %s |" % (
+            v["variant"], v["measurements"], 1e3 * v["first_fixed_s"],
+            1e3 * v["later_fixed_s_mean"], 1e3 * v["worst_fixed_s"], v["worst_config"]))
+
+
+if __name__ == "__main__":
+    main()
