@@ -8,8 +8,14 @@ median over measurements of the median CI's half-width relative to the
 median, and, matched by (configuration, variant), the median and the largest
 ratio of today's half-width to then's and how many are wider; then each
 variant's fixed cost per measurement in today's run (first, later mean,
-largest). Used by README.md's tables (reports/cost-per-answer/)."""
+largest). Used by README.md's tables (reports/cost-per-answer/).
+
+summarize.py --kit KIT.db NATIVE_BEFORE.jsonl NATIVE_AFTER.jsonl: FA4's
+median through the kit (fa4-kit-vs-native, measurement_summary over all
+samples) against the same calls timed natively (tools/native_timing.py)
+before and after that run: one row per shape."""
 import json
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -32,7 +38,26 @@ def half_widths(d):
     return out
 
 
+def kit_vs_native(db, before, after):
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    kit = {tuple(r[:4]): r[4] for r in con.execute(
+        "SELECT B, H, S, causal, median_ms FROM measurement_summary WHERE variant = 'fa4'")}
+    nat = {}
+    for f in (before, after):
+        for line in open(f):
+            d = json.loads(line)
+            nat.setdefault((d["B"], d["H"], d["S"], int(d["causal"])), []).append(d["median_ms"])
+    print("| B | H | S | causal | native ms (before, after) | kit ms | kit / native (mean of the two) |")
+    print("|---:|---:|---:|---|---|---:|---:|")
+    for k in sorted(nat):
+        n = statistics.mean(nat[k])
+        print("| %d | %d | %d | %s | %.4f, %.4f | %.4f | %.3f |" % (
+            *k[:3], "yes" if k[3] else "no", nat[k][0], nat[k][1], kit[k], kit[k] / n))
+
+
 def main():
+    if sys.argv[1] == "--kit":
+        return kit_vs_native(*sys.argv[2:5])
     ab, old_db, new_db = sys.argv[1:4]
     new_run = sys.argv[4] if len(sys.argv) > 4 else "1"
     old, new = report(ab, old_db, 1), report(ab, new_db, new_run)
