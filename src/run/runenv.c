@@ -129,7 +129,9 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
                                   "max_time_s", e->max_time_s, "max_samples", e->max_samples,
                                   "from", e->sampling_from ? e->sampling_from : "default"));
     static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES",
-                                       "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"};
+                                       "OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
+                                       /* plans built ahead (runner.c): setup time only */
+                                       "ATTNBENCH_PREPARE_THREADS"};
     json_t *env = json_object();
     for (size_t i = 0; env && i < sizeof vars / sizeof vars[0]; i++)
         if (getenv(vars[i]))
