@@ -84,7 +84,17 @@
  * and cudnn_sdpa_prepare builds the plans of a run's configurations ahead
  * on several threads (the runner calls it before the first
  * configuration), so cuDNN's kernel compiles overlap instead of adding up
- * inside each measurement's setup. AB_CUDNN_SDPA_KERNEL_CACHE=1 tries dynamic-shape graphs with a
+ * inside each measurement's setup.
+ * Measured (NVIDIA H100, 2026-11-26, cost-cudnn-plans: 16 configurations
+ * of eight kernel flavours, reports/cost-per-answer/round2/plans.db): with
+ * the driver's JIT cache off (CUDA_CACHE_DISABLE set: every process
+ * compiles) the run's setup took 11.13 s with each plan built in its
+ * measurement's setup, 11.69 s built ahead on one thread, 3.71 s on four
+ * and 2.18 s on sixteen; with the cache warm 0.75 s on one thread and
+ * 1.10 s on sixteen (the warm run without building ahead came first and
+ * still compiled flavours: not comparable).
+ *
+ * AB_CUDNN_SDPA_KERNEL_CACHE=1 tries dynamic-shape graphs with a
  * kernel cache first (see the kernel-cache comment below; refused by cuDNN
  * 9.14).
  */

@@ -47,15 +47,26 @@
  * threads per SM (252-255 registers). The source of the method: register
  * blocking of a matrix product (Volkov and Demmel 2008, "Benchmarking GPUs
  * to tune dense linear algebra"), applied to the three passes unchanged.
- * Predicted: 3.3-3.8x at 16K tokens (B=1 H=16 S=16384 D=128 causal bf16:
- * 0.88 s to about 0.25 s): per causal row-key pair the old kernel's bound
- * is 3 x 128 x 2.5 (scores) + 128 x 4 (P V) = 1472 warp-clocks, which at
- * 1.75 GHz on 132 SMs is 0.43 s, half the measured 0.88 s; the new bound is
+ * Predicted (before any GPU run): 3.3-3.8x at 16K tokens (B=1 H=16
+ * S=16384 D=128 causal bf16, 0.88 s to about 0.25 s): per causal row-key
+ * pair the old kernel's bound is 3 x 128 x 2.5 (scores) + 128 x 4 (P V) =
+ * 1472 warp-clocks, about half of what it took; the new bound is
  * 3 x 128 x 1.16 + 128 x 1.14 + ~40 (float64 exp and division of passes
- * 2, 3) = 630, 0.18 s; at three quarters of it (one block per SM, a
- * barrier per chunk, pass 2's sums by one warp) about 0.25 s. D = 64 and
- * the non-causal shapes alike (the same per-pair counts; fewer idle rows
- * past the diagonal than reference_tiles' 32-row tiles).
+ * 2, 3) = 630 warp-clocks, and at three quarters of it (one block per SM, a
+ * barrier per chunk, pass 2's sums by one warp) 3.5x; D = 64 and the
+ * non-causal shapes alike.
+ * Measured (NVIDIA H100s, 2026-11-26, reports/cost-per-answer/):
+ * cost-prefill-hopper's correctness checks, nearly all of them its ten
+ * configurations' references, took 5.16 s with reference_tiles and 2.36 s
+ * with reference_micro, 2.19x: short of the prediction above.
+ *
+ * Checks (the study's logs): the digests of oref and of the maxima at 350
+ * shapes equal reference_tiles' (the float64 atomic sums of squares differ
+ * in their last bits between two runs of either kernel); the CPU oracle's
+ * 288 cases pass; gpu_check --reference-time gives 2.20-2.35x at four
+ * 16K-token shapes; compute-sanitizer memcheck and synccheck clean over
+ * gpu_check --reference, racecheck no hazard in the 58 cases it finished
+ * within its 150 s limit.
  *
  * ptxas (nvcc 13.0, sm_90a): reference_tiles 158-170 registers, no spills;
  * reference_micro fp16/bf16 252-254 registers, no spills; fp32 255

@@ -10,10 +10,10 @@ ratio of today's half-width to then's and how many are wider; then each
 variant's fixed cost per measurement in today's run (first, later mean,
 largest). Used by README.md's tables (reports/cost-per-answer/).
 
-summarize.py --kit KIT.db NATIVE_BEFORE.jsonl NATIVE_AFTER.jsonl: FA4's
-median through the kit (fa4-kit-vs-native, measurement_summary over all
-samples) against the same calls timed natively (tools/native_timing.py)
-before and after that run: one row per shape."""
+summarize.py --kit KIT.db RUN NATIVE_BEFORE.jsonl NATIVE_AFTER.jsonl: FA4's
+median through the kit (run RUN of fa4-kit-vs-native or fa4-kit-alone,
+measurement_summary over all samples) against the same calls timed natively
+(tools/native_timing.py) before and after that run: one row per shape."""
 import json
 import sqlite3
 import statistics
@@ -38,10 +38,11 @@ def half_widths(d):
     return out
 
 
-def kit_vs_native(db, before, after):
+def kit_vs_native(db, run, before, after):
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
     kit = {tuple(r[:4]): r[4] for r in con.execute(
-        "SELECT B, H, S, causal, median_ms FROM measurement_summary WHERE variant = 'fa4'")}
+        "SELECT B, H, S, causal, median_ms FROM measurement_summary WHERE variant = 'fa4' "
+        "AND run_id = ?", (int(run),))}
     nat = {}
     for f in (before, after):
         for line in open(f):
@@ -57,7 +58,7 @@ def kit_vs_native(db, before, after):
 
 def main():
     if sys.argv[1] == "--kit":
-        return kit_vs_native(*sys.argv[2:5])
+        return kit_vs_native(*sys.argv[2:6])
     ab, old_db, new_db = sys.argv[1:4]
     new_run = sys.argv[4] if len(sys.argv) > 4 else "1"
     old, new = report(ab, old_db, 1), report(ab, new_db, new_run)
