@@ -227,6 +227,42 @@ __host__ __device__ constexpr size_t tile_smem(int BM, int ld)
            (size_t)(BM + BN) * ld * sizeof(float);
 }
 
+/* The reference's sums over one warp's output elements: each element's
+ * plain error (its plain output rounded to T against the shadow), the
+ * reference's largest magnitude and sum of squares, and the shadow's
+ * distance from the reference; flush() reduces them over the warp and adds
+ * them to the device sums (lane 0). Both reference kernels add their
+ * elements through it, so their sums are formed alike. */
+struct out_sums {
+    double pmax = 0.0, psq = 0.0, amax = 0.0, dis = 0.0, sq = 0.0;
+    template <typename T>
+    __device__ __forceinline__ void add(double o_ref, float o_plain, double o_shadow)
+    {
+        const double pe = fabs((double)rd<T>(o_plain) - o_shadow);
+        pmax = fmax(pmax, pe);
+        psq += pe * pe;
+        amax = fmax(amax, fabs(o_ref));
+        const double gap = fabs(o_shadow - o_ref);
+        dis = isnan(gap) ? INFINITY : fmax(dis, gap);
+        sq += o_ref * o_ref;
+    }
+    __device__ __forceinline__ void flush(int lane, dev_sums *sums)
+    {
+        pmax = warp_max(pmax);
+        amax = warp_max(amax);
+        dis = warp_max(dis);
+        psq = warp_sum(psq);
+        sq = warp_sum(sq);
+        if (lane == 0) {
+            atomic_max_pos(&sums->plain_max, pmax);
+            atomic_max_pos(&sums->ref_absmax, amax);
+            atomic_max_pos(&sums->disagree, dis);
+            atomicAdd(&sums->plain_sq, psq);
+            atomicAdd(&sums->sq_ref, sq);
+        }
+    }
+};
+
 /* One block per BM rows of a (b, h) slice; writes oref (float64) and
  * accumulates the plain-vs-shadow and shadow-vs-reference sums. Three
  * passes over the key tiles, scores recomputed in each: (1) the row maxima
@@ -354,34 +390,17 @@ __global__ void __launch_bounds__(RT)
         }
     }
 
-    double pmax = 0.0, psq = 0.0, amax = 0.0, dis = 0.0, sq = 0.0;
+    out_sums acc;
 #pragma unroll
     for (int u = 0; u < NO; u++) {
         const int e = tid + RT * u;
         const int ro = e / D, dd = e - ro * D;
         if (e < BM * D && i0 + ro < S) {
             oref[base + (size_t)(i0 + ro) * D + dd] = o_r[u];
-            const double pe = fabs((double)rd<T>(o_p[u]) - o_s[u]);
-            pmax = fmax(pmax, pe);
-            psq += pe * pe;
-            amax = fmax(amax, fabs(o_r[u]));
-            const double gap = fabs(o_s[u] - o_r[u]);
-            dis = isnan(gap) ? INFINITY : fmax(dis, gap);
-            sq += o_r[u] * o_r[u];
+            acc.add<T>(o_r[u], o_p[u], o_s[u]);
         }
     }
-    pmax = warp_max(pmax);
-    amax = warp_max(amax);
-    dis = warp_max(dis);
-    psq = warp_sum(psq);
-    sq = warp_sum(sq);
-    if (lane == 0) {
-        atomic_max_pos(&sums->plain_max, pmax);
-        atomic_max_pos(&sums->ref_absmax, amax);
-        atomic_max_pos(&sums->disagree, dis);
-        atomicAdd(&sums->plain_sq, psq);
-        atomicAdd(&sums->sq_ref, sq);
-    }
+    acc.flush(lane, sums);
 }
 
 /* The micro-tiled reference (D = 64 and 128; the same results as
@@ -764,37 +783,18 @@ __global__ void __launch_bounds__(RT, 1)
     __syncthreads();
     for (int half = 0; half < BM / 32 && i0 + 32 * half < S; half++) {
         const int i1 = i0 + 32 * half;
-        double pmax = 0.0, psq = 0.0, amax = 0.0, dis = 0.0, sq = 0.0;
+        out_sums acc;
 #pragma unroll
         for (int u = 0; u < NO; u++) {
             const int e = tid + RT * u;
             const int ro = e / D, dd = e - ro * D;
             if (e < 32 * D && i1 + ro < S) {
                 const int at = (32 * half + ro) * D + dd;
-                const double orv = Or[at], osv = Os[at];
-                const float opv = Op[at];
-                oref[base + (size_t)(i1 + ro) * D + dd] = orv;
-                const double pe = fabs((double)rd<T>(opv) - osv);
-                pmax = fmax(pmax, pe);
-                psq += pe * pe;
-                amax = fmax(amax, fabs(orv));
-                const double gap = fabs(osv - orv);
-                dis = isnan(gap) ? INFINITY : fmax(dis, gap);
-                sq += orv * orv;
+                oref[base + (size_t)(i1 + ro) * D + dd] = Or[at];
+                acc.add<T>(Or[at], Op[at], Os[at]);
             }
         }
-        pmax = warp_max(pmax);
-        amax = warp_max(amax);
-        dis = warp_max(dis);
-        psq = warp_sum(psq);
-        sq = warp_sum(sq);
-        if (lane == 0) {
-            atomic_max_pos(&sums->plain_max, pmax);
-            atomic_max_pos(&sums->ref_absmax, amax);
-            atomic_max_pos(&sums->disagree, dis);
-            atomicAdd(&sums->plain_sq, psq);
-            atomicAdd(&sums->sq_ref, sq);
-        }
+        acc.flush(lane, sums);
     }
 }
 
