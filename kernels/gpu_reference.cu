@@ -499,21 +499,18 @@ __device__ __forceinline__ void chunk_scores(double (&a)[4][4], float (&b)[4][4]
             kf[j] = *(const float2 *)(Kf + k * (M::DC + 4) + dd);
         }
 #pragma unroll
-        for (int i = 0; i < 4; i++)
+        for (int e = 0; e < 2; e++) /* d0 + dd, then d0 + dd + 1 */
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                a[i][j] = fma(xd[i].x, kd[j].x, a[i][j]);
-                b[i][j] = __fadd_rn(b[i][j], __fmul_rn(xp[i].x, kf[j].x));
-                c[i][j] = fma(xs[i].x, kd[j].x, c[i][j]);
-            }
+            for (int i = 0; i < 4; i++)
 #pragma unroll
-        for (int i = 0; i < 4; i++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                a[i][j] = fma(xd[i].y, kd[j].y, a[i][j]);
-                b[i][j] = __fadd_rn(b[i][j], __fmul_rn(xp[i].y, kf[j].y));
-                c[i][j] = fma(xs[i].y, kd[j].y, c[i][j]);
-            }
+                for (int j = 0; j < 4; j++) {
+                    const double x = e ? xd[i].y : xd[i].x, s = e ? xs[i].y : xs[i].x;
+                    const double k = e ? kd[j].y : kd[j].x;
+                    const float p = e ? xp[i].y : xp[i].x, f = e ? kf[j].y : kf[j].x;
+                    a[i][j] = fma(x, k, a[i][j]);
+                    b[i][j] = __fadd_rn(b[i][j], __fmul_rn(p, f));
+                    c[i][j] = fma(s, k, c[i][j]);
+                }
     }
 }
 
