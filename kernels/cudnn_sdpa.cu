@@ -803,16 +803,20 @@ static kcache_entry kcache_key(const ab_shape *s, int bwd, int with_stats)
     return k;
 }
 
+/* Whether two keys name the same topology (the cache pointer aside). */
+static bool same_topology(const kcache_entry *a, const kcache_entry *b)
+{
+    return a->dev == b->dev && a->bwd == b->bwd && a->dtype == b->dtype && a->D == b->D &&
+           a->mask == b->mask && a->shift == b->shift && a->empty == b->empty &&
+           a->stats == b->stats && a->grouped == b->grouped;
+}
+
 /* The cache of key's topology, or NULL when none exists yet. */
 static cudnnBackendDescriptor_t kcache_find(const kcache_entry *key)
 {
-    for (int i = 0; i < nkcaches; i++) {
-        kcache_entry *e = &kcaches[i];
-        if (e->dev == key->dev && e->bwd == key->bwd && e->dtype == key->dtype &&
-            e->D == key->D && e->mask == key->mask && e->shift == key->shift &&
-            e->empty == key->empty && e->stats == key->stats && e->grouped == key->grouped)
-            return e->cache;
-    }
+    for (int i = 0; i < nkcaches; i++)
+        if (same_topology(&kcaches[i], key))
+            return kcaches[i].cache;
     return NULL;
 }
 
@@ -1251,13 +1255,12 @@ static void *prepare_worker(void *arg)
     return NULL;
 }
 
-/* Flavour of a shape: the kernel cuDNN compiles for it (as kcache_key). */
+/* Flavour of a shape: the kernel cuDNN compiles for it, the kernel
+ * cache's topology (kcache_key) with the pass in place of the graph. */
 static bool same_flavour(const ab_shape *a, const ab_shape *b)
 {
-    return a->pass == b->pass && a->dtype == b->dtype && a->D == b->D &&
-           has_mask(a) == has_mask(b) && shifted(a) == shifted(b) &&
-           has_empty_rows(a) == has_empty_rows(b) &&
-           (ab_shape_hkv(a) != a->H) == (ab_shape_hkv(b) != b->H);
+    const kcache_entry ka = kcache_key(a, (int)a->pass, 0), kb = kcache_key(b, (int)b->pass, 0);
+    return same_topology(&ka, &kb);
 }
 
 extern "C" int cudnn_sdpa_prepare(const ab_shape *shapes, size_t n, int threads)
