@@ -214,13 +214,7 @@ __global__ void __launch_bounds__(NT, 1)
             __syncwarp();
             if (lane == 0)
                 abmma::mbar_arrive(uEmpty + sp * 8); /* this warp is done with tile j-1 */
-#pragma unroll
-            for (int n = 0; n < D / 8; n++) {
-                o[4 * n] *= corr[0];
-                o[4 * n + 1] *= corr[0];
-                o[4 * n + 2] *= corr[1];
-                o[4 * n + 3] *= corr[1];
-            }
+            wg_rescale_o<D>(o, corr);
             wg_pack_p<T, BC>(s, p);
         }
         /* the last P V; consumer 1 leaves its final turn unpassed (nobody waits) */

@@ -585,6 +585,20 @@ static __device__ __forceinline__ void wg_softmax(float (&s)[BC / 2], float (&m)
     }
 }
 
+/* O (accumulator layout, D / 2 a thread) times the softmax's correction of
+ * its two rows (corr[0] for elements 4n, 4n + 1; corr[1] for 4n + 2, 4n + 3). */
+template <int D>
+static __device__ __forceinline__ void wg_rescale_o(float (&o)[D / 2], const float (&corr)[2])
+{
+#pragma unroll
+    for (int n = 0; n < D / 8; n++) {
+        o[4 * n] *= corr[0];
+        o[4 * n + 1] *= corr[0];
+        o[4 * n + 2] *= corr[1];
+        o[4 * n + 3] *= corr[1];
+    }
+}
+
 /* P (fp32, accumulator layout) -> 16-bit A fragments, 16 keys per k-step. */
 template <typename T, int BC>
 static __device__ __forceinline__ void wg_pack_p(const float (&s)[BC / 2], uint32_t (&p)[BC / 16][4])

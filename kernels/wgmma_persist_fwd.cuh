@@ -383,13 +383,7 @@ __global__ void __launch_bounds__(cfg<IDEA, D, CAUSAL>::NT, 1)
             };
             /* O's rows times the softmax's correction, then P to 16 bits */
             auto rescale_pack = [&]() {
-#pragma unroll
-                for (int n = 0; n < D / 8; n++) {
-                    o[4 * n] *= corr[0];
-                    o[4 * n + 1] *= corr[0];
-                    o[4 * n + 2] *= corr[1];
-                    o[4 * n + 3] *= corr[1];
-                }
+                wg_rescale_o<D>(o, corr);
                 wg_pack_p<T, BC>(s, p);
             };
 #pragma unroll
