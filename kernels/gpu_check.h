@@ -60,6 +60,18 @@ int ab_gpu_check(ab_gpu_bufs *b, ab_check *out, char *err, size_t n);
  * against the CPU oracle. 0, 1 or -1 as ab_gpu_check. */
 int ab_gpu_reference(ab_gpu_bufs *b, double *oref, ab_check_sums *sums, char *err, size_t n);
 
+/* Makes b's float64 device reference now, before any variant's check
+ * needs it (the first check would otherwise make it): the forward's O_ref
+ * and error sums, or a backward pass's gradients (ab_gpu_reference_bwd_make).
+ * The runner calls it while an adapter prepares the configuration, so that
+ * the two overlap. Returns 0 (made, or made before), 1 when the device
+ * cannot hold or compute it (err says why; the checks then fall back as
+ * they would), -1 on a CUDA error. */
+int ab_gpu_reference_make(ab_gpu_bufs *b, char *err, size_t n);
+/* The backward half of ab_gpu_reference_make: the float64 gradients of b's
+ * backward pass (ab_gpu_bwd_prepare made its state). 0 or -1 with err. */
+int ab_gpu_reference_bwd_make(ab_gpu_bufs *b, char *err, size_t n);
+
 /* The gradient check of a backward pass (check.h, ab_grad_check) on the
  * device over every element: dQ, dK, dV of b (left by ab_gpu_run_once)
  * against the float64 backward of gpu_reference_bwd.cu, the tolerance from

@@ -1073,6 +1073,16 @@ extern "C" int ab_gpu_check(ab_gpu_bufs *b, ab_check *out, char *err, size_t n)
     return 0;
 }
 
+extern "C" int ab_gpu_reference_make(ab_gpu_bufs *b, char *err, size_t n)
+{
+    ab_gpu_parts p;
+    dev_ref *r = NULL;
+    ab_gpu_bufs_parts(b, &p);
+    if (p.s.pass != AB_FWD)
+        return ab_gpu_reference_bwd_make(b, err, n);
+    return get_reference(b, &p, &r, err, n);
+}
+
 extern "C" int ab_gpu_reference(ab_gpu_bufs *b, double *oref, ab_check_sums *sums, char *err,
                                 size_t n)
 {

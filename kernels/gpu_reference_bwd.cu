@@ -1087,6 +1087,13 @@ int get_grads(ab_gpu_bufs *b, ab_gpu_parts *p, bwd_ref **out, char *err, size_t 
 
 } /* namespace */
 
+extern "C" int ab_gpu_reference_bwd_make(ab_gpu_bufs *b, char *err, size_t n)
+{
+    ab_gpu_parts p;
+    bwd_ref *r = NULL;
+    return get_grads(b, &p, &r, err, n) ? -1 : 0;
+}
+
 extern "C" int ab_gpu_bref_has_grads(const void *bref)
 {
     return bref && ((const bwd_ref *)bref)->have_grads;

@@ -98,6 +98,8 @@ int ab_gpu_reference_bwd(ab_gpu_bufs *b, double *dq, double *dk, double *dv, cha
 {
     return fail(err, n);
 }
+int ab_gpu_reference_make(ab_gpu_bufs *b, char *err, size_t n) { return fail(err, n); }
+int ab_gpu_reference_bwd_make(ab_gpu_bufs *b, char *err, size_t n) { return fail(err, n); }
 
 /* ---- device buffers shared with adapters (gpu_ipc.h) ---- */
 #include "gpu_ipc.h"

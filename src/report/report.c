@@ -290,17 +290,25 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
         snprintf(rounds_txt, sizeof rounds_txt, "%d rounds per measurement", rmax);
     else
         snprintf(rounds_txt, sizeof rounds_txt, "%d to %d rounds per measurement", rmin, rmax);
+    /* the warm-up's time bound, stored with runs made since it exists */
+    char warm[96];
+    const json_t *wts = json_object_get(settings, "warmup_time_s");
+    if (json_is_number(wts) && json_number_value(wts) > 0)
+        snprintf(warm, sizeof warm, "%d launches or %.0f ms of them (GPU time; host time on the CPU), whichever comes first",
+                 e.warmup, 1e3 * json_number_value(wts));
+    else
+        snprintf(warm, sizeof warm, "%d", e.warmup);
     if (e.adaptive)
-        fprintf(out, "| sampling | %s timing, warm-up %d, adaptive: until the median's CI is within "
+        fprintf(out, "| sampling | %s timing, warm-up %s, adaptive: until the median's CI is within "
                      "±%.2f%%, %d to %d samples, budget %.1f s per measurement; %s, "
                      "variants interleaved in seeded random order |\n",
-                mode, e.warmup, 100 * e.target_rel_ci, e.min_samples, e.max_samples, e.budget_s,
+                mode, warm, 100 * e.target_rel_ci, e.min_samples, e.max_samples, e.budget_s,
                 rounds_txt);
     else
-        fprintf(out, "| sampling | %s timing%s, warm-up %d, %d samples per measurement, %s, "
+        fprintf(out, "| sampling | %s timing%s, warm-up %s, %d samples per measurement, %s, "
                      "variants interleaved in seeded random order |\n",
                 mode, strcmp(mode, "graph") == 0 ? " (per-launch time of graph replays)" : "",
-                e.warmup, e.samples, rounds_txt);
+                warm, e.samples, rounds_txt);
     {
         /* the generator stored with the run (data.h); runs without one used MT19937 */
         const char *gen = json_string_value(json_object_get(settings, "inputs"));

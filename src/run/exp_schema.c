@@ -14,7 +14,8 @@ const char *const ab_exp_root_keys[] = {
     "name",     "hypothesis", "variants", "baseline", "sweep", "configs",
     "warmup",   "samples",    "round_size", "timing", "seed",  "stopping",
     "alpha",    "practical",  "graph_k",  "skip_unsupported", "threads",
-    "expect",   "stabilise", "min_time", "max_time", "max_samples", "instances", NULL};
+    "expect",   "stabilise", "min_time", "max_time", "max_samples", "instances",
+    "warmup_time", NULL};
 const char *const ab_exp_axis_keys[] = {"B", "H", "S", "D", "causal", "dtype", "H_kv", "S_kv", "pass", NULL};
 const char *const ab_exp_stopping_keys[] = {"target_rel_ci", "min_samples", "max_samples",
                                             "budget_s", NULL};

@@ -868,6 +868,8 @@ int ab_experiment_parse_k(const char *path, const char *text, int resolve, int m
         goto cleanup;
     int seed = 42;
     if (get_int(root, "warmup", 10, 0, 1000000, &e->warmup, path, err, n) ||
+        get_float(root, "warmup_time", AB_WARMUP_TIME_DEFAULT_S, 0.0, 3600.0, &e->warmup_time_s,
+                  path, err, n) ||
         get_int(root, "samples", 60, 1, 10000000, &e->samples, path, err, n) ||
         get_int(root, "seed", 42, 0, 2147483647, &seed, path, err, n) ||
         get_int(root, "graph_k", 10, 1, 10000, &e->graph_k, path, err, n) ||

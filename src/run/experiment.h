@@ -51,6 +51,10 @@ typedef struct ab_experiment {
     ab_shape *configs; /* cross products of the sweep (and of each configs group) */
     size_t nconfigs;
     int warmup;        /* launches before sampling, per variant and configuration */
+    double warmup_time_s; /* the warm-up stops once its launches add up to this much
+                             GPU time (host time for CPU variants), after at least
+                             one; 0: `warmup` launches whatever they take (runner.c
+                             warm_up) */
     int samples;       /* fixed mode: samples per measurement; adaptive: ignored */
     unsigned long seed;
     ab_timing_mode timing;
@@ -153,6 +157,11 @@ void ab_experiment_free(ab_experiment *e);
  * on a fixed-mode measurement's samples that the budget may grow to. */
 #define AB_MIN_TIME_DEFAULT_S 0.02
 #define AB_FIXED_MAX_SAMPLES 5000
+/* The default bound on a warm-up's time (warmup_time), seconds: of the
+ * default 10 launches, a kernel of 5 ms or more makes fewer (a 15 ms
+ * backward 4 instead of 10: reports/cost-per-answer/README.md); shorter
+ * kernels make all 10. */
+#define AB_WARMUP_TIME_DEFAULT_S 0.05
 
 /* Sets e's GPU-time budget from the command line (`--min-time S`,
  * `--max-time S`; NULL: leave it; per measurement, split among the

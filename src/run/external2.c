@@ -49,6 +49,10 @@ struct ab_ext2 {
     int offer_ipc;
     ab_ext_hello hello;
     int replay;
+    /* a config request sent and not yet answered (ab_ext2_config_send):
+     * its deadline and whether it carried ipc= */
+    int pending, pending_ipc;
+    double pending_deadline;
 };
 
 static double now_s(void)
@@ -365,20 +369,29 @@ const ab_ext_hello *ab_ext2_hello(const ab_ext2 *p) { return &p->hello; }
 
 static void set_err(ab_ext_result *out, const char *name, const char *fmt, const char *what)
 {
-    char buf[400];
+    char buf[360]; /* with the name (< 128 bytes) within out->error's 512 */
     snprintf(buf, sizeof buf, fmt, what);
-    snprintf(out->error, sizeof out->error, "external variant %s: %s", name, buf);
+    snprintf(out->error, sizeof out->error, "external variant %.127s: %s", name, buf);
 }
 
-int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
+static void result_init(ab_ext_result *out)
 {
-    char why[400], req[1100], *line;
     memset(out, 0, sizeof *out);
     out->atol = NAN;
     out->rows_checked = -1;
     out->exit_status = -1;
+}
+
+int ab_ext2_config_send(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
+{
+    char why[400], req[1100];
+    result_init(out);
     if (p->dead) {
         set_err(out, p->name, "%s", "the adapter process died earlier in this run");
+        return -1;
+    }
+    if (p->pending) {
+        set_err(out, p->name, "%s", "a configuration sent before this one was not answered");
         return -1;
     }
     char kv[64] = ""; /* only when they differ: older adapters see the same line as before */
@@ -401,6 +414,26 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
         fail(p, out->error, sizeof out->error, why);
         return -1;
     }
+    p->pending = 1;
+    p->pending_ipc = ipc[0] != '\0';
+    p->pending_deadline = deadline;
+    return 0;
+}
+
+int ab_ext2_config_answer(ab_ext2 *p, ab_ext_result *out)
+{
+    char why[400], *line;
+    result_init(out);
+    if (p->dead) {
+        set_err(out, p->name, "%s", "the adapter process died earlier in this run");
+        return -1;
+    }
+    if (!p->pending) {
+        set_err(out, p->name, "%s", "no configuration was sent to answer");
+        return -1;
+    }
+    p->pending = 0;
+    const double deadline = p->pending_deadline;
     int checks = 0, envs = 0;
     for (int lineno = 1;; lineno++) {
         if (p->replay) { /* the line read while waiting for a hello */
@@ -419,7 +452,7 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
             continue;
         }
         if (ab_ext_is_check_device(line) && checks++ == 0) {
-            if (!ipc[0]) {
+            if (!p->pending_ipc) {
                 fail(p, out->error, sizeof out->error,
                      "check device, but this configuration's request offered no ipc= buffers");
                 return -1;
@@ -473,11 +506,22 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
     return 0;
 }
 
+int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
+{
+    int rc = ab_ext2_config_send(p, rq, out);
+    return rc ? rc : ab_ext2_config_answer(p, out);
+}
+
 int ab_ext2_take(ab_ext2 *p, size_t k, double *ms, char *err, size_t n)
 {
     char why[300], req[64], *line;
     if (p->dead) {
         snprintf(err, n, "external variant %s: the adapter process died earlier in this run",
+                 p->name);
+        return -1;
+    }
+    if (p->pending) {
+        snprintf(err, n, "external variant %s: take before its configuration was answered",
                  p->name);
         return -1;
     }

@@ -53,6 +53,16 @@ const ab_ext_hello *ab_ext2_hello(const ab_ext2 *p);
  * process is then killed and every later request fails). */
 int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out);
 
+/* ab_ext2_config in two halves, so that the adapter prepares the
+ * configuration (its inputs or mappings, checked call, warm-up) while the
+ * caller does other untimed work: _send writes the request and returns (0;
+ * -1 as ab_ext2_config, out->error saying why, when it cannot be written or
+ * an earlier one is unanswered); _answer reads the answer, within the
+ * variant's timeout counted from the send, and returns as ab_ext2_config.
+ * Nothing else may be asked of p in between. */
+int ab_ext2_config_send(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out);
+int ab_ext2_config_answer(ab_ext2 *p, ab_ext_result *out);
+
 /* Asks for k >= 1 samples of the current configuration and reads them:
  * exactly k `sample X` lines (finite, > 0 ms) then `done`. Returns 0 with
  * ms[0..k) filled, or -1 with the reason in err (n bytes); after -1 the

@@ -199,6 +199,15 @@ typedef struct vstate {
     int stored;            /* its outcome was stored */
     ab_grad_row grads[3];  /* a checked backward pass: dQ, dK, dV (m.grads points here) */
     ab_plugin_worker *pw;  /* a CPU plugin: its calls run in this worker (plugin_worker.h) */
+    /* a protocol-2 adapter's configuration sent and not yet answered
+     * (prepare_ext2_send): where its output and buffers were offered */
+    struct {
+        int sent;
+        char opath[600], ipath[640];
+        const char *offered;
+        ab_layout layout;
+        size_t vi;
+    } ext_pending;
 } vstate;
 
 /* Seed of the check's row samples: fresh per run, stored with
@@ -377,6 +386,45 @@ static int cpu_time(vstate *st, const ab_shape *s, const float *q, const float *
         ms[i] = (ab_now_s() - t0) * 1e3;
     }
     return 0;
+}
+
+/* The warm-up of st before its check: up to e->warmup launches (hot
+ * timing on a GPU, the monotonic clock on the host), stopping once they add
+ * up to e->warmup_time_s (experiment.h), after at least one: the first is
+ * timed alone and the rest sized from it, so a 15 ms backward warms up with
+ * 4 launches where a 20 us kernel makes all 10. The launches made go to
+ * st->m.warmup. bufs: the configuration's (GPU variants), else NULL.
+ * Returns 0, or -1 with why in err (a plugin worker's in st->message). */
+static int warm_up(const ab_experiment *e, vstate *st, const ab_shape *s, ab_gpu_bufs *bufs,
+                   const float *q, const float *k, const float *v, float *o, char *err,
+                   size_t n)
+{
+    const size_t want = (size_t)e->warmup;
+    double *ms = malloc(want * sizeof *ms), spent_ms = 0;
+    size_t done = 0;
+    int rc = ms ? 0 : -1;
+    if (!ms)
+        snprintf(err, n, "out of host memory for the warm-up");
+    while (rc == 0 && done < want) {
+        size_t more = want - done;
+        if (e->warmup_time_s > 0) {
+            const double left_ms = 1e3 * e->warmup_time_s - spent_ms;
+            if (done == 0)
+                more = 1;
+            else if (left_ms <= 0)
+                break;
+            else if (spent_ms > 0 && left_ms / (spent_ms / (double)done) < (double)more)
+                more = (size_t)ceil(left_ms / (spent_ms / (double)done));
+        }
+        rc = bufs ? ab_gpu_time(st->v, st->ctx, bufs, AB_TIME_HOT, 1, more, ms + done, err, n)
+                  : cpu_time(st, s, q, k, v, o, more, ms + done);
+        for (size_t i = done; rc == 0 && i < done + more; i++)
+            spent_ms += ms[i];
+        done += more;
+    }
+    free(ms);
+    st->m.warmup = (int)done;
+    return rc;
 }
 
 /* Whether the GPU-time budget (experiment.h, min_time/max_time) governs
@@ -768,14 +816,9 @@ static int prepare_calls(sqlite3 *db, const ab_experiment *e, vstate *st, const 
     if (gpu && e->warmup > 0 && ab_gpu_run_once(var, st->ctx, bufs, err, sizeof err))
         return store(db, st, "error", err) ? -1 : 0;
     if (e->warmup > 0) {
-        double *ms = malloc((size_t)e->warmup * sizeof *ms);
         double t_warm = ab_now_s();
-        int rc = !ms ? -1
-                 : gpu ? ab_gpu_time(var, st->ctx, bufs, AB_TIME_HOT, 1, (size_t)e->warmup, ms,
-                                     err, sizeof err)
-                       : cpu_time(st, s, q, k, v, o, (size_t)e->warmup, ms);
+        int rc = warm_up(e, st, s, gpu ? bufs : NULL, q, k, v, o, err, sizeof err);
         wt.warmup_s += ab_now_s() - t_warm;
-        free(ms);
         if (rc) {
             if (!err[0] && st->message[0])
                 snprintf(err, sizeof err, "%s", st->message); /* a plugin worker's reason */
@@ -1136,13 +1179,14 @@ static void measure_timer_floor(sqlite3 *db, ab_id run_id, const ab_experiment *
  * skipped */
 static int resuming = 0;
 
-/* Prepares st for protocol-2 external variant ev (index vi) on shape s:
- * starts its adapter at its first configuration, tells it the
- * configuration, applies the correctness rule to its check figures.
- * Returns 1 when it is ready to sample in the rounds, 0 when it was stored
- * as failed or errored, 2 when its hello's capabilities leave s out
- * (printed, nothing stored), -1 on a database error. */
-static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
+/* The first half of prepare_ext2: starts st's adapter (protocol-2 external
+ * variant ev, index vi) at its first configuration and sends it shape s
+ * (its device buffers offered, ext_ipc_offer), without waiting for the
+ * answer: st->ext_pending keeps what prepare_ext2_finish needs. Returns 1
+ * when the request was sent, 0 when the measurement was stored as an
+ * error, 2 when the hello's capabilities leave s out (printed, nothing
+ * stored), -1 on a database error. */
+static int prepare_ext2_send(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
                         const ab_exp_variant *ev, const ab_shape *s, ab_id run_id,
                         ab_gpu_bufs *bufs)
 {
@@ -1164,8 +1208,8 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     st->m.external = 1;
     st->m.input_sets = 1;
     const double t0 = ab_now_s();
-    char opath[600];
-    const char *offered = ext_output_path(vi, opath, sizeof opath);
+    char *opath = st->ext_pending.opath;
+    const char *offered = ext_output_path(vi, opath, sizeof st->ext_pending.opath);
     if (!ext_procs[vi] && ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, offered,
                                         ev->ipc && bufs, e->threads, &ext_procs[vi], err,
                                         sizeof err)) {
@@ -1195,18 +1239,48 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     rq.seed = e->seed;
     rq.timing_mode = ab_timing_mode_name(ev->timing);
     rq.graph_k = e->graph_k;
-    char ipath[640];
     ab_layout layout = AB_LAYOUT_BHSD;
     int nsets = 1;
-    rq.ipc_path = ext_ipc_offer(ev, vi, st->ext, bufs, s, ipath, sizeof ipath, &layout, &nsets,
-                                err, sizeof err);
+    rq.ipc_path = ext_ipc_offer(ev, vi, st->ext, bufs, s, st->ext_pending.ipath,
+                                sizeof st->ext_pending.ipath, &layout, &nsets, err, sizeof err);
     if (err[0]) /* an offer that failed: this configuration is an error */
         return store(db, st, "error", err) ? -1 : 0;
     if (rq.ipc_path && ev->timing != AB_TIME_COLD)
         st->m.input_sets = nsets; /* rotated like a native variant's (PROTOCOL.md) */
     ab_ext_result res;
-    int rc = ab_ext2_config(st->ext, &rq, &res);
-    wt.adapter_s += ab_now_s() - t0; /* start-up, its warm-up and check */
+    int rc = ab_ext2_config_send(st->ext, &rq, &res);
+    wt.adapter_s += ab_now_s() - t0; /* its start-up, the request */
+    if (rc) {
+        int out = store(db, st, "error", res.error) ? -1 : 0;
+        ext_procs[vi] = NULL; /* dead: killed; the next configuration starts another */
+        ab_ext2_stop(st->ext);
+        st->ext = NULL;
+        return out;
+    }
+    st->ext_pending.sent = 1;
+    st->ext_pending.offered = offered;
+    st->ext_pending.layout = layout;
+    st->ext_pending.vi = vi;
+    return 1;
+}
+
+/* The second half of prepare_ext2: reads the answer of st's adapter to
+ * the configuration prepare_ext2_send sent and applies the correctness rule
+ * to it (O in the shared buffer, its output file or its figures). Returns
+ * 1 when it is ready to sample in the rounds, 0 when it was stored as
+ * failed or errored, -1 on a database error. */
+static int prepare_ext2_finish(sqlite3 *db, const ab_experiment *e, vstate *st,
+                               const ab_shape *s, ab_gpu_bufs *bufs)
+{
+    char err[AB_ERR];
+    const size_t vi = st->ext_pending.vi;
+    const char *offered = st->ext_pending.offered;
+    const ab_layout layout = st->ext_pending.layout;
+    const double t0 = ab_now_s();
+    st->ext_pending.sent = 0;
+    ab_ext_result res;
+    int rc = ab_ext2_config_answer(st->ext, &res);
+    wt.adapter_s += ab_now_s() - t0; /* what is left of its warm-up and check */
     {
         /* GPU time where the configuration has device buffers, unless its
          * hello said it cannot use them (the numpy kit: host clock) */
@@ -1246,6 +1320,21 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
         return store(db, st, pass < 0 ? "error" : "failed", st->message) ? -1 : 0;
     }
     return 1;
+}
+
+/* Prepares st for protocol-2 external variant ev (index vi) on shape s:
+ * starts its adapter at its first configuration, tells it the
+ * configuration, applies the correctness rule to its check figures
+ * (prepare_ext2_send, then prepare_ext2_finish). Returns 1 when it is ready
+ * to sample in the rounds, 0 when it was stored as failed or errored, 2
+ * when its hello's capabilities leave s out (printed, nothing stored), -1
+ * on a database error. */
+static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t vi,
+                        const ab_exp_variant *ev, const ab_shape *s, ab_id run_id,
+                        ab_gpu_bufs *bufs)
+{
+    int rc = prepare_ext2_send(db, e, st, vi, ev, s, run_id, bufs);
+    return rc == 1 ? prepare_ext2_finish(db, e, st, s, bufs) : rc;
 }
 
 /* Starts every protocol-2 adapter of e at once, before the first
@@ -1391,14 +1480,58 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
     }
     wt.inputs_s += ab_now_s() - t_inputs;
 
+    /* The first protocol-2 adapter prepares the configuration (its
+     * mappings, checked call and warm-up; PyTorch builds its plans for a new
+     * shape there) while attnbench makes the float64 reference on the
+     * device: both untimed, and nothing else writes the O the adapter
+     * writes until its answer is read and checked. One adapter only: the
+     * adapters of a configuration share set 0's O. */
+    size_t nactive = 0, early = e->nvariants;
+    for (size_t i = 0; bufs && !interrupted && i < e->nvariants; i++) {
+        const ab_exp_variant *ev = &e->variants[i];
+        if (ev->native || ev->protocol != 2)
+            continue;
+        int have = resuming ? ab_db_has_measurement(db, run_id, ev->name, s, err) : 0;
+        if (have < 0) {
+            error("%s", err);
+            goto cleanup;
+        }
+        if (have)
+            break;
+        early = i;
+        const ab_walltime b0 = wt;
+        const double c0 = ab_now_s();
+        int p = prepare_ext2_send(db, e, &st[i], i, ev, s, run_id, bufs);
+        if (p == 1) {
+            const double t_ref = ab_now_s();
+            const int had_ref = have_reference(bufs);
+            if (ab_gpu_reference_make(bufs, err, sizeof err) < 0)
+                fprintf(stderr, "  (the reference could not be made ahead: %s)\n", err);
+            const double dt = ab_now_s() - t_ref;
+            wt.check_s += dt; /* the configuration's, left out of the adapter's cost */
+            if (!had_ref && have_reference(bufs))
+                wt.reference_s += dt;
+            p = prepare_ext2_finish(db, e, &st[i], s, bufs);
+        }
+        charge(&st[i], &b0, c0);
+        if (p < 0)
+            goto cleanup;
+        if (p == 0)
+            print_outcome(&st[i], sh);
+        st[i].active = p == 1;
+        nactive += st[i].active;
+        break;
+    }
+
     /* setup, warm-up, check */
-    size_t nactive = 0;
     for (size_t i = 0; i < e->nvariants; i++) {
         const ab_exp_variant *ev = &e->variants[i];
         if (interrupted) { /* a signal during the checks: stop before the next one */
             rc = 0;
             goto cleanup;
         }
+        if (i == early)
+            continue; /* prepared above */
         if (!ev->native && ev->protocol == 2) {
             int have = resuming ? ab_db_has_measurement(db, run_id, ev->name, s, err) : 0;
             if (have < 0) {
@@ -1674,8 +1807,10 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     /* the machine (same hash as `attnbench env`); this run's settings apart */
     fp = ab_env_fingerprint(1);
     settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
-    if (settings) /* which generator made the inputs (data.h) */
+    if (settings) { /* which generator made the inputs (data.h); the warm-up's bound */
         json_object_set_new(settings, "inputs", json_string(AB_INPUTS_GENERATOR));
+        json_object_set_new(settings, "warmup_time_s", json_real(e->warmup_time_s));
+    }
     if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;
