@@ -420,6 +420,20 @@ int ab_ext2_config_send(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out
     return 0;
 }
 
+int ab_ext2_answer_ready(ab_ext2 *p)
+{
+    if (p->dead || p->replay || p->out_r < 0)
+        return 1;
+    if (p->nline && memchr(p->line, '\n', p->nline))
+        return 1;
+    struct pollfd fds[2] = {{p->out_r, POLLIN, 0}, {p->err_r, POLLIN, 0}};
+    const int nf = p->err_r >= 0 ? 2 : 1;
+    char why[200];
+    if (poll(fds, (nfds_t)nf, 0) > 0 && pump(p, fds, nf, why, sizeof why))
+        return 1; /* the answer's reading will meet the same fault and say it */
+    return p->out_r < 0 || (p->nline && memchr(p->line, '\n', p->nline));
+}
+
 int ab_ext2_config_answer(ab_ext2 *p, ab_ext_result *out)
 {
     char why[400], *line;

@@ -63,6 +63,12 @@ int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out);
 int ab_ext2_config_send(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out);
 int ab_ext2_config_answer(ab_ext2 *p, ab_ext_result *out);
 
+/* 1 when a line of the adapter's answer is waiting to be read (or it
+ * closed its stdout, or died), else 0; never blocks. Reads what is ready
+ * on its stdout and stderr. For a caller with other work to do while the
+ * adapter prepares a configuration sent by ab_ext2_config_send. */
+int ab_ext2_answer_ready(ab_ext2 *p);
+
 /* Asks for k >= 1 samples of the current configuration and reads them:
  * exactly k `sample X` lines (finite, > 0 ms) then `done`. Returns 0 with
  * ms[0..k) filled, or -1 with the reason in err (n bytes); after -1 the

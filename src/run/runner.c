@@ -1420,6 +1420,75 @@ static int stabilise_config(vstate *st, size_t nv, ab_gpu_bufs *bufs, const ab_g
     return rc < 0 ? -1 : 0;
 }
 
+/* Configurations made ahead: their device inputs and float64 reference,
+ * made while the run waits on an adapter's answer (run_config), so that
+ * the wait does the later configurations' untimed work; ahead[c] is taken
+ * by run_config(c), the rest freed at the end of the run (ahead_free). */
+static ab_gpu_bufs **ahead;
+static size_t ahead_n;
+
+static void ahead_free(void)
+{
+    for (size_t c = 0; ahead && c < ahead_n; c++)
+        ab_gpu_bufs_destroy(ahead[c]);
+    free(ahead);
+    ahead = NULL;
+    ahead_n = 0;
+}
+
+/* Makes the next configuration after ci that has none ahead: its inputs
+ * on the device (as run_config would) and its reference
+ * (ab_gpu_reference_make), when what it holds with what is already ahead
+ * stays within a quarter of the device memory free beside them (inputs,
+ * rotation sets and the float64 reference of O or of the gradients,
+ * counted as 3 float64 copies of Q for a backward pass). Returns 1 when it
+ * made one, 0 when there is nothing (more) to make or no room. */
+static int make_ahead(const ab_experiment *e, size_t ci, const ab_gpu_info *gpu)
+{
+    if (!gpu || interrupted)
+        return 0;
+    if (!ahead) {
+        ahead = calloc(e->nconfigs, sizeof *ahead);
+        if (!ahead)
+            return 0;
+        ahead_n = e->nconfigs;
+    }
+    size_t c = ci + 1;
+    while (c < e->nconfigs && ahead[c])
+        c++;
+    if (c >= e->nconfigs)
+        return 0;
+    const ab_shape *s = &e->configs[c];
+    size_t held = 0;
+    for (size_t j = 0; j < e->nconfigs; j++)
+        if (ahead[j])
+            held += ab_gpu_bytes_needed(&e->configs[j]) +
+                    (e->configs[j].pass == AB_FWD ? 1 : 3) * ab_shape_numel(&e->configs[j]) * 8;
+    const size_t need = ab_gpu_bytes_needed(s) + (s->pass == AB_FWD ? 1 : 3) * ab_shape_numel(s) * 8;
+    const size_t used = ab_gpu_mem_used();
+    const size_t free_now = gpu->mem_total > used ? gpu->mem_total - used : 0;
+    if (need + held > (free_now + held) / 4)
+        return 0;
+    char err[AB_ERR];
+    ab_gpu_bufs *b = NULL;
+    const double t0 = ab_now_s();
+    if (ab_gpu_bufs_create_seeded(s, e->seed, &b, err, sizeof err) ||
+        (s->pass != AB_FWD && ab_gpu_bwd_prepare(b, NULL, err, sizeof err))) {
+        ab_gpu_bufs_destroy(b);
+        wt.inputs_s += ab_now_s() - t0;
+        return 0; /* run_config tries again and says why */
+    }
+    const double t1 = ab_now_s();
+    wt.inputs_s += t1 - t0;
+    int r = ab_gpu_reference_make(b, err, sizeof err);
+    const double dt = ab_now_s() - t1;
+    wt.check_s += dt;
+    if (r == 0)
+        wt.reference_s += dt;
+    ahead[c] = b;
+    return 1;
+}
+
 static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_id,
                       const ab_gpu_info *gpu, gsl_rng *order_rng, double run_t0)
 {
@@ -1460,13 +1529,16 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         error("%s: out of host memory for the backward pass's data", sh);
         goto cleanup;
     }
-    if (any_gpu && (ab_gpu_bufs_create_seeded(s, e->seed, &bufs, err, sizeof err) ||
+    if (ahead && ci < ahead_n && ahead[ci]) { /* made while the run waited (make_ahead) */
+        bufs = ahead[ci];
+        ahead[ci] = NULL;
+    } else if (any_gpu && (ab_gpu_bufs_create_seeded(s, e->seed, &bufs, err, sizeof err) ||
                     (s->pass != AB_FWD && ab_gpu_bwd_prepare(bufs, NULL, err, sizeof err)))) {
         fprintf(stderr, "  %s\n", err); /* each GPU variant is stored as an error below */
         ab_gpu_bufs_destroy(bufs);
         bufs = NULL;
     }
-    if (!any_gpu) { /* external variants alone: their outputs are checked on a GPU if there is one */
+    if (!any_gpu && !bufs) { /* external variants alone: their outputs are checked on a GPU if there is one */
         int any_ext = 0;
         ab_gpu_info gi;
         for (size_t i = 0; i < e->nvariants; i++)
@@ -1511,9 +1583,17 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
             wt.check_s += dt; /* the configuration's, left out of the adapter's cost */
             if (!had_ref && have_reference(bufs))
                 wt.reference_s += dt;
+            /* while it has not answered, the later configurations' inputs
+             * and references (the run's, not the adapter's cost) */
+            charge(&st[i], &b0, c0);
+            while (!ab_ext2_answer_ready(st[i].ext) && make_ahead(e, ci, gpu) == 1)
+                ;
+            const ab_walltime b1 = wt;
+            const double c1 = ab_now_s();
             p = prepare_ext2_finish(db, e, &st[i], s, bufs);
-        }
-        charge(&st[i], &b0, c0);
+            charge(&st[i], &b1, c1);
+        } else
+            charge(&st[i], &b0, c0);
         if (p < 0)
             goto cleanup;
         if (p == 0)
@@ -1971,6 +2051,7 @@ cleanup:
     ext_procs = NULL;
     free(prepare_carry);
     prepare_carry = NULL;
+    ahead_free();
     gsl_rng_free(order_rng);
     free(fp_text);
     json_decref(fp);
