@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""summarize.py ATTNBENCH OLD.db NEW.db [NEW_RUN]: one experiment measured on
-2026-11-25's code (OLD.db, run 1) and on today's (NEW.db, run NEW_RUN,
-default 1), every number read back through `attnbench report --json` of
+"""summarize.py ATTNBENCH OLD.db NEW.db [NEW_RUN [OLD_RUN]]: one experiment
+measured on earlier code (OLD.db, run OLD_RUN, default 1: 2026-11-25's in
+rounds 1-3, the previous stop's in round 7) and on later code (NEW.db, run
+NEW_RUN, default 1), every number read back through `attnbench report --json` of
 today's build (one analysis for both databases). Prints one markdown row:
 the two walls and their ratio, each run's share in timed samples, the
 median over measurements of the median CI's half-width relative to the
@@ -61,7 +62,8 @@ def main():
         return kit_vs_native(*sys.argv[2:6])
     ab, old_db, new_db = sys.argv[1:4]
     new_run = sys.argv[4] if len(sys.argv) > 4 else "1"
-    old, new = report(ab, old_db, 1), report(ab, new_db, new_run)
+    old_run = sys.argv[5] if len(sys.argv) > 5 else "1"
+    old, new = report(ab, old_db, old_run), report(ab, new_db, new_run)
     name = new["experiment"] if isinstance(new["experiment"], str) else new["experiment"]["name"]
     wo, wn = old["walltime"], new["walltime"]
     ho, hn = half_widths(old), half_widths(new)

@@ -1,0 +1,22 @@
+#!/bin/bash
+# round 7, call C (a fresh machine; call D follows on it): both codes built
+# as in call B, the first half of the FA4 wheels copied aside, and a third
+# pass of cost-prefill-hopper, cost-ladder-sdpa, cost-bwd, new then old.
+set -u
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+source .deps/env.sh; export PATH=$PATH:/usr/local/cuda/bin
+L=$OUT/r7c; mkdir -p $L/db
+cp .fa4/a/fa4half00 /root/fa4half00 2>/dev/null &
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > $L/gpu.txt; date -u >> $L/gpu.txt
+[ -d old-src ] || tar xJf devscripts/old-src.tar.xz
+(export ATTNBENCH_COMMIT=$(cat devscripts/COMMIT); meson setup bf -Dbuildtype=release -Dgpu_targets=90a > $L/build-new.log 2>&1; ninja -C bf src/attnbench >> $L/build-new.log 2>&1; echo "rc $?" >> $L/build-new.log) &
+[ -x old-src/bf/src/attnbench ] || (export ATTNBENCH_COMMIT=16f33ac358d1; cd old-src && meson setup bf -Dbuildtype=release -Dgpu_targets=90a > $L/build-old.log 2>&1 && ninja -C bf src/attnbench >> $L/build-old.log 2>&1; echo "rc $?" >> $L/build-old.log) &
+wait
+echo "built $(el) s: new $(tail -1 $L/build-new.log), old $(tail -1 $L/build-old.log 2>/dev/null)"
+AB=$PWD/bf/src/attnbench; OLD=$PWD/old-src/bf/src/attnbench
+new() { timeout 100 $AB run experiments/$1.cfg --db $L/db/$1-new.db > /dev/null 2> $L/run-$1-new-$2.log; echo "$1 new rc=$? $(el) s"; }
+old() { (cd old-src && timeout 100 $OLD run ../experiments/$1.cfg --db $L/db/$1-old.db > /dev/null 2> $L/run-$1-old-$2.log); echo "$1 old rc=$? $(el) s"; }
+for E in cost-prefill-hopper cost-ladder-sdpa cost-bwd; do new $E 1; old $E 1; done
+for f in $L/run-cost-*.log; do echo "$(basename $f .log): $(grep -h 'timed samples$' $f | tail -1)"; done
+wait; ls -la /root/fa4half00 >> $L/gpu.txt 2>&1
+cd $OUT && tar czf r7c.tgz r7c && rm -rf r7c
