@@ -960,6 +960,34 @@ class TorchRunner:
             self.torch.cuda.synchronize()
         return ms
 
+    def ahead(self, cfg):
+        """A shape told ahead (PROTOCOL.md "Shapes ahead"): one call of the
+        function (the forward, or the forward and its backward for pass=bwd
+        and fwd+bwd) on tensors of the shape in its layout, contiguous like
+        attnbench's, whose values do not matter, so that the library's
+        per-shape work (PyTorch's cuDNN plan, a compile) is done now; the
+        tensors are freed and the allocator's cache emptied."""
+        torch = self.torch
+        tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+        B, H, S, D, Hkv, Skv = (cfg[k] for k in ("b", "h", "s", "d", "h_kv", "s_kv"))
+
+        def make(heads, length):
+            shape = (B, length, heads, D) if self.layout == "bshd" else (B, heads, length, D)
+            return torch.zeros(shape, device="cuda", dtype=tdt)
+        q, k, v = make(H, S), make(Hkv, Skv), make(Hkv, Skv)
+        causal, scale, fn = bool(cfg["causal"]), 1.0 / math.sqrt(D), self.fn
+        with self.context():
+            if cfg["pass"] == "fwd":
+                fn(q, k, v, causal, scale)
+            else:
+                for x in (q, k, v):
+                    x.requires_grad_(True)
+                out = fn(q, k, v, causal, scale)
+                torch.autograd.grad(out, (q, k, v), torch.zeros_like(out))
+            torch.cuda.synchronize()
+        del q, k, v
+        torch.cuda.empty_cache()
+
     def recover(self):
         self.torch.cuda.empty_cache()
 
@@ -1018,6 +1046,9 @@ class NumpyRunner:
     def time(self, call, cfg):
         return time_host(call, cfg)
 
+    def ahead(self, cfg):
+        pass  # the numpy kit has no per-shape work to do ahead
+
     def recover(self):
         pass
 
@@ -1048,6 +1079,17 @@ def serve(runner, env, describe, inp=None, out=None):
             else:
                 out.write("env %s\n%s\nready\n" % (env, check_line(check)))
             out.flush()
+        elif cmd == "ahead":  # no answer (PROTOCOL.md "Shapes ahead")
+            t0 = time.perf_counter()
+            try:
+                runner.ahead(config_from_line(rest))
+            except Exception as e:  # the configuration itself will report it
+                sys.stderr.write("attnbench_adapter: ahead %s: %s: %s\n"
+                                 % (rest.split(" warmup=")[0], type(e).__name__, _one_line(e)))
+                runner.recover()
+            else:
+                sys.stderr.write("attnbench_adapter: ahead %s: %.1f ms\n"
+                                 % (rest.split(" warmup=")[0], 1e3 * (time.perf_counter() - t0)))
         elif cmd == "take":
             if call is None:
                 raise AdapterError("take before a configuration was accepted")
@@ -1088,6 +1130,8 @@ def hello_line(framework, layout, caps=None, env=None):
     if bad:
         raise AdapterError("capability %r is not one of %s" % (bad[0], ", ".join(CAPS)))
     words = ["hello ipc=%d layout=%s" % (1 if ipc else 0, layout)]
+    if framework == "torch":  # it makes its first call of each shape told ahead
+        words.append("ahead=1")
     for key in CAPS:
         if key in caps:
             v = caps[key]

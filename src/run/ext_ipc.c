@@ -136,12 +136,12 @@ static int hello_pair(const char *key, const char *val, void *arg, char *why, si
         h->causal_only = val[0] == 'a' ? 0 : val[0] == '1' ? 2 : 1;
         return 0;
     }
-    if (strcmp(key, "ipc") == 0) {
+    if (strcmp(key, "ipc") == 0 || strcmp(key, "ahead") == 0) {
         if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0) {
-            snprintf(why, wn, "ipc='%.40s' is not 0 or 1", val);
+            snprintf(why, wn, "%s='%.40s' is not 0 or 1", key, val);
             return -1;
         }
-        h->ipc = val[0] == '1';
+        *(key[0] == 'i' ? &h->ipc : &h->ahead) = val[0] == '1';
     } else if (strcmp(key, "layout") == 0) {
         if (ab_layout_parse(val, &h->layout)) {
             snprintf(why, wn, "layout='%.40s' is not bhsd or bshd", val);

@@ -53,10 +53,12 @@ typedef struct ab_ext_hello {
     int kv_heads_equal; /* h_kv=h: only H_kv = H (no grouped-query); h_kv=any (default): any */
     int kv_len_equal;   /* s_kv=s: only S_kv = S; s_kv=any (default): any */
     int causal_only;    /* causal=1: 2, only causal; causal=0: 1, only not; 0 (any): both */
+    int ahead;          /* ahead=1: it takes `ahead` lines, the run's shapes, before its
+                           first configuration (adapters/PROTOCOL.md "Shapes ahead") */
 } ab_ext_hello;
 
 /* Parses the text after "hello" (space-separated key=value tokens; ipc=0|1,
- * layout=bhsd|bshd, and the capabilities dtypes=, passes=, head_dims=
+ * layout=bhsd|bshd, ahead=0|1, and the capabilities dtypes=, passes=, head_dims=
  * (comma-separated lists), h_kv=any|h, s_kv=any|s, causal=0|1|any;
  * unknown keys are ignored, for later capabilities) into *h (seen set).
  * Returns 0, or -1 with the reason in why (wn bytes) for a token without

@@ -382,6 +382,49 @@ static void result_init(ab_ext_result *out)
     out->exit_status = -1;
 }
 
+/* The request line `KEYWORD B=... graph_k=...` for rq (adapters/PROTOCOL.md,
+ * Protocol 2), newline included, in req (n bytes): H_kv and S_kv only
+ * when they differ from H and S, pass= only for a backward pass, ipc= only
+ * to an adapter whose hello said ipc=1, so that older adapters see the
+ * lines they always saw. */
+static void format_request(const ab_ext2 *p, const char *keyword, const ab_ext_request *rq,
+                           char *req, size_t n)
+{
+    char kv[64] = "";
+    if ((rq->H_kv > 0 && rq->H_kv != rq->H) || (rq->S_kv > 0 && rq->S_kv != rq->S))
+        snprintf(kv, sizeof kv, " H_kv=%d S_kv=%d", rq->H_kv > 0 ? rq->H_kv : rq->H,
+                 rq->S_kv > 0 ? rq->S_kv : rq->S);
+    char ps[24] = "";
+    if (rq->pass && strcmp(rq->pass, "fwd") != 0)
+        snprintf(ps, sizeof ps, " pass=%s", rq->pass);
+    char ipc[700] = "";
+    if (rq->ipc_path && p->hello.ipc)
+        snprintf(ipc, sizeof ipc, " ipc=%.600s", rq->ipc_path);
+    snprintf(req, n,
+             "%s B=%d H=%d S=%d D=%d causal=%d dtype=%s warmup=%d seed=%lu timing=%s "
+             "graph_k=%d%s%s%s\n",
+             keyword, rq->B, rq->H, rq->S, rq->D, rq->causal ? 1 : 0, rq->dtype, rq->warmup,
+             rq->seed, rq->timing_mode, rq->graph_k, kv, ps, ipc);
+}
+
+int ab_ext2_ahead(ab_ext2 *p, const ab_ext_request *rq, char *err, size_t n)
+{
+    char why[300], req[1100];
+    if (p->dead || !p->hello.ahead || p->pending) {
+        snprintf(err, n, "external variant %s: %s", p->name,
+                 p->dead ? "the adapter process died earlier in this run"
+                 : !p->hello.ahead ? "its hello did not say ahead=1"
+                                   : "a configuration is unanswered");
+        return -1;
+    }
+    ab_ext_request r = *rq;
+    r.ipc_path = NULL; /* the shape only: no buffers exist for it yet */
+    format_request(p, "ahead", &r, req, sizeof req);
+    if (send_line(p, req, now_s() + p->timeout_s, why, sizeof why))
+        return fail(p, err, n, why);
+    return 0;
+}
+
 int ab_ext2_config_send(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out)
 {
     char why[400], req[1100];
@@ -394,28 +437,15 @@ int ab_ext2_config_send(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out
         set_err(out, p->name, "%s", "a configuration sent before this one was not answered");
         return -1;
     }
-    char kv[64] = ""; /* only when they differ: older adapters see the same line as before */
-    if ((rq->H_kv > 0 && rq->H_kv != rq->H) || (rq->S_kv > 0 && rq->S_kv != rq->S))
-        snprintf(kv, sizeof kv, " H_kv=%d S_kv=%d", rq->H_kv > 0 ? rq->H_kv : rq->H,
-                 rq->S_kv > 0 ? rq->S_kv : rq->S);
-    char ps[24] = ""; /* likewise only for a backward pass */
-    if (rq->pass && strcmp(rq->pass, "fwd") != 0)
-        snprintf(ps, sizeof ps, " pass=%s", rq->pass);
-    char ipc[700] = ""; /* only to an adapter whose hello said ipc=1 (ext_ipc.h) */
-    if (rq->ipc_path && p->hello.ipc)
-        snprintf(ipc, sizeof ipc, " ipc=%.600s", rq->ipc_path);
-    snprintf(req, sizeof req,
-             "config B=%d H=%d S=%d D=%d causal=%d dtype=%s warmup=%d seed=%lu timing=%s "
-             "graph_k=%d%s%s%s\n",
-             rq->B, rq->H, rq->S, rq->D, rq->causal ? 1 : 0, rq->dtype, rq->warmup, rq->seed,
-             rq->timing_mode, rq->graph_k, kv, ps, ipc);
+    format_request(p, "config", rq, req, sizeof req);
+    const int ipc_sent = strstr(req, " ipc=") != NULL;
     const double deadline = now_s() + p->timeout_s;
     if (send_line(p, req, deadline, why, sizeof why)) {
         fail(p, out->error, sizeof out->error, why);
         return -1;
     }
     p->pending = 1;
-    p->pending_ipc = ipc[0] != '\0';
+    p->pending_ipc = ipc_sent;
     p->pending_deadline = deadline;
     return 0;
 }

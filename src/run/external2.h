@@ -53,6 +53,15 @@ const ab_ext_hello *ab_ext2_hello(const ab_ext2 *p);
  * process is then killed and every later request fails). */
 int ab_ext2_config(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out);
 
+/* Tells an adapter whose hello said ahead=1 a shape it will be asked
+ * later: an `ahead` line, rq as for ab_ext2_config (ipc_path ignored), no
+ * answer awaited (adapters/PROTOCOL.md "Shapes ahead"). The adapter makes
+ * its first call of that shape (a library's per-shape plan, a compile)
+ * before it answers its next configuration. Returns 0, or -1 with why in
+ * err (n bytes) when it has no ahead=1, a configuration is unanswered, or
+ * the line cannot be written (the process is then killed). */
+int ab_ext2_ahead(ab_ext2 *p, const ab_ext_request *rq, char *err, size_t n);
+
 /* ab_ext2_config in two halves, so that the adapter prepares the
  * configuration (its inputs or mappings, checked call, warm-up) while the
  * caller does other untimed work: _send writes the request and returns (0;

@@ -1179,6 +1179,28 @@ static void measure_timer_floor(sqlite3 *db, ab_id run_id, const ab_experiment *
  * skipped */
 static int resuming = 0;
 
+/* The protocol-2 request of external variant ev for shape s (its timing,
+ * the experiment's warm-up, seed and graph_k; no device buffers). */
+static void ext2_request(const ab_experiment *e, const ab_exp_variant *ev, const ab_shape *s,
+                         ab_ext_request *rq)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->name = ev->name;
+    rq->B = s->B;
+    rq->H = s->H;
+    rq->S = s->S;
+    rq->D = s->D;
+    rq->causal = s->causal;
+    rq->dtype = ab_dtype_name(s->dtype);
+    rq->H_kv = s->H_kv;
+    rq->S_kv = s->S_kv;
+    rq->pass = ab_pass_name(s->pass);
+    rq->warmup = e->warmup;
+    rq->seed = e->seed;
+    rq->timing_mode = ab_timing_mode_name(ev->timing);
+    rq->graph_k = e->graph_k;
+}
+
 /* The first half of prepare_ext2: starts st's adapter (protocol-2 external
  * variant ev, index vi) at its first configuration and sends it shape s
  * (its device buffers offered, ext_ipc_offer), without waiting for the
@@ -1224,21 +1246,8 @@ static int prepare_ext2_send(sqlite3 *db, const ab_experiment *e, vstate *st, si
         st->ext = NULL;
         return 2;
     }
-    ab_ext_request rq = {0};
-    rq.name = ev->name;
-    rq.B = s->B;
-    rq.H = s->H;
-    rq.S = s->S;
-    rq.D = s->D;
-    rq.causal = s->causal;
-    rq.dtype = ab_dtype_name(s->dtype);
-    rq.H_kv = s->H_kv;
-    rq.S_kv = s->S_kv;
-    rq.pass = ab_pass_name(s->pass);
-    rq.warmup = e->warmup;
-    rq.seed = e->seed;
-    rq.timing_mode = ab_timing_mode_name(ev->timing);
-    rq.graph_k = e->graph_k;
+    ab_ext_request rq;
+    ext2_request(e, ev, s, &rq);
     ab_layout layout = AB_LAYOUT_BHSD;
     int nsets = 1;
     rq.ipc_path = ext_ipc_offer(ev, vi, st->ext, bufs, s, st->ext_pending.ipath,
@@ -1337,6 +1346,35 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
     return rc == 1 ? prepare_ext2_finish(db, e, st, s, bufs) : rc;
 }
 
+/* Shapes ahead (adapters/PROTOCOL.md): an adapter whose hello said
+ * ahead=1 is told the run's configurations it admits, at most
+ * AB_EXT_AHEAD_MAX of them, at its start, so that it makes its first call
+ * of each (PyTorch's plan for a new shape, FA4's compile) during its own
+ * start-up, before its first configuration, instead of inside each
+ * configuration's measurement. Nothing is timed until every adapter has
+ * answered its first configuration, so these calls never share the GPU
+ * with a timed sample. */
+#define AB_EXT_AHEAD_MAX 64
+static void send_ahead(const ab_experiment *e, const ab_exp_variant *ev, ab_ext2 *p)
+{
+    const ab_ext_hello *h = ab_ext2_hello(p);
+    char why[256], err[AB_ERR];
+    int sent = 0;
+    for (size_t c = 0; h->ahead && c < e->nconfigs && sent < AB_EXT_AHEAD_MAX; c++) {
+        if (ab_ext_hello_admits(h, &e->configs[c], why, sizeof why))
+            continue;
+        ab_ext_request rq;
+        ext2_request(e, ev, &e->configs[c], &rq);
+        if (ab_ext2_ahead(p, &rq, err, sizeof err)) {
+            fprintf(stderr, "  (%s)\n", err); /* its first configuration says more */
+            return;
+        }
+        sent++;
+    }
+    if (sent)
+        fprintf(stderr, "  %s: %d shape%s sent ahead\n", ev->name, sent, sent == 1 ? "" : "s");
+}
+
 /* Starts every protocol-2 adapter of e at once, before the first
  * configuration: their start-up (an interpreter, PyTorch's import, CUDA's
  * initialisation: 3-5 s each on an H200, reports/sampling-budget/) then
@@ -1362,8 +1400,11 @@ static void start_adapters(const ab_experiment *e, int any_gpu)
         }
         if (ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s,
                           ext_output_path(i, opath, sizeof opath), ev->ipc && gpu, e->threads,
-                          &ext_procs[i], err, sizeof err))
+                          &ext_procs[i], err, sizeof err)) {
             ext_procs[i] = NULL;
+            continue;
+        }
+        send_ahead(e, ev, ext_procs[i]);
     }
     wt.adapter_s += ab_now_s() - t;
 }

@@ -13,6 +13,10 @@
 # never says hello; its log's first line records whether it was offered.
 [ "${ATTNBENCH_PROTOCOL:-}" = 2 ] || { echo "error this adapter speaks protocol 2, not ${ATTNBENCH_PROTOCOL:-none}"; exit 1; }
 [ -n "${FAKE2_LOG:-}" ] && echo "$$ start ATTNBENCH_IPC=${ATTNBENCH_IPC:-unset}" >>"$FAKE2_LOG"
+# $FAKE2_HELLO: a hello to say when asked (ATTNBENCH_HELLO=1), e.g.
+# "ipc=0 ahead=1": it then takes `ahead` lines, which it logs and leaves
+# unanswered (PROTOCOL.md "Shapes ahead")
+[ -n "${FAKE2_HELLO:-}" ] && [ "${ATTNBENCH_HELLO:-}" = 1 ] && echo "hello $FAKE2_HELLO"
 takes=0
 while read -r cmd rest; do
   echo "fake2 $$: $cmd $rest" >&2
@@ -47,6 +51,7 @@ while read -r cmd rest; do
     done
     echo done
     ;;
+  ahead) case " ${FAKE2_HELLO:-} " in *" ahead=1 "*) ;; *) echo "error ahead without ahead=1" ;; esac ;;
   quit) exit 0 ;;
   *) echo "error unknown request $cmd" ;;
   esac

@@ -53,6 +53,13 @@ for v in sdpa_ipc sdpa_ipc_graph sdpa_bshd; do
   got=$(q "SELECT count(*) FROM measurements WHERE variant = '$v' AND status = 'ok' AND checked = 1 AND rows_checked = $rows AND stderr_text LIKE '%attnbench_adapter: ipc:%'")
   [ "$got" = $n ] || fail "$v: $got of $n measurements ok, device-checked over every row, mapped: $(q "SELECT dtype, causal, H_kv, status, rows_checked, message FROM measurements WHERE variant = '$v'")"
 done
+# shapes ahead (PROTOCOL.md "Shapes ahead"): the kit's hello says ahead=1,
+# attnbench tells it the run's shapes, and the kit makes its first call of
+# each before its first configuration (its stderr, kept with the
+# measurements, says how long each took)
+grep -q 'sdpa_ipc: 8 shapes sent ahead' log.txt || fail "the kit was not sent the 8 shapes ahead"
+[ "$(q "SELECT count(*) FROM measurements WHERE variant = 'sdpa_ipc' AND stderr_text LIKE '%attnbench_adapter: ahead B=4 H=8 S=2048 D=64 causal=% ms%'")" -ge 1 ] ||
+  fail "the kit did not make the shapes' first calls ahead"
 [ "$(q "SELECT count(*) FROM measurements WHERE variant = 'sdpa_bshd' AND stderr_text LIKE '%layout bshd%'")" = $n ] ||
   fail "sdpa_bshd did not get [B,S,H,D] buffers"
 # input sets: as many as the native variant rotates (hot), > 1 at this size

@@ -172,12 +172,12 @@ def main():
     expect(kit.config_from_line(line.split(" ipc=")[0])["ipc"] is None, "ipc without ipc=")
     expect(kit.check_line({"device": True, "peak_bytes": 4096}) == "check device peak_bytes=4096",
            "check line %r" % kit.check_line({"device": True, "peak_bytes": 4096}))
-    expect(kit.hello_line("torch", "bshd") == "hello ipc=1 layout=bshd", "torch hello")
+    expect(kit.hello_line("torch", "bshd") == "hello ipc=1 layout=bshd ahead=1", "torch hello")
     # the numpy kit runs the forward only, and says so (PROTOCOL.md "Capabilities")
     expect(kit.hello_line("numpy", "bhsd") == "hello ipc=0 layout=bhsd passes=fwd", "numpy hello")
     expect(kit.hello_line("torch", "bhsd", {"dtypes": ["fp16", "bf16"], "head_dims": [64, 128],
                                             "h_kv": "h"}, env={"ATTNBENCH_HELLO": "1"})
-           == "hello ipc=0 layout=bhsd dtypes=fp16,bf16 head_dims=64,128 h_kv=h",
+           == "hello ipc=0 layout=bhsd ahead=1 dtypes=fp16,bf16 head_dims=64,128 h_kv=h",
            "torch hello with capabilities, no buffers offered")
     script = ("import sys; sys.path.insert(0, %r); import attnbench_adapter as k; "
               "k.main(lambda q, k_, v, c, s: q, framework='numpy', layout='bshd')" % adapters)

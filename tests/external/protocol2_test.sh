@@ -12,7 +12,11 @@
 #     the next configuration starts a new process, the native variant and
 #     the run survive;
 #  4. a protocol-1 adapter in the same run still works;
-#  5. device buffers are not offered with `ipc = false;`, nor without a GPU.
+#  5. device buffers are not offered with `ipc = false;`, nor without a GPU;
+#  6. shapes ahead (PROTOCOL.md "Shapes ahead"): an adapter whose hello says
+#     ahead=1 gets one `ahead` line per configuration its capabilities
+#     admit, all before its first `config`, with that configuration's
+#     fields; one whose hello does not say it gets none.
 set -u
 AB=$1 SRC=$2
 fake="$SRC/tests/external/fake_adapter2.sh"
@@ -69,4 +73,24 @@ count p.db "SELECT message FROM measurements WHERE variant = 'ext2_refuse' AND S
 "$AB" report 1 --db p.db -o r.md --no-plots >/dev/null || fail "report failed"
 grep '^| cpu_flash |' r.md | grep -q '‡' && fail "cpu_flash vs ext2_good not paired over rounds"
 grep '^| ext1_good (ext) |' r.md | grep -q '× \[.*\] ‡' || fail "protocol-1 comparison not marked i.i.d."
-echo "ok: protocol 2 adapters interleaved, one process per run, failures contained"
+# 6. shapes ahead: ahead=1 and causal=0 (the causal configurations left
+# out), against a hello without ahead
+cat >ahead.cfg <<CFG
+name = "p2-ahead";
+variants = ( "cpu_flash",
+  { name = "ext2_ahead"; command = "FAKE2_LOG=$tmp/ahead.log FAKE2_HELLO='ipc=0 ahead=1 causal=0' sh $fake"; protocol = 2; },
+  { name = "ext2_noahead"; command = "FAKE2_LOG=$tmp/noahead.log FAKE2_HELLO='ipc=0' sh $fake"; protocol = 2; } );
+sweep = { B = 1; H = 2; S = [16, 33]; D = 8; dtype = "fp32"; causal = [false, true]; };
+warmup = 1; samples = 4; round_size = 2;
+CFG
+"$AB" run ahead.cfg --db a.db >/dev/null 2>alog.txt || { cat alog.txt; fail "ahead run failed"; }
+[ "$(grep -c ' ahead ' ahead.log)" = 2 ] || fail "ahead=1: $(grep -c ' ahead ' ahead.log) ahead lines, want 2 (the non-causal configurations)"
+[ "$(grep -n ' config \| ahead ' ahead.log | head -2 | grep -c ' ahead ')" = 2 ] || fail "ahead lines not all before the first config: $(cat ahead.log)"
+grep ' ahead ' ahead.log | grep -v 'causal=0' && fail "a causal shape sent ahead"
+[ "$(grep ' ahead ' ahead.log | sed 's/.* ahead //' | sort | tr '\n' ';')" = "$(grep ' config ' ahead.log | sed 's/.* config //' | sort | tr '\n' ';')" ] ||
+  fail "the shapes sent ahead are not the configurations asked: $(cat ahead.log)"
+! grep -q ' ahead ' noahead.log || fail "ahead lines sent to an adapter without ahead=1"
+grep -q 'ext2_ahead: 2 shapes sent ahead' alog.txt || fail "the run does not say what it sent ahead"
+[ "$(count a.db "SELECT count(*) FROM measurements WHERE status = 'ok'")" = 10 ] ||
+  fail "ahead run: $(count a.db "SELECT count(*) FROM measurements WHERE status = 'ok'") of 10 measurements ok"
+echo "ok: protocol 2 adapters interleaved, one process per run, failures contained; shapes ahead to ahead=1 only"
