@@ -1461,6 +1461,21 @@ static int stabilise_config(vstate *st, size_t nv, ab_gpu_bufs *bufs, const ab_g
     return rc < 0 ? -1 : 0;
 }
 
+/* After a variant's preparation for shape text sh returned p (prepare,
+ * prepare_ext2: 1 ready, 0 stored, 2 skipped, -1 database error): prints
+ * a stored outcome, marks it active when ready and counts it in *nactive.
+ * Returns -1 when p was, else 0. */
+static int settle(vstate *x, int p, const char *sh, size_t *nactive)
+{
+    if (p < 0)
+        return -1;
+    if (p == 0)
+        print_outcome(x, sh);
+    x->active = p == 1;
+    *nactive += (size_t)x->active;
+    return 0;
+}
+
 /* Configurations made ahead: their device inputs and float64 reference,
  * made while the run waits on an adapter's answer (run_config), so that
  * the wait does the later configurations' untimed work; ahead[c] is taken
@@ -1635,12 +1650,8 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
             charge(&st[i], &b1, c1);
         } else
             charge(&st[i], &b0, c0);
-        if (p < 0)
+        if (settle(&st[i], p, sh, &nactive))
             goto cleanup;
-        if (p == 0)
-            print_outcome(&st[i], sh);
-        st[i].active = p == 1;
-        nactive += st[i].active;
         break;
     }
 
@@ -1667,12 +1678,8 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
             int p = prepare_ext2(db, e, &st[i], i, ev, s, run_id, bufs);
             note_reference(bufs, had_ref, b0.check_s);
             charge(&st[i], &b0, c0);
-            if (p < 0)
+            if (settle(&st[i], p, sh, &nactive))
                 goto cleanup;
-            if (p == 0)
-                print_outcome(&st[i], sh);
-            st[i].active = p == 1;
-            nactive += st[i].active;
             continue;
         }
         if (!ev->native)
@@ -1728,12 +1735,8 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
                         check_seed_base + 1000003UL * (ci + 1));
         note_reference(bufs, had_ref, b0.check_s);
         charge(x, &b0, c0);
-        if (p < 0)
+        if (settle(x, p, sh, &nactive))
             goto cleanup;
-        if (p == 0)
-            print_outcome(x, sh);
-        x->active = p == 1;
-        nactive += x->active;
     }
 
     if (e->stabilise && stabilise_config(st, e->nvariants, bufs, gpu) < 0)
