@@ -39,6 +39,14 @@ function on them, copies the checked call's O (a backward pass: dQ, dK,
 dV, from attnbench's dO) into attnbench's buffers and answers `check
 device`: attnbench checks it on the device like a native variant's.
 
+Shapes ahead (PROTOCOL.md "Shapes ahead"): the torch framework's hello
+also says ahead=1; attnbench then sends the run's shapes as `ahead` lines
+before the first configuration, and the kit calls the function once on
+zero tensors of each (forward, or forward and backward), so PyTorch's
+per-shape plans and a library's compiles are made at the start, not
+inside each configuration's measurement. No answer; stderr gives each
+shape's time.
+
 Input rotation: in hot and graph timing the calls take input sets in
 turn, carrying on from block to block, as the native harness does
 (kernels/gpu_harness.cu, docs/measurement.md "Input rotation"): attnbench's sets under
