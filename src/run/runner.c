@@ -1351,15 +1351,20 @@ static int prepare_ext2(sqlite3 *db, const ab_experiment *e, vstate *st, size_t 
  * AB_EXT_AHEAD_MAX of them, at its start, so that it makes its first call
  * of each (PyTorch's plan for a new shape, FA4's compile) during its own
  * start-up, before its first configuration, instead of inside each
- * configuration's measurement. Nothing is timed until every adapter has
- * answered its first configuration, so these calls never share the GPU
- * with a timed sample. */
+ * configuration's measurement. Only when it runs the run's first
+ * configuration (and the run is not resumed): the first configuration's
+ * rounds wait for its answer, which comes after those calls, so they never
+ * share the GPU with a timed sample; an adapter whose first configuration
+ * comes later would make them while others are timed, and gets none. */
 #define AB_EXT_AHEAD_MAX 64
 static void send_ahead(const ab_experiment *e, const ab_exp_variant *ev, ab_ext2 *p)
 {
     const ab_ext_hello *h = ab_ext2_hello(p);
     char why[256], err[AB_ERR];
     int sent = 0;
+    if (!h->ahead || resuming || e->nconfigs == 0 ||
+        ab_ext_hello_admits(h, &e->configs[0], why, sizeof why))
+        return;
     for (size_t c = 0; h->ahead && c < e->nconfigs && sent < AB_EXT_AHEAD_MAX; c++) {
         if (ab_ext_hello_admits(h, &e->configs[c], why, sizeof why))
             continue;

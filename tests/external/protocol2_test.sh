@@ -16,7 +16,8 @@
 #  6. shapes ahead (PROTOCOL.md "Shapes ahead"): an adapter whose hello says
 #     ahead=1 gets one `ahead` line per configuration its capabilities
 #     admit, all before its first `config`, with that configuration's
-#     fields; one whose hello does not say it gets none.
+#     fields; one whose hello does not say it gets none, nor one that
+#     does not run the first configuration.
 set -u
 AB=$1 SRC=$2
 fake="$SRC/tests/external/fake_adapter2.sh"
@@ -83,7 +84,8 @@ cat >ahead.cfg <<CFG
 name = "p2-ahead";
 variants = ( "cpu_flash",
   { name = "ext2_ahead"; command = "FAKE2_LOG=$tmp/ahead.log FAKE2_HELLO='ipc=0 ahead=1 causal=0' sh $fake"; protocol = 2; },
-  { name = "ext2_noahead"; command = "FAKE2_LOG=$tmp/noahead.log FAKE2_HELLO='ipc=0' sh $fake"; protocol = 2; } );
+  { name = "ext2_noahead"; command = "FAKE2_LOG=$tmp/noahead.log FAKE2_HELLO='ipc=0' sh $fake"; protocol = 2; },
+  { name = "ext2_late"; command = "FAKE2_LOG=$tmp/late.log FAKE2_HELLO='ipc=0 ahead=1 causal=1' sh $fake"; protocol = 2; } );
 sweep = { B = 1; H = 2; S = [16, 33]; D = 8; dtype = "fp32"; causal = [false, true]; };
 warmup = 1; samples = 4; round_size = 2;
 CFG
@@ -94,7 +96,10 @@ grep ' ahead ' ahead.log | grep -v 'causal=0' && fail "a causal shape sent ahead
 [ "$(grep ' ahead ' ahead.log | sed 's/.* ahead //' | sort | tr '\n' ';')" = "$(grep ' config ' ahead.log | sed 's/.* config //' | sort | tr '\n' ';')" ] ||
   fail "the shapes sent ahead are not the configurations asked: $(cat ahead.log)"
 ! grep -q ' ahead ' noahead.log || fail "ahead lines sent to an adapter without ahead=1"
+# an adapter that does not run the first configuration would make its
+# ahead calls while the first configuration is timed: it gets none
+! grep -q ' ahead ' late.log || fail "ahead lines sent to an adapter that skips the first configuration"
 grep -q 'ext2_ahead: 2 shapes sent ahead' alog.txt || fail "the run does not say what it sent ahead"
-[ "$(count a.db "SELECT count(*) FROM measurements WHERE status = 'ok'")" = 10 ] ||
-  fail "ahead run: $(count a.db "SELECT count(*) FROM measurements WHERE status = 'ok'") of 10 measurements ok"
+[ "$(count a.db "SELECT count(*) FROM measurements WHERE status = 'ok'")" = 12 ] ||
+  fail "ahead run: $(count a.db "SELECT count(*) FROM measurements WHERE status = 'ok'") of 12 measurements ok"
 echo "ok: protocol 2 adapters interleaved, one process per run, failures contained; shapes ahead to ahead=1 only"
