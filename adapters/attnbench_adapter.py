@@ -251,6 +251,11 @@ def check_rows(B, H, S, seed):
 
 # ---- correctness ------------------------------------------------------------------
 
+def torch_dtype(torch, dtype):
+    """The torch element type of a protocol dtype name (fp16, bf16, fp32)."""
+    return {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
+
+
 def correctness_torch(torch, cfg, q32, k32, v32, out, rows):
     """Figures of `out` (CUDA tensor in the dtype) against the float64 and
     the plain reference (kernels/reference.c) over `rows`, on the GPU.
@@ -259,7 +264,7 @@ def correctness_torch(torch, cfg, q32, k32, v32, out, rows):
     Skv = cfg["s_kv"]
     k32, v32 = expand_kv(cfg, k32, v32)
     dev = out.device
-    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+    tdt = torch_dtype(torch, cfg["dtype"])
 
     def rnd(x):  # float32 tensor -> nearest dtype value, back in float32
         return x.to(tdt).to(torch.float32)
@@ -767,7 +772,7 @@ class TorchRunner:
         if shared.layout != self.layout:
             raise AdapterError("ipc=: attnbench shares %s tensors, the function takes %s"
                                % (shared.layout, self.layout))
-        tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+        tdt = torch_dtype(torch, cfg["dtype"])
 
         def wrap(a):
             t = torch.as_tensor(a, device="cuda")
@@ -836,7 +841,7 @@ class TorchRunner:
         if cfg.get("ipc"):
             return self._prepare_ipc(cfg, describe)
         B, H, S, D = cfg["b"], cfg["h"], cfg["s"], cfg["d"]
-        tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+        tdt = torch_dtype(torch, cfg["dtype"])
         q32, k32, v32 = make_inputs(B, H, S, D, cfg["dtype"], cfg["seed"], cfg["h_kv"],
                                     cfg["s_kv"])
         # exact: the float32 values are already dtype values
@@ -976,7 +981,7 @@ class TorchRunner:
         per-shape work (PyTorch's cuDNN plan, a compile) is done now; the
         tensors are freed and the allocator's cache emptied."""
         torch = self.torch
-        tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[cfg["dtype"]]
+        tdt = torch_dtype(torch, cfg["dtype"])
         B, H, S, D, Hkv, Skv = (cfg[k] for k in ("b", "h", "s", "d", "h_kv", "s_kv"))
 
         def make(heads, length):

@@ -167,10 +167,16 @@ static int pump(ab_ext2 *p, const struct pollfd *fds, int nf, char *why, size_t 
  * into *line (valid until the next call), draining stderr meanwhile.
  * Returns 0, or -1 with why (end of output, timeout, a NUL byte in the
  * line: the protocol is text, as in protocol 1). */
+/* The end of the first complete line waiting in p's stdout buffer, or NULL. */
+static char *buffered_line(const ab_ext2 *p)
+{
+    return p->nline ? memchr(p->line, '\n', p->nline) : NULL;
+}
+
 static int next_line(ab_ext2 *p, double deadline, char **line, char *why, size_t wn)
 {
     for (;;) {
-        char *nl = p->nline ? memchr(p->line, '\n', p->nline) : NULL;
+        char *nl = buffered_line(p);
         if (nl) {
             /* hand out the line (valid until the next call) */
             size_t len = (size_t)(nl - p->line);
@@ -452,16 +458,14 @@ int ab_ext2_config_send(ab_ext2 *p, const ab_ext_request *rq, ab_ext_result *out
 
 int ab_ext2_answer_ready(ab_ext2 *p)
 {
-    if (p->dead || p->replay || p->out_r < 0)
-        return 1;
-    if (p->nline && memchr(p->line, '\n', p->nline))
+    if (p->dead || p->replay || p->out_r < 0 || buffered_line(p))
         return 1;
     struct pollfd fds[2] = {{p->out_r, POLLIN, 0}, {p->err_r, POLLIN, 0}};
     const int nf = p->err_r >= 0 ? 2 : 1;
     char why[200];
     if (poll(fds, (nfds_t)nf, 0) > 0 && pump(p, fds, nf, why, sizeof why))
         return 1; /* the answer's reading will meet the same fault and say it */
-    return p->out_r < 0 || (p->nline && memchr(p->line, '\n', p->nline));
+    return p->out_r < 0 || buffered_line(p) != NULL;
 }
 
 int ab_ext2_config_answer(ab_ext2 *p, ab_ext_result *out)

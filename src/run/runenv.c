@@ -128,6 +128,8 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
                         json_pack("{s:f, s:f, s:i, s:s}", "min_time_s", e->min_time_s,
                                   "max_time_s", e->max_time_s, "max_samples", e->max_samples,
                                   "from", e->sampling_from ? e->sampling_from : "default"));
+    /* the warm-up's time bound (runner.c warm_up), which the report states */
+    json_object_set_new(s, "warmup_time_s", json_real(e->warmup_time_s));
     static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES",
                                        "OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
                                        /* plans built ahead (runner.c): setup time only */

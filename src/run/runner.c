@@ -202,7 +202,6 @@ typedef struct vstate {
     /* a protocol-2 adapter's configuration sent and not yet answered
      * (prepare_ext2_send): where its output and buffers were offered */
     struct {
-        int sent;
         char opath[600], ipath[640];
         const char *offered;
         ab_layout layout;
@@ -310,6 +309,21 @@ static void note_reference(ab_gpu_bufs *bufs, int had_ref, double check0)
 {
     if (!had_ref && have_reference(bufs))
         wt.reference_s += wt.check_s - check0;
+}
+
+/* Makes bufs' float64 reference now (ab_gpu_reference_make), before a
+ * check needs it, counted as a check and, when this made it, as the
+ * configuration's shared reference (note_reference). A CUDA error is
+ * printed; the checks then meet it again and store why. */
+static void reference_now(ab_gpu_bufs *bufs)
+{
+    char err[AB_ERR];
+    const int had_ref = have_reference(bufs);
+    const double check0 = wt.check_s, t = ab_now_s();
+    if (ab_gpu_reference_make(bufs, err, sizeof err) < 0)
+        fprintf(stderr, "  (the reference could not be made ahead: %s)\n", err);
+    wt.check_s += ab_now_s() - t;
+    note_reference(bufs, had_ref, check0);
 }
 
 /* Seconds of plans built ahead (prepare_ahead) not yet charged, per
@@ -1266,7 +1280,6 @@ static int prepare_ext2_send(sqlite3 *db, const ab_experiment *e, vstate *st, si
         st->ext = NULL;
         return out;
     }
-    st->ext_pending.sent = 1;
     st->ext_pending.offered = offered;
     st->ext_pending.layout = layout;
     st->ext_pending.vi = vi;
@@ -1286,7 +1299,6 @@ static int prepare_ext2_finish(sqlite3 *db, const ab_experiment *e, vstate *st,
     const char *offered = st->ext_pending.offered;
     const ab_layout layout = st->ext_pending.layout;
     const double t0 = ab_now_s();
-    st->ext_pending.sent = 0;
     ab_ext_result res;
     int rc = ab_ext2_config_answer(st->ext, &res);
     wt.adapter_s += ab_now_s() - t0; /* what is left of its warm-up and check */
@@ -1497,13 +1509,19 @@ static void ahead_free(void)
     ahead_n = 0;
 }
 
+/* The device bytes a configuration made ahead holds: inputs and rotation
+ * sets (ab_gpu_bytes_needed) and the float64 reference of O, or of the
+ * gradients counted as 3 float64 copies of Q for a backward pass. */
+static size_t ahead_bytes(const ab_shape *s)
+{
+    return ab_gpu_bytes_needed(s) + (s->pass == AB_FWD ? 1 : 3) * ab_shape_numel(s) * 8;
+}
+
 /* Makes the next configuration after ci that has none ahead: its inputs
- * on the device (as run_config would) and its reference
- * (ab_gpu_reference_make), when what it holds with what is already ahead
- * stays within a quarter of the device memory free beside them (inputs,
- * rotation sets and the float64 reference of O or of the gradients,
- * counted as 3 float64 copies of Q for a backward pass). Returns 1 when it
- * made one, 0 when there is nothing (more) to make or no room. */
+ * on the device (as run_config would) and its reference (reference_now),
+ * when what it holds with what is already ahead (ahead_bytes) stays within
+ * a quarter of the device memory free beside them. Returns 1 when it made
+ * one, 0 when there is nothing (more) to make or no room. */
 static int make_ahead(const ab_experiment *e, size_t ci, const ab_gpu_info *gpu)
 {
     if (!gpu || interrupted)
@@ -1523,9 +1541,8 @@ static int make_ahead(const ab_experiment *e, size_t ci, const ab_gpu_info *gpu)
     size_t held = 0;
     for (size_t j = 0; j < e->nconfigs; j++)
         if (ahead[j])
-            held += ab_gpu_bytes_needed(&e->configs[j]) +
-                    (e->configs[j].pass == AB_FWD ? 1 : 3) * ab_shape_numel(&e->configs[j]) * 8;
-    const size_t need = ab_gpu_bytes_needed(s) + (s->pass == AB_FWD ? 1 : 3) * ab_shape_numel(s) * 8;
+            held += ahead_bytes(&e->configs[j]);
+    const size_t need = ahead_bytes(s);
     const size_t used = ab_gpu_mem_used();
     const size_t free_now = gpu->mem_total > used ? gpu->mem_total - used : 0;
     if (need + held > (free_now + held) / 4)
@@ -1539,13 +1556,8 @@ static int make_ahead(const ab_experiment *e, size_t ci, const ab_gpu_info *gpu)
         wt.inputs_s += ab_now_s() - t0;
         return 0; /* run_config tries again and says why */
     }
-    const double t1 = ab_now_s();
-    wt.inputs_s += t1 - t0;
-    int r = ab_gpu_reference_make(b, err, sizeof err);
-    const double dt = ab_now_s() - t1;
-    wt.check_s += dt;
-    if (r == 0)
-        wt.reference_s += dt;
+    wt.inputs_s += ab_now_s() - t0;
+    reference_now(b);
     ahead[c] = b;
     return 1;
 }
@@ -1636,14 +1648,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
         const double c0 = ab_now_s();
         int p = prepare_ext2_send(db, e, &st[i], i, ev, s, run_id, bufs);
         if (p == 1) {
-            const double t_ref = ab_now_s();
-            const int had_ref = have_reference(bufs);
-            if (ab_gpu_reference_make(bufs, err, sizeof err) < 0)
-                fprintf(stderr, "  (the reference could not be made ahead: %s)\n", err);
-            const double dt = ab_now_s() - t_ref;
-            wt.check_s += dt; /* the configuration's, left out of the adapter's cost */
-            if (!had_ref && have_reference(bufs))
-                wt.reference_s += dt;
+            reference_now(bufs); /* the configuration's, left out of the adapter's cost */
             /* while it has not answered, the later configurations' inputs
              * and references (the run's, not the adapter's cost) */
             charge(&st[i], &b0, c0);
@@ -1936,10 +1941,8 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     /* the machine (same hash as `attnbench env`); this run's settings apart */
     fp = ab_env_fingerprint(1);
     settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
-    if (settings) { /* which generator made the inputs (data.h); the warm-up's bound */
+    if (settings) /* which generator made the inputs (data.h) */
         json_object_set_new(settings, "inputs", json_string(AB_INPUTS_GENERATOR));
-        json_object_set_new(settings, "warmup_time_s", json_real(e->warmup_time_s));
-    }
     if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;
