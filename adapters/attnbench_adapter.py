@@ -71,6 +71,8 @@ import sys
 import time
 import traceback
 
+_STARTED = time.perf_counter()  # the kit's import: start-up stages are said from it
+
 ROWS_PER_SLICE = 64            # as kernels/check.h's AB_CHECK_ROWS_PER_SLICE
 ALL_ROWS_MAX_SCORES = 1 << 26  # B*H*S*S at most this: every row is checked
 DTYPES = ("fp16", "bf16", "fp32")
@@ -1101,8 +1103,10 @@ def serve(runner, env, describe, inp=None, out=None):
                                  % (rest.split(" warmup=")[0], type(e).__name__, _one_line(e)))
                 runner.recover()
             else:
-                sys.stderr.write("attnbench_adapter: ahead %s: %.1f ms\n"
-                                 % (rest.split(" warmup=")[0], 1e3 * (time.perf_counter() - t0)))
+                now = time.perf_counter()
+                sys.stderr.write("attnbench_adapter: ahead %s: %.1f ms, done %.0f ms after start\n"
+                                 % (rest.split(" warmup=")[0], 1e3 * (now - t0),
+                                    1e3 * (now - _STARTED)))
         elif cmd == "take":
             if call is None:
                 raise AdapterError("take before a configuration was accepted")
@@ -1178,6 +1182,8 @@ def run(fn, framework="torch", env=None, context=None, describe="the function", 
         sys.stdout.flush()
     cfg = None if proto == "2" else config_from_env()  # refuses other protocols
     runner = runners[framework](fn, context, layout)
+    sys.stderr.write("attnbench_adapter: %s imported, %.0f ms after start\n"
+                     % (framework, 1e3 * (time.perf_counter() - _STARTED)))
     if preload is not None:
         t0 = time.perf_counter()
         preload()
