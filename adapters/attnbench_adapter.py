@@ -585,30 +585,77 @@ def own_input_sets(q, k, v, cfg, l2_bytes):
 
 class _Hold:
     """The launch hold of kernels/gpu_harness.cu, for PyTorch: before a
-    block's first event, torch.cuda._sleep keeps the GPU busy while Python
-    enqueues the block's events and calls, so the first sample does not
-    hold the host's time to submit the call (without it PyTorch's SDPA
-    samples in rounds of 2 moved 20-40% with their position in the round on
-    an H100, reports/hold/README.md). attnbench's hold waits on a flag; no
-    such kernel is in PyTorch, so this one spins for a fixed time: twice the
-    host time the previous block took to enqueue (at least 1 ms), measured
-    in cycles by timing _sleep once. Where torch.cuda._sleep is missing
-    (a private function) nothing is held. ATTNBENCH_HOLD=0 turns it off as
-    it does for attnbench."""
+    block's first event the stream waits while Python enqueues the block's
+    events and calls, so that the first sample does not hold the host's time
+    to submit the call (without a hold PyTorch's SDPA samples in rounds of 2
+    moved 20-40% with their position in the round on an H100,
+    reports/hold/README.md).
+
+    Two routes. "flag", as attnbench's own hold: the stream waits on a
+    32-bit word of mapped host memory (the driver's cuStreamWaitValue32,
+    CUDA's stream memory operations) that end() writes once the block is
+    enqueued, so the GPU is held exactly as long as the host takes to
+    submit. "sleep", where that is unavailable: torch.cuda._sleep (a private
+    function) spins for a fixed time, twice the host time the previous
+    block took to enqueue (at least 1 ms), measured in cycles by timing
+    _sleep once; the GPU then idles for that time in every block whether the
+    host needed it or not (on an H100, SDPA's backward in blocks of 2: 1.7-1.9
+    ms a block against 1.0 ms with the flag; a small forward 1.03 against
+    0.10 ms, reports/cost-per-answer/ round 9). Where neither exists nothing
+    is held. ATTNBENCH_HOLD=0 turns it off as it does for attnbench.
+    begin() and end() come in pairs; time_torch calls end() on every path,
+    since a stream left waiting on the flag would never run again."""
 
     def __init__(self, torch):
         self.torch = torch
         self.sleep = getattr(torch.cuda, "_sleep", None)
-        if os.environ.get("ATTNBENCH_HOLD") == "0":
-            self.sleep = None
+        self.route = "off" if os.environ.get("ATTNBENCH_HOLD") == "0" else None
         self.cycles_per_s = None
         self.enqueue_s = 1e-3
+        self.gen = 0
+        self.t0 = None
+
+    def _flag_route(self):
+        """Sets up the flag (needs the CUDA context, made by then): a word of
+        page-locked host memory mapped into the device's address space, and
+        the driver's wait on it; False where the driver lacks either."""
+        try:
+            cu = ctypes.CDLL("libcuda.so.1")
+            wait = getattr(cu, "cuStreamWaitValue32_v2", None) or cu.cuStreamWaitValue32
+            host, dev = ctypes.c_void_p(), ctypes.c_uint64()
+            # CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP
+            if cu.cuMemHostAlloc(ctypes.byref(host), ctypes.c_size_t(64), ctypes.c_uint(3)) != 0:
+                return False
+            if cu.cuMemHostGetDevicePointer_v2(ctypes.byref(dev), host, ctypes.c_uint(0)) != 0:
+                return False
+        except (OSError, AttributeError):
+            return False
+        wait.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+        wait.restype = ctypes.c_int
+        self.wait, self.flag_dev = wait, dev.value
+        self.flag = ctypes.c_uint32.from_address(host.value)
+        self.flag.value = 0
+        return True
 
     def begin(self):
-        """Enqueues the spin (nothing when the hold is off)."""
-        if self.sleep is None:
-            return
+        """Enqueues the wait (nothing when the hold is off)."""
         torch = self.torch
+        if self.route is None:
+            self.route = ("flag" if self._flag_route() else
+                          "sleep" if self.sleep is not None else "off")
+            sys.stderr.write("attnbench_adapter: launch hold: %s\n" % self.route)
+        if self.route == "flag":
+            self.gen = (self.gen + 1) & 0xFFFFFFFF or 1
+            stream = torch.cuda.current_stream().cuda_stream
+            # CU_STREAM_WAIT_VALUE_EQ: this block's value only
+            if self.wait(ctypes.c_void_p(stream), self.flag_dev, self.gen, 1) == 0:
+                self.t0 = time.perf_counter()
+                return
+            self.route = "sleep" if self.sleep is not None else "off"
+            sys.stderr.write("attnbench_adapter: launch hold: the stream wait failed, %s\n"
+                             % self.route)
+        if self.route != "sleep":
+            return
         if self.cycles_per_s is None:
             e0 = torch.cuda.Event(enable_timing=True)
             e1 = torch.cuda.Event(enable_timing=True)
@@ -623,9 +670,14 @@ class _Hold:
         self.t0 = time.perf_counter()
 
     def end(self):
-        """After the block is enqueued: remembers how long that took."""
-        if self.sleep is not None:
-            self.enqueue_s = time.perf_counter() - self.t0
+        """After the block is enqueued (or its enqueue failed): releases the
+        stream; remembers how long the enqueue took."""
+        if self.t0 is None:
+            return
+        if self.route == "flag":
+            self.flag.value = self.gen
+        self.enqueue_s = time.perf_counter() - self.t0
+        self.t0 = None
 
 
 def time_torch(torch, call, cfg, hold):
@@ -652,10 +704,12 @@ def time_torch(torch, call, cfg, hold):
         e1 = torch.cuda.Event(enable_timing=True)
         for _ in range(n):
             hold.begin()
-            e0.record()
-            g.replay()
-            e1.record()
-            hold.end()
+            try:
+                e0.record()
+                g.replay()
+                e1.record()
+            finally:
+                hold.end()
             e1.synchronize()
             ms.append(e0.elapsed_time(e1) / gk)
         del g
@@ -663,11 +717,13 @@ def time_torch(torch, call, cfg, hold):
     if cfg["timing"] == "hot":
         ev = [torch.cuda.Event(enable_timing=True) for _ in range(n + 1)]
         hold.begin()
-        ev[0].record()
-        for i in range(n):
-            call()
-            ev[i + 1].record()
-        hold.end()
+        try:
+            ev[0].record()
+            for i in range(n):
+                call()
+                ev[i + 1].record()
+        finally:
+            hold.end()
         ev[n].synchronize()
         return [ev[i].elapsed_time(ev[i + 1]) for i in range(n)]
     # cold: overwrite a buffer of twice the L2 size before each call
@@ -678,11 +734,13 @@ def time_torch(torch, call, cfg, hold):
     e1 = torch.cuda.Event(enable_timing=True)
     for i in range(n):
         hold.begin()
-        flush.fill_(i & 0xFF)
-        e0.record()
-        cold_call()
-        e1.record()
-        hold.end()
+        try:
+            flush.fill_(i & 0xFF)
+            e0.record()
+            cold_call()
+            e1.record()
+        finally:
+            hold.end()
         e1.synchronize()
         ms.append(e0.elapsed_time(e1))
     del flush
