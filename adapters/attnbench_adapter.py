@@ -47,6 +47,12 @@ per-shape plans and a library's compiles are made at the start, not
 inside each configuration's measurement. No answer; stderr gives each
 shape's time.
 
+Kept adapters (PROTOCOL.md "Kept adapters"): with attnbench run
+--keep-adapters S (ATTNBENCH_KEEP set), the kit answers `quit` with `kept`
+and waits, at most S seconds idle, for the next run of the same command to
+be handed over, its framework, compiled kernels and plans kept; it leaves
+instead when a module file or a library it loaded changed (_Keeper).
+
 Input rotation: in hot and graph timing the calls take input sets in
 turn, carrying on from block to block, as the native harness does
 (kernels/gpu_harness.cu, docs/measurement.md "Input rotation"): attnbench's sets under
@@ -1064,6 +1070,12 @@ class TorchRunner:
     def recover(self):
         self.torch.cuda.empty_cache()
 
+    def idle(self):
+        """Between kept sessions: the allocator's cache back to the device."""
+        self.release()
+        self.torch.cuda.synchronize()
+        self.torch.cuda.empty_cache()
+
 
 def _threads():
     """{"threads": N} when attnbench passed the experiment's `threads` (as
@@ -1125,6 +1137,168 @@ class NumpyRunner:
     def recover(self):
         pass
 
+    def idle(self):
+        pass
+
+
+# ---- kept adapters ------------------------------------------------------------------
+
+class _Keeper:
+    """Kept adapters (PROTOCOL.md "Kept adapters"; attnbench's side:
+    src/run/ext_keep.h). attnbench run --keep-adapters S sets
+    ATTNBENCH_KEEP=SOCKET:S; after a session that ended with `quit` the kit
+    answers `kept`, puts /dev/null on its stdin, stdout and stderr and
+    listens at SOCKET for the next run of the same command, at most S
+    seconds idle. A run is handed over as three descriptors (SCM_RIGHTS: the
+    new stdin, stdout, stderr) and NAME=VALUE\\0 variables (the run's
+    ATTNBENCH_OUTPUT, ATTNBENCH_VARIANT, ATTNBENCH_KEEP); the kit answers
+    one byte and speaks protocol 2 from its hello again, its framework,
+    compiled kernels and plans kept. It does not take a run, and leaves,
+    when a file it runs changed since it was first seen (the modification
+    time or size of a Python module's file or of any file mapped into the
+    process, /proc/self/maps: shared libraries, ctypes-loaded ones too): a
+    new process then loads the new code. A file changed while the very run
+    that loaded it was going is not noticed."""
+
+    def __init__(self, spec):
+        self.path, self.idle_s = self._parse(spec)
+        self.stamps = {}
+        self.sessions = 1
+        self.stamp()
+
+    @staticmethod
+    def _parse(spec):
+        path, _, secs = spec.rpartition(":")
+        return path, float(secs)
+
+    def _files(self):
+        for m in list(sys.modules.values()):
+            f = getattr(m, "__file__", None)
+            if isinstance(f, str):
+                yield os.path.abspath(f)
+        try:
+            with open("/proc/self/maps") as maps:
+                for line in maps:
+                    parts = line.split(None, 5)
+                    if len(parts) == 6 and parts[5].startswith("/"):
+                        yield parts[5].rstrip("\n")
+        except OSError:
+            pass
+
+    def stamp(self):
+        """Records the files first seen since the last stamp."""
+        for f in self._files():
+            if f not in self.stamps:
+                try:
+                    st = os.stat(f)
+                except OSError:
+                    continue
+                self.stamps[f] = (st.st_mtime_ns, st.st_size)
+
+    def changed(self):
+        """The first file whose time or size moved (or that is gone), else None."""
+        for f, was in self.stamps.items():
+            try:
+                st = os.stat(f)
+            except OSError:
+                return f
+            if (st.st_mtime_ns, st.st_size) != was:
+                return f
+        return None
+
+    def wait(self):
+        """Listens until a run is handed over: True with descriptors 0, 1, 2
+        replaced and os.environ updated; False when idle for idle_s, another
+        kept adapter holds the socket, or a file changed."""
+        import errno
+        import select
+        import socket
+        import struct
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(self.path)
+        except OSError as e:
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                if e.errno != errno.EADDRINUSE:
+                    return False
+                probe.connect(self.path)
+                return False  # another kept adapter listens there
+            except OSError:  # a stale socket: taken over
+                os.unlink(self.path)
+                listener.bind(self.path)
+            finally:
+                probe.close()
+        try:
+            listener.listen(4)
+            while True:
+                ready, _, _ = select.select([listener], [], [], self.idle_s)
+                if not ready:
+                    return False
+                conn, _ = listener.accept()
+                with conn:
+                    cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                           struct.calcsize("3i"))
+                    if struct.unpack("3i", cred)[1] != os.getuid():
+                        continue
+                    conn.settimeout(5.0)
+                    msg, fds, _, _ = socket.recv_fds(conn, 65536, 3)
+                    if len(fds) != 3:
+                        for fd in fds:
+                            os.close(fd)
+                        continue
+                    if self.changed() is not None:
+                        for fd in fds:
+                            os.close(fd)
+                        return False
+                    for i, fd in enumerate(fds):
+                        os.dup2(fd, i)
+                        os.close(fd)
+                    for kv in msg.split(b"\0"):
+                        if b"=" in kv:
+                            k, _, v = kv.decode().partition("=")
+                            os.environ[k] = v
+                    conn.sendall(b"1")
+                if os.environ.get("ATTNBENCH_KEEP"):
+                    self.idle_s = self._parse(os.environ["ATTNBENCH_KEEP"])[1]
+                self.sessions += 1
+                return True
+        finally:
+            listener.close()
+            try:  # closed while serving: a concurrent run starts its own process
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+
+def _keep_serving(runner, env_json, describe, framework, layout, caps):
+    """After a session that ended with `quit`, with ATTNBENCH_KEEP set:
+    stays for later runs (_Keeper) until idle, stale or ended by EOF."""
+    import signal
+    keeper = _Keeper(os.environ["ATTNBENCH_KEEP"])
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    while True:
+        runner.idle()
+        keeper.stamp()
+        sys.stdout.write("kept\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        if not keeper.wait():
+            return
+        sys.stdin = open(0, "r", closefd=False)
+        if hello_wanted():
+            sys.stdout.write(hello_line(framework, layout, caps, os.environ) + "\n")
+            sys.stdout.flush()
+        sys.stderr.write("attnbench_adapter: kept from an earlier run: session %d of pid %d, "
+                         "started %.0f s ago\n"
+                         % (keeper.sessions, os.getpid(), time.perf_counter() - _STARTED))
+        if not serve(runner, env_json, describe):
+            return
+
 
 # ---- the protocols ----------------------------------------------------------------
 
@@ -1133,7 +1307,8 @@ def _one_line(e):
 
 
 def serve(runner, env, describe, inp=None, out=None):
-    """Protocol 2: answer config / take / quit requests until quit or EOF."""
+    """Protocol 2: answer config / take / quit requests until quit (returns
+    True) or EOF (False)."""
     inp, out = inp or sys.stdin, out or sys.stdout
     call, cfg = None, None
     for line in inp:
@@ -1173,11 +1348,14 @@ def serve(runner, env, describe, inp=None, out=None):
             out.write("".join("sample %r\n" % float(x) for x in ms) + "done\n")
             out.flush()
         elif cmd == "quit":
-            break
+            call = None
+            runner.release()
+            return True
         elif cmd:
             raise AdapterError("unknown request %r" % cmd)
     call = None
     runner.release()
+    return False
 
 
 CAPS = ("dtypes", "head_dims", "passes", "h_kv", "s_kv", "causal")
@@ -1240,8 +1418,8 @@ def run(fn, framework="torch", env=None, context=None, describe="the function", 
         sys.stdout.flush()
     cfg = None if proto == "2" else config_from_env()  # refuses other protocols
     runner = runners[framework](fn, context, layout)
-    sys.stderr.write("attnbench_adapter: %s imported, %.0f ms after start\n"
-                     % (framework, 1e3 * (time.perf_counter() - _STARTED)))
+    sys.stderr.write("attnbench_adapter: %s imported, %.0f ms after start (pid %d)\n"
+                     % (framework, 1e3 * (time.perf_counter() - _STARTED), os.getpid()))
     if preload is not None:
         t0 = time.perf_counter()
         preload()
@@ -1250,7 +1428,9 @@ def run(fn, framework="torch", env=None, context=None, describe="the function", 
     fields.update(env or {})
     env_json = json.dumps(fields, sort_keys=True)
     if proto == "2":
-        return serve(runner, env_json, describe)
+        if serve(runner, env_json, describe) and os.environ.get("ATTNBENCH_KEEP"):
+            _keep_serving(runner, env_json, describe, framework, layout, caps)
+        return
     call, check = runner.prepare(cfg, describe)
     ms = runner.time(call, cfg)
     lines = ["sample %r" % float(x) for x in ms]

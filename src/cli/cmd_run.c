@@ -1,8 +1,8 @@
 /*
  * cmd_run.c: `attnbench run EXPERIMENT [--db PATH] [--min-time S]
- * [--max-time S]`: load and validate the experiment, set the GPU-time
- * budget given on the command line, open the database, run, print the
- * run's id.
+ * [--max-time S] [--keep-adapters S]`: load and validate the experiment,
+ * set the GPU-time budget and the adapters' keeping given on the command
+ * line, open the database, run, print the run's id.
  */
 #include "commands.h"
 #include "claims.h"
@@ -13,6 +13,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cmd_run(int argc, char **argv)
@@ -20,6 +21,7 @@ int cmd_run(int argc, char **argv)
     const char *path = NULL, *db_flag = NULL, *v;
     const char *shard_s = NULL, *devices_s = NULL, *worker = NULL; /* scale-out */
     const char *min_time = NULL, *max_time = NULL; /* the GPU-time budget */
+    const char *keep = NULL;                       /* --keep-adapters S (ext_keep.h) */
     int missing = 0;
     for (int i = 1; i < argc; i++) {
         if ((v = ab_opt(argc, argv, &i, "--db", &missing)))
@@ -36,6 +38,8 @@ int cmd_run(int argc, char **argv)
             min_time = v;
         else if (!missing && (v = ab_opt(argc, argv, &i, "--max-time", &missing)))
             max_time = v;
+        else if (!missing && (v = ab_opt(argc, argv, &i, "--keep-adapters", &missing)))
+            keep = v;
         else if (missing)
             return ab_usage("run: %s needs a value (attnbench help run)", argv[i]);
         else if (argv[i][0] == '-')
@@ -47,6 +51,14 @@ int cmd_run(int argc, char **argv)
     }
     if (!path)
         return ab_usage("run: missing EXPERIMENT (attnbench help run)");
+    double keep_s = 0;
+    if (keep) {
+        char *end;
+        keep_s = strtod(keep, &end);
+        if (end == keep || *end || !(keep_s >= 0 && keep_s <= 86400))
+            return ab_usage("run: --keep-adapters: '%s' is not a number of seconds from 0 to "
+                            "86400", keep);
+    }
 
     char err[AB_ERR];
     ab_experiment e;
@@ -58,6 +70,7 @@ int cmd_run(int argc, char **argv)
         error("%s", err);
         return 1;
     }
+    e.keep_adapters_s = keep_s;
     const char *db_path = ab_db_path(db_flag);
     char shard_cmd[64] = "";
     int sr = ab_run_scaleout(&e, path, db_path, shard_s, devices_s, worker, shard_cmd,

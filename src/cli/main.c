@@ -27,7 +27,7 @@ typedef struct command {
 static const command commands[] = {
     {"run", cmd_run, "run an experiment file and store every sample",
      "attnbench run EXPERIMENT [--shard K/N | --devices all|0,1,...] [--db PATH]\n"
-     "              [--min-time S] [--max-time S]\n"
+     "              [--min-time S] [--max-time S] [--keep-adapters S]\n"
      "  Runs every (configuration, variant) of EXPERIMENT (a libconfig file, see\n"
      "  experiments/), checks each against the float64 reference, stores every raw\n"
      "  latency sample, and prints the new run's id on stdout.\n"
@@ -35,6 +35,11 @@ static const command commands[] = {
      "  GPU time (nvbench's min_time) besides its count or convergence; --max-time S\n"
      "  stops one at S seconds of GPU time (0: no cap). They override the experiment's\n"
      "  min_time / max_time; the run stores and reports the budget it used.\n"
+     "  --keep-adapters S: protocol-2 adapters that can (the adapter kit's) stay after\n"
+     "  the run, idle for at most S seconds, and the next run of the same command in\n"
+     "  the same directory and environment uses them instead of starting new ones (no\n"
+     "  interpreter, import or compile to wait for); one whose files changed since it\n"
+     "  started is not used (adapters/PROTOCOL.md \"Kept adapters\").\n"
      "  --shard K/N runs part K of the configurations split into N parts of about equal\n"
      "  cost (forward FLOPs x variants, longest first to the least-loaded part); in a\n"
      "  Slurm job array, SLURM_ARRAY_TASK_ID/MIN/MAX (or COUNT) pick the part instead.\n"

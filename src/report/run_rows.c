@@ -96,6 +96,13 @@ void ab_report_settings_rows(FILE *out, const json_t *s)
                       "variant whose host submission outlasts its GPU work) includes the host's "
                       "time to submit the launch (docs/measurement.md)"
                     : " (only 0 turns the hold off)");
+    const json_t *keep = json_object_get(s, "keep_adapters_s");
+    if (json_is_number(keep))
+        fprintf(out, "| kept adapters | --keep-adapters %g: protocol-2 adapters could stay for "
+                     "later runs and take this one from an earlier run (measurements.stderr_text "
+                     "says which); their start-up then falls outside this run's wall time "
+                     "(adapters/PROTOCOL.md, Kept adapters) |\n",
+                json_number_value(keep));
 }
 
 void ab_report_shard_row(FILE *out, const ab_run_record *rec)

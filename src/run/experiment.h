@@ -91,6 +91,10 @@ typedef struct ab_experiment {
     double min_time_s, max_time_s;
     const char *sampling_from; /* where min_time/max_time came from: "default",
                                   "experiment" or "command line" (static) */
+    /* `run --keep-adapters SECONDS` (src/run/ext_keep.h): protocol-2
+     * adapters may stay for the next run, idle at most this long; 0: each
+     * ends with the run (the default). Not part of the experiment's text. */
+    double keep_adapters_s;
     /* comparison */
     double alpha, practical;
     int resolve;          /* variants were resolved against the registry */

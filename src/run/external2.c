@@ -14,6 +14,7 @@
 #include "external2.h"
 
 #include "ext_ipc.h"
+#include "ext_keep.h"
 #include "proc.h"
 
 #include <errno.h>
@@ -53,6 +54,10 @@ struct ab_ext2 {
      * its deadline and whether it carried ipc= */
     int pending, pending_ipc;
     double pending_deadline;
+    /* kept adapters (ext_keep.h): offered (keep_s > 0), and this one
+     * handed the run instead of started (foreign: pid is not a child) */
+    double keep_s;
+    int foreign;
 };
 
 static double now_s(void)
@@ -84,7 +89,13 @@ static void kill_group(ab_ext2 *p)
 {
     if (p->pid <= 0)
         return;
-    ab_proc_end(p->pid, 0.5, -1, NULL);
+    if (p->foreign) { /* a kept adapter: not a child, nothing to reap */
+        const pid_t g = getpgid(p->pid);
+        if (g > 1 && g != getpgrp())
+            kill(-g, SIGKILL);
+        kill(p->pid, SIGKILL);
+    } else
+        ab_proc_end(p->pid, 0.5, -1, NULL);
     p->pid = -1;
 }
 
@@ -283,8 +294,8 @@ static int send_line(ab_ext2 *p, const char *text, double deadline, char *why, s
 }
 
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  const char *output_path, int offer_ipc, int threads, ab_ext2 **out, char *err,
-                  size_t n)
+                  const char *output_path, int offer_ipc, int threads, double keep_s,
+                  ab_ext2 **out, char *err, size_t n)
 {
     *out = NULL;
     ab_ext2 *p = calloc(1, sizeof *p);
@@ -299,7 +310,8 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
     size_t ne = 0;
     for (char **e = environ; e && *e; e++)
         ne++;
-    char **env = calloc(ne + 10, sizeof *env), vbuf[160], *obuf = NULL, tbuf[4][64];
+    char **env = calloc(ne + 12, sizeof *env), vbuf[160], *obuf = NULL, tbuf[4][64];
+    char kpath[256] = "", kbuf[320];
     size_t k = 0;
     for (char **e = environ; env && e && *e; e++)
         if (strncmp(*e, "ATTNBENCH_", 10) != 0 && !(threads > 0 && ab_ext_is_thread_var(*e)))
@@ -330,11 +342,30 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
         free(p);
         return -1;
     }
-    const char *const argv[] = {"/bin/sh", "-c", command, NULL};
-    ab_proc_spec spec = {argv, env, workdir, AB_PROC_PIPE, AB_PROC_PIPE, AB_PROC_PIPE};
     ab_child ch;
     char why[200];
-    int spawned = ab_proc_spawn(&spec, &ch, why, sizeof why);
+    int spawned = 0, handed = 0;
+    if (keep_s > 0) { /* a kept adapter of an earlier run, else one that may stay (ext_keep.h) */
+        if (ab_ext_keep_path(command, workdir, env, kpath, sizeof kpath, why, sizeof why) == 0) {
+            snprintf(kbuf, sizeof kbuf, "ATTNBENCH_KEEP=%s:%g", kpath, keep_s);
+            env[k++] = kbuf;
+            env[k] = NULL;
+            char *run_env[4] = {vbuf, kbuf, obuf, NULL};
+            handed = ab_ext_keep_connect(kpath, run_env, AB_EXT_KEEP_WAIT_S, &ch, why,
+                                         sizeof why);
+            if (handed < 0)
+                fprintf(stderr, "  (%s: no kept adapter: %s)\n", name, why);
+            p->keep_s = keep_s;
+        } else
+            fprintf(stderr, "  (%s: the adapter is not kept: %s)\n", name, why);
+    }
+    if (handed == 1)
+        p->foreign = 1;
+    else {
+        const char *const argv[] = {"/bin/sh", "-c", command, NULL};
+        ab_proc_spec spec = {argv, env, workdir, AB_PROC_PIPE, AB_PROC_PIPE, AB_PROC_PIPE};
+        spawned = ab_proc_spawn(&spec, &ch, why, sizeof why);
+    }
     free(env);
     free(obuf);
     if (spawned) {
@@ -615,14 +646,27 @@ void ab_ext2_stop(ab_ext2 *p)
         return;
     if (!p->dead) {
         char why[100];
+        int kept = 0;
         send_line(p, "quit\n", now_s() + 2.0, why, sizeof why);
-        close_fd(&p->in_w);
-        /* up to 2 s to leave on its own; then (or at once) the group ends */
-        for (int i = 0; i < 200 && p->pid > 0 && !ab_proc_exited(p->pid); i++) {
-            struct timespec ts = {0, 10000000L};
-            nanosleep(&ts, NULL);
+        if (p->keep_s > 0) { /* `kept`: it stays for the next run (ext_keep.h) */
+            char *line;
+            kept = next_line(p, now_s() + 2.0, &line, why, sizeof why) == 0 &&
+                   strcmp(line, "kept") == 0;
         }
-        die(p);
+        close_fd(&p->in_w);
+        if (kept) { /* left running, not reaped: init's once this process ends */
+            close_fd(&p->out_r);
+            close_fd(&p->err_r);
+            p->pid = -1;
+            p->dead = 1;
+        } else {
+            /* up to 2 s to leave on its own; then (or at once) the group ends */
+            for (int i = 0; i < 200 && p->pid > 0 && !ab_proc_exited(p->pid); i++) {
+                struct timespec ts = {0, 10000000L};
+                nanosleep(&ts, NULL);
+            }
+            die(p);
+        }
     }
     free(p->line);
     free(p->handed);

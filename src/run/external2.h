@@ -31,10 +31,13 @@ typedef struct ab_ext2 ab_ext2;
  * buffers), any other line is kept for the first answer, silence is an
  * adapter that does not speak it. Returns 0 and *p, or -1 with "external
  * variant NAME: why" in err (n bytes; a malformed hello: the process is
- * then killed). */
+ * then killed). keep_s > 0: kept adapters (ext_keep.h): the run is handed
+ * to the adapter an earlier run of the same command left, if one takes it,
+ * else a new process is started with ATTNBENCH_KEEP=SOCKET:keep_s, which
+ * it may honour by staying when the run ends (ab_ext2_stop). */
 int ab_ext2_start(const char *name, const char *command, const char *workdir, double timeout_s,
-                  const char *output_path, int offer_ipc, int threads, ab_ext2 **p, char *err,
-                  size_t n);
+                  const char *output_path, int offer_ipc, int threads, double keep_s,
+                  ab_ext2 **p, char *err, size_t n);
 
 /* What the adapter's hello said (all zero when it sent none, or its hello
  * came after the wait: then seen is set once the first answer showed it,
@@ -92,7 +95,9 @@ char *ab_ext2_stderr(const ab_ext2 *p);
 double ab_ext2_age_s(const ab_ext2 *p);
 
 /* Sends `quit`, closes its stdin, waits up to 2 s for it to exit, then
- * kills its process group; frees p. NULL-safe. */
+ * kills its process group; frees p. NULL-safe. An adapter offered keeping
+ * (ab_ext2_start's keep_s) that answers `kept` within 2 s is left running
+ * for the next run instead. */
 void ab_ext2_stop(ab_ext2 *p);
 
 #endif

@@ -1247,8 +1247,8 @@ static int prepare_ext2_send(sqlite3 *db, const ab_experiment *e, vstate *st, si
     char *opath = st->ext_pending.opath;
     const char *offered = ext_output_path(vi, opath, sizeof st->ext_pending.opath);
     if (!ext_procs[vi] && ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, offered,
-                                        ev->ipc && bufs, e->threads, &ext_procs[vi], err,
-                                        sizeof err)) {
+                                        ev->ipc && bufs, e->threads, e->keep_adapters_s,
+                                        &ext_procs[vi], err, sizeof err)) {
         wt.adapter_s += ab_now_s() - t0;
         return store(db, st, "error", err) ? -1 : 0;
     }
@@ -1420,7 +1420,7 @@ static void start_adapters(const ab_experiment *e, int any_gpu)
         }
         if (ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s,
                           ext_output_path(i, opath, sizeof opath), ev->ipc && gpu, e->threads,
-                          &ext_procs[i], err, sizeof err))
+                          e->keep_adapters_s, &ext_procs[i], err, sizeof err))
             ext_procs[i] = NULL;
     }
     wt.adapter_s += ab_now_s() - t;

@@ -339,7 +339,7 @@ static int converse(const char *mode, int offer, double timeout_s, const char *i
     memset(res, 0, sizeof *res);
     memset(h, 0, sizeof *h);
     const double t0 = now_s();
-    if (ab_ext2_start("fake", cmd, tmp, timeout_s, NULL, offer, 0, &p, err, n)) {
+    if (ab_ext2_start("fake", cmd, tmp, timeout_s, NULL, offer, 0, 0.0, &p, err, n)) {
         *start_s = now_s() - t0;
         return -2;
     }

@@ -1,0 +1,107 @@
+#!/bin/sh
+# keep_test.sh AB SRC: kept adapters (src/run/ext_keep.h, adapters/PROTOCOL.md
+# "Kept adapters") with the adapter kit's numpy framework, on the CPU:
+#  1. run --keep-adapters 30: the adapter stays after the run (its process,
+#     its socket), the run's settings say keep_adapters_s;
+#  2. the next run is handed to it: its stderr says "session 2 of pid P",
+#     P the pid the first run's stderr gave, and its measurements pass;
+#  3. after the adapter's file changes, the next run starts a new process
+#     and the old one leaves;
+#  4. without --keep-adapters a run starts its own process, which ends
+#     with the run;
+#  5. a kept adapter that hangs in a later run is killed at the variant's
+#     timeout like a child (the run stores the error and ends);
+#  6. idle longer than its limit, a kept adapter leaves and removes its
+#     socket.
+# Skips (77) when no python3 with numpy is found.
+set -u
+AB=$1 SRC=$2
+PY=""
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
+done
+[ -n "$PY" ] || { echo "skipped: no python3 with numpy"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+export XDG_RUNTIME_DIR="$tmp/run"   # the kept adapters' sockets, this test's alone
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+trap 'pkill -KILL -f "$tmp/adapter.py" 2>/dev/null; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+q() { sqlite3 "$tmp/k.db" "$1"; }
+alive() { pgrep -f "$tmp/adapter.py" >/dev/null 2>&1; }
+pid_of() { q "SELECT stderr_text FROM measurements WHERE run_id = $1 AND variant = 'numpy_p2' LIMIT 1" |
+    sed -n 's/.*(pid \([0-9]*\)).*/\1/p; s/.*session [0-9]* of pid \([0-9]*\).*/\1/p' | head -1; }
+
+cat >"$tmp/adapter.py" <<PYEOF
+import os, sys, time
+sys.path.insert(0, "$SRC/adapters")
+import numpy as np
+import attnbench_adapter
+
+def attention(q, k, v, causal, scale):
+    if os.path.exists("$tmp/hang"):
+        time.sleep(60)
+    s = np.matmul(q, np.swapaxes(k, -1, -2)) * np.float32(scale)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return np.matmul(p / p.sum(axis=-1, keepdims=True), v)
+
+attnbench_adapter.main(attention, framework="numpy")
+PYEOF
+cat >"$tmp/k.cfg" <<CFG
+name = "keep";
+variants = ( "cpu_flash",
+  { name = "numpy_p2"; command = "$PY $tmp/adapter.py"; protocol = 2; timeout = 5.0; } );
+baseline = "cpu_flash";
+sweep = { B = 1; H = 2; S = [24, 33]; D = 16; causal = false; dtype = "fp32"; };
+warmup = 1; samples = 4; round_size = 2;
+CFG
+cd "$tmp" || exit 1
+ok_count() { q "SELECT count(*) FROM measurements WHERE run_id = $1 AND variant = 'numpy_p2' AND status = 'ok'"; }
+
+# 1. kept after its run
+"$AB" run k.cfg --db k.db --keep-adapters 30 >/dev/null 2>r1.err || { cat r1.err; fail "run 1 failed"; }
+[ "$(ok_count 1)" = 2 ] || fail "run 1: numpy_p2 not ok: $(q "SELECT status, message FROM measurements")"
+p1=$(pid_of 1)
+[ -n "$p1" ] || fail "run 1: no pid in the kit's stderr"
+alive || fail "run 1: the adapter did not stay"
+ls "$XDG_RUNTIME_DIR"/attnbench/adapter-*.sock >/dev/null 2>&1 || fail "run 1: no socket"
+[ "$(q "SELECT json_extract(run_settings, '\$.keep_adapters_s') FROM runs WHERE id = 1")" = 30.0 ] ||
+    fail "run 1: keep_adapters_s not in the run's settings"
+
+# 2. the next run is handed to it
+"$AB" run k.cfg --db k.db --keep-adapters 30 >/dev/null 2>r2.err || { cat r2.err; fail "run 2 failed"; }
+[ "$(ok_count 2)" = 2 ] || fail "run 2: numpy_p2 not ok"
+q "SELECT stderr_text FROM measurements WHERE run_id = 2 AND variant = 'numpy_p2'" |
+    grep -q "kept from an earlier run: session 2 of pid $p1," || fail "run 2 was not handed to pid $p1"
+
+# 3. its file changed: a new process, the old one gone
+sleep 1.1; touch adapter.py
+"$AB" run k.cfg --db k.db --keep-adapters 30 >/dev/null 2>r3.err || { cat r3.err; fail "run 3 failed"; }
+p3=$(pid_of 3)
+[ -n "$p3" ] && [ "$p3" != "$p1" ] || fail "run 3 used pid $p3 after the adapter changed (was $p1)"
+q "SELECT stderr_text FROM measurements WHERE run_id = 3 AND variant = 'numpy_p2'" |
+    grep -q "kept from an earlier run" && fail "run 3 says kept"
+kill -0 "$p1" 2>/dev/null && fail "the stale adapter $p1 did not leave"
+
+# 4. without --keep-adapters: its own process, ended with the run
+"$AB" run k.cfg --db k.db >/dev/null 2>r4.err || { cat r4.err; fail "run 4 failed"; }
+p4=$(pid_of 4)
+[ -n "$p4" ] && [ "$p4" != "$p3" ] || fail "run 4 (no keeping) used the kept adapter $p3"
+kill -0 "$p4" 2>/dev/null && fail "run 4's adapter $p4 outlived its run"
+kill -0 "$p3" 2>/dev/null || fail "the kept adapter $p3 left during a run that did not use it"
+
+# 5. a kept adapter that hangs is killed at the timeout
+touch hang
+"$AB" run k.cfg --db k.db --keep-adapters 30 >/dev/null 2>r5.err
+[ "$(q "SELECT count(*) FROM measurements WHERE run_id = 5 AND variant = 'numpy_p2' AND status = 'error'")" -ge 1 ] ||
+    fail "run 5: the hung adapter's measurement is not an error: $(q "SELECT status, message FROM measurements WHERE run_id = 5")"
+sleep 0.5
+kill -0 "$p3" 2>/dev/null && fail "the hung kept adapter $p3 was not killed"
+rm -f hang
+
+# 6. idle past its limit: gone, socket removed
+"$AB" run k.cfg --db k.db --keep-adapters 1 >/dev/null 2>r6.err || { cat r6.err; fail "run 6 failed"; }
+alive || fail "run 6: the adapter did not stay"
+sleep 2.5
+alive && fail "the adapter stayed past its idle limit of 1 s"
+ls "$XDG_RUNTIME_DIR"/attnbench/adapter-*.sock >/dev/null 2>&1 && fail "the idle adapter left its socket"
+echo "ok: kept after a run and handed the next (pid $p1), replaced when its file changed, not used without --keep-adapters, killed when hung, gone when idle"
