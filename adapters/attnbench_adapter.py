@@ -610,7 +610,14 @@ class _Hold:
     0.10 ms, reports/cost-per-answer/ round 9). Where neither exists nothing
     is held. ATTNBENCH_HOLD=0 turns it off as it does for attnbench.
     begin() and end() come in pairs; time_torch calls end() on every path,
-    since a stream left waiting on the flag would never run again."""
+    since a stream left waiting on the flag would never run again. A
+    function that waits on the GPU inside the block (a .item(), a
+    synchronize, an allocator that frees) would wait on the held stream
+    forever: a watchdog thread releases a block still held after
+    HOLD_TIMEOUT_S, as attnbench's hold kernel times out, and the kit says
+    so once and holds with the sleep from then on."""
+
+    HOLD_TIMEOUT_S = 0.2  # kernels/gpu_harness.cu's hold_stream: 200 ms
 
     def __init__(self, torch):
         self.torch = torch
@@ -641,7 +648,28 @@ class _Hold:
         self.wait, self.flag_dev = wait, dev.value
         self.flag = ctypes.c_uint32.from_address(host.value)
         self.flag.value = 0
+        import threading
+        self.cv = threading.Condition()
+        self.armed = None  # (generation, deadline) of the block held now
+        self.timed_out = False
+        threading.Thread(target=self._watch, name="attnbench-hold-watchdog", daemon=True).start()
         return True
+
+    def _watch(self):
+        """The watchdog: releases the held block once its deadline passes."""
+        with self.cv:
+            while True:
+                if self.armed is None:
+                    self.cv.wait()
+                    continue
+                gen, deadline = self.armed
+                left = deadline - time.perf_counter()
+                if left > 0:
+                    self.cv.wait(left)
+                    continue
+                self.flag.value = gen
+                self.timed_out = True
+                self.armed = None
 
     def begin(self):
         """Enqueues the wait (nothing when the hold is off)."""
@@ -656,6 +684,9 @@ class _Hold:
             # CU_STREAM_WAIT_VALUE_EQ: this block's value only
             if self.wait(ctypes.c_void_p(stream), self.flag_dev, self.gen, 1) == 0:
                 self.t0 = time.perf_counter()
+                with self.cv:
+                    self.armed = (self.gen, self.t0 + self.HOLD_TIMEOUT_S)
+                    self.cv.notify()
                 return
             self.route = "sleep" if self.sleep is not None else "off"
             sys.stderr.write("attnbench_adapter: launch hold: the stream wait failed, %s\n"
@@ -681,7 +712,15 @@ class _Hold:
         if self.t0 is None:
             return
         if self.route == "flag":
-            self.flag.value = self.gen
+            with self.cv:
+                self.flag.value = self.gen
+                self.armed = None
+                timed_out, self.timed_out = self.timed_out, False
+            if timed_out:
+                self.route = "sleep" if self.sleep is not None else "off"
+                sys.stderr.write("attnbench_adapter: launch hold: the block was still held after "
+                                 "%.0f ms (the function waits on the GPU inside it): released; "
+                                 "%s from here\n" % (1e3 * self.HOLD_TIMEOUT_S, self.route))
         self.enqueue_s = time.perf_counter() - self.t0
         self.t0 = None
 

@@ -12,7 +12,9 @@ to enqueue a call) in hot blocks of 2.
   - cheap: the wall time of a held block exceeds its samples by less than
     the sleep route's floor of 1 ms (flag: ~0.1 ms on that H100);
   - safe: a call that raises inside a held block leaves the stream
-    released (a later synchronize returns).
+    released (a later synchronize returns); a function that waits on the
+    GPU inside a held block (here float() of its output) does not hang:
+    the watchdog releases it and the hold falls back to the sleep.
 Exit 77 without torch or a CUDA device.
 Usage: kit_hold_gpu.py ADAPTERS_DIR
 """
@@ -90,6 +92,21 @@ t = time.perf_counter()
 call()
 torch.cuda.synchronize()  # hangs if the failed block left the stream waiting
 print("after a failing call the stream ran again in %.3f ms" % ((time.perf_counter() - t) * 1e3))
+
+
+def syncing():
+    out = call()
+    float(out.float().sum())  # waits on the GPU inside the block
+    return out
+
+
+t = time.perf_counter()
+kit.time_torch(torch, syncing, cfg, held)  # hangs without the watchdog
+print("a function that waits on the GPU inside the block: %.0f ms, route now %s"
+      % ((time.perf_counter() - t) * 1e3, held.route))
+if held.route != "sleep":
+    fail.append("after a block the watchdog released, the route is %s, not sleep" % held.route)
+kit.time_torch(torch, syncing, cfg, held)
 if fail:
     print("FAIL: " + "; ".join(fail))
     sys.exit(1)
