@@ -51,7 +51,9 @@
  *
  * Checked as every rung: gpu_check_bwd (float64 oracle, every element,
  * FlashAttention's tolerance), compute-sanitizer memcheck, racecheck,
- * synccheck over gpu_check_bwd --small. Supported: as
+ * synccheck over gpu_check_bwd --small (racecheck with the reference's
+ * kernels uninstrumented, which it could not finish with: 0 hazards in 40
+ * cases, H200, reports/hopper-bwd-fullsplit/). Supported: as
  * cuda_wgmma_bwd_heads; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED. Shared memory: cuda_wgmma_bwd_ws's.
  *
