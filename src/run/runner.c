@@ -62,6 +62,8 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <signal.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1529,12 +1531,13 @@ static size_t ahead_bytes(const ab_shape *s)
     return ab_gpu_bytes_needed(s) + (s->pass == AB_FWD ? 1 : 3) * ab_shape_numel(s) * 8;
 }
 
-/* Makes the next configuration after ci that has none ahead: its inputs
- * on the device (as run_config would) and its reference (reference_now),
- * when what it holds with what is already ahead (ahead_bytes) stays within
- * a quarter of the device memory free beside them. Returns 1 when it made
- * one, 0 when there is nothing (more) to make or no room. */
-static int make_ahead(const ab_experiment *e, size_t ci, const ab_gpu_info *gpu)
+/* Makes the first configuration from index `first` on that has none
+ * ahead: its inputs on the device (as run_config would) and its reference
+ * (reference_now), when what it holds with what is already ahead
+ * (ahead_bytes) stays within a quarter of the device memory free beside
+ * them. Returns 1 when it made one, 0 when there is nothing (more) to make
+ * or no room. */
+static int make_ahead(const ab_experiment *e, size_t first, const ab_gpu_info *gpu)
 {
     if (!gpu || interrupted)
         return 0;
@@ -1544,7 +1547,7 @@ static int make_ahead(const ab_experiment *e, size_t ci, const ab_gpu_info *gpu)
             return 0;
         ahead_n = e->nconfigs;
     }
-    size_t c = ci + 1;
+    size_t c = first;
     while (c < e->nconfigs && ahead[c])
         c++;
     if (c >= e->nconfigs)
@@ -1664,7 +1667,7 @@ static int run_config(sqlite3 *db, const ab_experiment *e, size_t ci, ab_id run_
             /* while it has not answered, the later configurations' inputs
              * and references (the run's, not the adapter's cost) */
             charge(&st[i], &b0, c0);
-            while (!ab_ext2_answer_ready(st[i].ext) && make_ahead(e, ci, gpu) == 1)
+            while (!ab_ext2_answer_ready(st[i].ext) && make_ahead(e, ci + 1, gpu) == 1)
                 ;
             const ab_walltime b1 = wt;
             const double c1 = ab_now_s();
@@ -1881,8 +1884,8 @@ static int prepare_threads(void)
  * prepare among the run's native variants gets every configuration it
  * supports in one call, before the first configuration is measured
  * (nothing is timed yet; adapters are starting beside it). Instances of a
- * row share the call. The wall time goes to the run's setup phase and is
- * carried to the row's first experiment variant (prepare_carry). */
+ * row share the call. Each row's seconds go to prepare_carry (the caller,
+ * prepare_beside_references, charges what the run waited for them). */
 static void prepare_ahead(const ab_experiment *e)
 {
     const int threads = prepare_threads();
@@ -1907,13 +1910,55 @@ static void prepare_ahead(const ab_experiment *e)
         const double t0 = ab_now_s();
         const int got = prep(shapes, n, threads);
         const double dt = ab_now_s() - t0;
-        wt.setup_s += dt;
         prepare_carry[i] = dt;
         fprintf(stderr, "  %s: plans of %d of %zu configurations built ahead on up to %d "
-                "threads in %.2f s (charged to its first measurement)\n", v->name, got, n,
-                threads, dt);
+                "threads in %.2f s\n", v->name, got, n, threads, dt);
     }
     free(shapes);
+}
+
+static atomic_int prepare_done;
+
+static void *prepare_thread(void *arg)
+{
+    prepare_ahead(arg);
+    atomic_store(&prepare_done, 1);
+    return NULL;
+}
+
+/* prepare_ahead on a thread of its own while this one makes the first
+ * configurations' device inputs and float64 references (make_ahead): a
+ * library's plans are built on the CPU (cuDNN's heuristics and kernel
+ * build: no timing, so nothing the GPU does can change which plan it
+ * picks), and the GPU would otherwise idle meanwhile. Nothing is timed.
+ * The inputs and references are charged as the run's (inputs, checks);
+ * what the run then waited for the plans goes to its setup phase and, in
+ * proportion to each row's building time, to the rows' first
+ * measurements (prepare_carry). */
+static void prepare_beside_references(const ab_experiment *e, const ab_gpu_info *gpu)
+{
+    pthread_t th;
+    atomic_store(&prepare_done, 0);
+    const double t0 = ab_now_s();
+    if (pthread_create(&th, NULL, prepare_thread, (void *)e) != 0) {
+        prepare_ahead(e); /* no thread: one after the other */
+        wt.setup_s += ab_now_s() - t0;
+        return;
+    }
+    while (!atomic_load(&prepare_done) && make_ahead(e, 0, gpu) == 1)
+        ;
+    const double t1 = ab_now_s();
+    pthread_join(th, NULL);
+    const double waited = ab_now_s() - t1;
+    wt.setup_s += waited;
+    double built = 0;
+    for (size_t i = 0; prepare_carry && i < e->nvariants; i++)
+        built += prepare_carry[i];
+    for (size_t i = 0; prepare_carry && built > 0 && i < e->nvariants; i++)
+        prepare_carry[i] *= waited / built;
+    if (built > 0)
+        fprintf(stderr, "  (plans built beside the first configurations' references: %.2f s "
+                "of them waited for, charged to the variants' first measurements)\n", waited);
 }
 
 int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
@@ -2021,7 +2066,7 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     gsl_rng_set(order_rng, e->seed ^ 0x5eedUL);
     check_seed_base = ab_check_fresh_seed();
     if (any_gpu)
-        prepare_ahead(e);
+        prepare_beside_references(e, &gpu);
 
     const double t0 = ab_now_s();
     rc = 0;
