@@ -4,7 +4,9 @@
  * (listening, the check of its own files, the idle limit) is the kit's:
  * adapters/attnbench_adapter.py.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
+#endif
 #include "ext_keep.h"
 
 #include <errno.h>
