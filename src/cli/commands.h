@@ -21,6 +21,7 @@ int cmd_import(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+int cmd_adapters(int argc, char **argv);
 /* `attnbench stats A B [--json] [--alpha 0.05] [--resamples N] [--seed N]
  * [--ci percentile|bca]`, the comparison a report makes, applied to two text
  * files of latency samples. Files: one latency (ms, finite, >= 0) per line;

@@ -47,15 +47,13 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int ab_ext_keep_path(const char *command, const char *workdir, char *const *env, char *path,
-                     size_t n, char *why, size_t wn)
+int ab_ext_keep_dir(char *dir, size_t n, char *why, size_t wn)
 {
-    char dir[512], cwd[4096], uid[32];
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     if (xdg && *xdg)
-        snprintf(dir, sizeof dir, "%s/attnbench", xdg);
+        snprintf(dir, n, "%s/attnbench", xdg);
     else
-        snprintf(dir, sizeof dir, "/tmp/attnbench-%u", (unsigned)getuid());
+        snprintf(dir, n, "/tmp/attnbench-%u", (unsigned)getuid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         snprintf(why, wn, "%s: %s", dir, strerror(errno));
         return -1;
@@ -66,6 +64,47 @@ int ab_ext_keep_path(const char *command, const char *workdir, char *const *env,
         snprintf(why, wn, "%s is not a directory of this user's alone (mode 0700)", dir);
         return -1;
     }
+    return 0;
+}
+
+/* A connected Unix socket to path and the peer's credentials, else -1. */
+static int connect_peer(const char *path, struct ucred *cred)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof sa.sun_path)
+        return -1;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    socklen_t cl = sizeof *cred;
+    if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        getsockopt(sock, SOL_SOCKET, SO_PEERCRED, cred, &cl) != 0 || cred->uid != getuid() ||
+        cred->pid <= 0) {
+        if (sock >= 0)
+            close(sock);
+        return -1;
+    }
+    return sock;
+}
+
+int ab_ext_keep_probe(const char *path, pid_t *pid)
+{
+    struct ucred cred;
+    int sock = connect_peer(path, &cred);
+    if (sock < 0)
+        return 0;
+    close(sock);
+    *pid = cred.pid;
+    return 1;
+}
+
+int ab_ext_keep_path(const char *command, const char *workdir, char *const *env, char *path,
+                     size_t n, char *why, size_t wn)
+{
+    char dir[512], cwd[4096], uid[32];
+    if (ab_ext_keep_dir(dir, sizeof dir, why, wn))
+        return -1;
     if (workdir && *workdir)
         snprintf(cwd, sizeof cwd, "%s", workdir);
     else if (!getcwd(cwd, sizeof cwd)) {
@@ -112,23 +151,13 @@ static void close_all(int *fds, int nf)
 int ab_ext_keep_connect(const char *path, char *const *run_env, double wait_s, ab_child *c,
                         char *why, size_t wn)
 {
-    int rc = 0, sock = -1;
+    int rc = 0;
     int p[6] = {-1, -1, -1, -1, -1, -1}; /* stdin r/w, stdout r/w, stderr r/w */
     char *payload = NULL;
-    struct sockaddr_un sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof sa.sun_path)
-        return 0;
-    memcpy(sa.sun_path, path, strlen(path) + 1);
-    sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof sa) != 0)
-        goto cleanup; /* nothing listening: a new process */
     struct ucred cred;
-    socklen_t cl = sizeof cred;
-    if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != getuid() ||
-        cred.pid <= 0)
-        goto cleanup;
+    int sock = connect_peer(path, &cred);
+    if (sock < 0)
+        goto cleanup; /* nothing listening (or not this user's): a new process */
     if (pipe2(p, O_CLOEXEC) || pipe2(p + 2, O_CLOEXEC) || pipe2(p + 4, O_CLOEXEC)) {
         snprintf(why, wn, "pipe: %s", strerror(errno));
         rc = -1;

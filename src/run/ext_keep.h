@@ -27,6 +27,7 @@
 #include "proc.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Longest wait for a kept adapter's answer to the handover, seconds (it
  * checks its files first: a few thousand stat calls for PyTorch). */
@@ -36,6 +37,17 @@
  * which differ from run to run and are sent at the handover instead of
  * naming the adapter: ATTNBENCH_OUTPUT, ATTNBENCH_VARIANT, ATTNBENCH_KEEP. */
 int ab_ext_keep_run_var(const char *e);
+
+/* The directory of the kept adapters' sockets into dir (n bytes), made
+ * (0700) when missing. Returns 0, or -1 with why (wn bytes) when it is not
+ * a directory of this user's alone. */
+int ab_ext_keep_dir(char *dir, size_t n, char *why, size_t wn);
+
+/* Connects to the socket at path and closes again, without handing it a
+ * run (the adapter goes on listening): 1 with *pid the listening
+ * adapter's, 0 when nothing listens there (a stale socket) or the peer is
+ * another user. */
+int ab_ext_keep_probe(const char *path, pid_t *pid);
 
 /* The socket of the kept adapter for `command` run in workdir (NULL or "":
  * the current directory) with environment env (NULL-terminated; its run

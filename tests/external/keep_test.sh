@@ -12,7 +12,9 @@
 #  5. a kept adapter that hangs in a later run is killed at the variant's
 #     timeout like a child (the run stores the error and ends);
 #  6. idle longer than its limit, a kept adapter leaves and removes its
-#     socket.
+#     socket;
+#  7. `attnbench adapters` lists a kept adapter by its pid, --stop ends it
+#     and removes its socket, and a socket nothing listens on is "stale".
 # Skips (77) when no python3 with numpy is found.
 set -u
 AB=$1 SRC=$2
@@ -104,4 +106,16 @@ alive || fail "run 6: the adapter did not stay"
 sleep 2.5
 alive && fail "the adapter stayed past its idle limit of 1 s"
 ls "$XDG_RUNTIME_DIR"/attnbench/adapter-*.sock >/dev/null 2>&1 && fail "the idle adapter left its socket"
-echo "ok: kept after a run and handed the next (pid $p1), replaced when its file changed, not used without --keep-adapters, killed when hung, gone when idle"
+
+# 7. listed, stopped; a stale socket named so
+"$AB" run k.cfg --db k.db --keep-adapters 30 >/dev/null 2>r7.err || { cat r7.err; fail "run 7 failed"; }
+p7=$(pid_of 7)
+"$AB" adapters >ad.out 2>&1 || fail "adapters failed: $(cat ad.out)"
+grep -q "^pid $p7 " ad.out || fail "adapters does not list pid $p7: $(cat ad.out)"
+"$AB" adapters --stop >ad2.out 2>&1 || fail "adapters --stop failed"
+sleep 0.5
+kill -0 "$p7" 2>/dev/null && fail "adapters --stop left $p7 running"
+ls "$XDG_RUNTIME_DIR"/attnbench/adapter-*.sock >/dev/null 2>&1 && fail "adapters --stop left the socket"
+"$PY" -c "import socket; s = socket.socket(socket.AF_UNIX); s.bind('$XDG_RUNTIME_DIR/attnbench/adapter-0000000000000000.sock')"
+"$AB" adapters | grep -q "^stale " || fail "a socket nothing listens on is not called stale"
+echo "ok: kept after a run and handed the next (pid $p1), replaced when its file changed, not used without --keep-adapters, killed when hung, gone when idle, listed and stopped by attnbench adapters"
