@@ -228,10 +228,24 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
             snprintf(lo, sizeof lo, "%.17g", e->min_time_s);
             snprintf(hi, sizeof hi, "%.17g", e->max_time_s);
             const int budget = e->sampling_from && strcmp(e->sampling_from, "command line") == 0;
-            char *argv[] = {self,      "run",  (char *)path, "--shard",   shard,
-                            "--db",    (char *)db_path,      "--worker",  label[i],
-                            budget ? "--min-time" : NULL,    lo,          "--max-time",
-                            hi,        NULL};
+            /* and --keep-adapters (each worker's adapters are its own: their
+             * environment holds its CUDA_VISIBLE_DEVICES) */
+            char keep[40];
+            snprintf(keep, sizeof keep, "%.17g", e->keep_adapters_s);
+            char *argv[16] = {self, "run", (char *)path, "--shard", shard, "--db", (char *)db_path,
+                              "--worker", label[i]};
+            int a = 9;
+            if (budget) {
+                argv[a++] = "--min-time";
+                argv[a++] = lo;
+                argv[a++] = "--max-time";
+                argv[a++] = hi;
+            }
+            if (e->keep_adapters_s > 0) {
+                argv[a++] = "--keep-adapters";
+                argv[a++] = keep;
+            }
+            argv[a] = NULL;
             execv(self, argv);
             fprintf(stderr, "attnbench: --devices: exec %s: %s\n", self, strerror(errno));
             _exit(127);
