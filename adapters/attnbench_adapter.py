@@ -1319,9 +1319,12 @@ def _keep_serving(runner, env_json, describe, framework, layout, caps):
     while True:
         runner.idle()
         keeper.stamp()
-        sys.stdout.write("kept\n")
-        sys.stdout.flush()
-        sys.stderr.flush()
+        sys.stderr.flush()  # before `kept`: attnbench closes its ends on reading it
+        try:
+            sys.stdout.write("kept\n")
+            sys.stdout.flush()
+        except OSError:  # attnbench is gone
+            return
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
