@@ -350,7 +350,13 @@ int ab_ext2_start(const char *name, const char *command, const char *workdir, do
             snprintf(kbuf, sizeof kbuf, "ATTNBENCH_KEEP=%s:%g", kpath, keep_s);
             env[k++] = kbuf;
             env[k] = NULL;
-            char *run_env[4] = {vbuf, kbuf, obuf, NULL};
+            /* the run's own variables, as ab_ext_keep_run_var names them */
+            char *run_env[4];
+            size_t r = 0;
+            for (size_t i = 0; i < k && r < 3; i++)
+                if (ab_ext_keep_run_var(env[i]))
+                    run_env[r++] = env[i];
+            run_env[r] = NULL;
             handed = ab_ext_keep_connect(kpath, run_env, AB_EXT_KEEP_WAIT_S, &ch, why,
                                          sizeof why);
             if (handed < 0)

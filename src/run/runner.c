@@ -1379,7 +1379,7 @@ static void send_ahead(const ab_experiment *e, const ab_exp_variant *ev, ab_ext2
     if (!h->ahead || resuming || e->nconfigs == 0 ||
         ab_ext_hello_admits(h, &e->configs[0], why, sizeof why))
         return;
-    for (size_t c = 0; h->ahead && c < e->nconfigs && sent < AB_EXT_AHEAD_MAX; c++) {
+    for (size_t c = 0; c < e->nconfigs && sent < AB_EXT_AHEAD_MAX; c++) {
         if (ab_ext_hello_admits(h, &e->configs[c], why, sizeof why))
             continue;
         ab_ext_request rq;
