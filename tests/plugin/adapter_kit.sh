@@ -11,11 +11,7 @@
 # Skips (77) when no python3 with numpy is found.
 set -u
 AB=$1 SRC=$2 BUILD=$3
-PY=""
-for p in python3 /usr/bin/python3; do
-    if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
-done
-[ -n "$PY" ] || { echo "skipped: no python3 with numpy"; exit 77; }
+. "$SRC/tests/lib/numpy_python.sh" # PY, or skipped
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
