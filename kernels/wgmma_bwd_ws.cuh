@@ -88,11 +88,15 @@ constexpr int WS_OVERLAP = 1; /* next tile's S^T, dP^T issued before this tile's
 constexpr int WS_BULK_DQ = 2; /* dQ share added by cp.reduce.async.bulk, not atomics */
 constexpr int WS_LOAD_WARP = 4; /* producer warp 0 only loads; warps 1-3 add the dQ shares */
 constexpr int WS_SPLIT_FULL = 8; /* full and masked tiles' element-wise code chosen once a step */
+constexpr int WS_DEFER_DQ = 16; /* tile it's dQ product issued in step it + 1 (no per-step
+                                  * meeting of the consumers; bwd_ws says how) */
+constexpr int WS_STAGGER = 32;  /* with WS_DEFER_DQ: the second consumer starts its first
+                                  * products once the first has its first scores */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by 8
- * floats: conflict-free 8-byte stores). */
-template <int D, int NDS, int NDQ> struct ws_layout {
+ * floats: conflict-free 8-byte stores), room for NBAR mbarriers. */
+template <int D, int NDS, int NDQ, int NBAR = 8> struct ws_layout {
     static constexpr int TK = BC * D * 2;  /* one K or V tile */
     static constexpr int TQ = BR * D * 2;  /* one stage of Q or dO */
     static constexpr int TS = BC * BR * 2; /* one dS^T buffer */
@@ -106,12 +110,18 @@ template <int D, int NDS, int NDQ> struct ws_layout {
     static constexpr int DL = L + 2 * BR * 4;  /* Delta, two stages */
     static constexpr int DQ = DL + 2 * BR * 4; /* dQ shares [NDQ][BR][DQS] fp32 */
     static constexpr int BAR = DQ + NDQ * BR * DQS * 4; /* mbarriers */
-    static constexpr int bytes = BAR + 8 * 8 + 1024;     /* + alignment slack */
+    static constexpr int bytes = BAR + NBAR * 8 + 1024;  /* + alignment slack */
 };
 
-/* mbarrier addresses (8 bytes each) from the layout's BAR region */
+/* The layout of bwd_ws with feature bits F: two dS^T buffers, one dQ
+ * buffer; WS_DEFER_DQ's four more mbarriers (ws_bars). */
+template <int D, int F> using ws_layout_of = ws_layout<D, 2, 1, (F & WS_DEFER_DQ) ? 12 : 8>;
+
+/* mbarrier addresses (8 bytes each) from the layout's BAR region; dsfull,
+ * dsempty (two dS^T buffers each) exist only in a WS_DEFER_DQ layout */
 struct ws_bars {
     uint32_t full, empty, dqfull, dqempty, kv; /* full, empty: two stages each */
+    uint32_t dsfull, dsempty;
 };
 
 static __device__ __forceinline__ ws_bars ws_bars_at(uint32_t bar)
@@ -122,6 +132,8 @@ static __device__ __forceinline__ ws_bars ws_bars_at(uint32_t bar)
     m.dqfull = bar + 32;
     m.dqempty = bar + 40;
     m.kv = bar + 48;
+    m.dsfull = bar + 56;
+    m.dsempty = bar + 72;
     return m;
 }
 
@@ -203,9 +215,11 @@ static __device__ __forceinline__ void bulk_wait_done(void)
 
 /* Thread 0 of the block initialises the mbarriers (consumer threads NCT;
  * dqe arrivals free the dQ buffer: the producer's 128 threads, or the one
- * lane that waited for the bulk copies); every thread then meets at a
- * block barrier. */
-static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, int dqe = 128)
+ * lane that waited for the bulk copies; ds: the dS^T buffers' dsfull and
+ * dsempty too, NCT arrivals each); every thread then meets at a block
+ * barrier. */
+static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, int dqe = 128,
+                                                    bool ds = false)
 {
     if (threadIdx.x == 0) {
         for (int st = 0; st < 2; st++) {
@@ -215,6 +229,10 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
         mbar_init(m.dqfull, NCT);
         mbar_init(m.dqempty, dqe);
         mbar_init(m.kv, 1);
+        for (int b = 0; ds && b < 2; b++) {
+            mbar_init(m.dsfull + b * 8, NCT);
+            mbar_init(m.dsempty + b * 8, NCT);
+        }
         fence_mbar_init();
     }
     __syncthreads();
@@ -229,8 +247,12 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
  * the copies have read it. With LOADW (and not BULK) warp 0 takes no part
  * in the atomics, only warps 1-3 (96 threads), so thread 0 issues each
  * stage's loads as soon as the consumers free it, not after its share of
- * the previous step's atomics. */
-template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false>
+ * the previous step's atomics. LAG: the steps between a tile's loads and
+ * the hand-over of its dQ share (1; 2 with WS_DEFER_DQ, whose consumers
+ * hand tile it's share over in step it + 1): the loop adds the share of
+ * tile it - LAG after issuing the loads of tile it, so the loads still
+ * leave a step ahead. */
+template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false, int LAG = 1>
 static __device__ __forceinline__ void
 ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const float *sDQ,
             const CUtensorMap *tmQ, const CUtensorMap *tmG, const CUtensorMap *tmK,
@@ -246,7 +268,7 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             tma_load_3d(base + L::V + cb * BC * 128, tmV, m.kv, cb * 64, j0, bk);
         }
     }
-    for (int it = 0; it <= w.nsteps; it++) {
+    for (int it = 0; it < w.nsteps + LAG; it++) {
         if (wtid == 0 && it < w.nsteps) {
             const int st = it & 1;
             if (it >= 2) /* the consumers are done with step it - 2 */
@@ -262,9 +284,9 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             bulk_load(base + L::L + st * BR * 4, lse2 + (size_t)bh * Sp + q0, BR * 4, bar);
             bulk_load(base + L::DL + st * BR * 4, delta + (size_t)bh * Sp + q0, BR * 4, bar);
         }
-        if (BULK && it >= 1 && (wtid >> 5) == 1) { /* the dQ share of step it - 1 */
+        if (BULK && it >= LAG && (wtid >> 5) == 1) { /* the dQ share of step it - LAG */
             static_assert(!BULK || NDQ == 1, "one dQ buffer with bulk copies");
-            const int k = it - 1, lane = wtid & 31;
+            const int k = it - LAG, lane = wtid & 31;
             const int q0 = ws_q0(w, k);
             const size_t bh = (size_t)ws_bh(w, k);
             mbar_wait(m.dqfull, (uint32_t)(k & 1));
@@ -278,9 +300,9 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             if (lane == 0)
                 abmma::mbar_arrive(m.dqempty);
         }
-        if (!BULK && it >= 1 && (!LOADW || wtid >= 32)) { /* the dQ share of step it - 1 */
+        if (!BULK && it >= LAG && (!LOADW || wtid >= 32)) { /* the dQ share of step it - LAG */
             constexpr int NA = LOADW ? 96 : 128; /* threads adding */
-            const int k = it - 1, at = LOADW ? wtid - 32 : wtid;
+            const int k = it - LAG, at = LOADW ? wtid - 32 : wtid;
             const int q0 = ws_q0(w, k);
             const size_t bh = (size_t)ws_bh(w, k);
             mbar_wait(m.dqfull, (uint32_t)(k & 1));
@@ -387,7 +409,7 @@ __global__ void __launch_bounds__(NT, 1)
            int causal, float scale, int sched_arg)
 {
 #if AB_WGMMA_DEVICE
-    using L = ws_layout<D, 2, 1>;
+    using L = ws_layout_of<D, F>;
     constexpr bool BULK = (F & WS_BULK_DQ) != 0;
     constexpr bool LOADW = (F & WS_LOAD_WARP) != 0 && !BULK;
     /* D = 128: with any product in flight across the loop's back edge
@@ -398,6 +420,9 @@ __global__ void __launch_bounds__(NT, 1)
     /* WS_SPLIT_FULL: one branch a step between bwd_wg_ds's unmasked and
      * masked code instead of one per group of elements inside it */
     constexpr int FULLM = (F & WS_SPLIT_FULL) != 0 ? 3 : 0;
+    /* WS_DEFER_DQ (not with the overlap): tile it's dQ product in step it + 1 */
+    constexpr bool DEFER = (F & WS_DEFER_DQ) != 0 && !OVERLAP;
+    constexpr bool STAGGER = DEFER && (F & WS_STAGGER) != 0;
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
@@ -416,12 +441,12 @@ __global__ void __launch_bounds__(NT, 1)
     const int off = SK - S; /* key j visible to row i iff j <= i + off */
     const ws_sweep w = ws_sweep_of(b, hk, H, HK, gq0, ngq, j0, S, SK, causal);
 
-    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128);
+    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128, DEFER);
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
-        ws_producer<D, 2, 1, BULK, LOADW>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta,
-                                   dqacc, j0, bk, S, Sp);
+        ws_producer<D, 2, 1, BULK, LOADW, DEFER ? 2 : 1>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK,
+                                                          &tmV, lse2, delta, dqacc, j0, bk, S, Sp);
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */
         setmaxnreg_inc<240>();
@@ -484,6 +509,80 @@ __global__ void __launch_bounds__(NT, 1)
             wg_wait<0>();
             reg_fence(s);
             reg_fence(dp);
+        } else if constexpr (DEFER) {
+            /* Step it: S^T, dP^T of tile it; once both consumers have
+             * finished the dQ product of tile it - 2 (dsempty), which read
+             * the dS^T buffer this tile's dS^T goes to, the element-wise
+             * work and that store (dsfull: this consumer's half written);
+             * dV, dK of tile it; once both halves of tile it - 1's dS^T are
+             * written (dsfull of the other buffer), its dQ product; the
+             * waits; then tile it - 1's dQ share to the producer. The
+             * consumers never wait for each other inside a step, only for
+             * work one step old, so one may run ahead of the other by part
+             * of a step and its element-wise work overlap the other's
+             * products. After the loop, the last tile's dQ. */
+            if constexpr (STAGGER) { /* the second consumer starts behind the first */
+                if (w.nsteps > 0 && cw == 1)
+                    named_sync(2, NCT);
+            }
+            /* one step; FIRST (step 0): no earlier tile's dQ. No wait inside
+             * a span with products in flight (ptxas then serialises them). */
+            auto step = [&](int it, auto first) {
+                constexpr bool FIRST = decltype(first)::value;
+                const int st = it & 1, sp = st ^ 1;
+                const int q0 = ws_q0(w, it);
+                const uint32_t uQ = base + L::Q + st * L::TQ, uG = base + L::G + st * L::TQ;
+                const float *lL = reinterpret_cast<const float *>(sbase + L::L) + st * BR;
+                const float *lD = reinterpret_cast<const float *>(sbase + L::DL) + st * BR;
+                mbar_wait(m.full + st * 8, (uint32_t)((it >> 1) & 1));
+                if (it >= 2) /* both consumers' dQ of tile it - 2 read buffer st */
+                    mbar_wait(m.dsempty + st * 8, (uint32_t)(((it - 2) >> 1) & 1));
+                const bool full =
+                    q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
+                float s[32], dp[32];
+                bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
+                wg_wait<0>();
+                reg_fence(s);
+                reg_fence(dp);
+                if constexpr (STAGGER && FIRST) {
+                    if (cw == 0)
+                        named_arrive(2, NCT);
+                }
+                uint32_t pf[4][4], df[4][4];
+                bwd_wg_ds<T, FULLM>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL, 1.0f, lD,
+                                    full, q0, j0, S, SK, causal, off, sl2);
+                abmma::mbar_arrive(m.dsfull + st * 8); /* stores fenced for the async proxy */
+                if constexpr (!FIRST) /* both halves of tile it - 1's dS^T written */
+                    mbar_wait(m.dsfull + sp * 8, (uint32_t)(((it - 1) >> 1) & 1));
+                bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
+                float qacc[NQ / 2];
+                if constexpr (!FIRST)
+                    bwd_wg_issue_dq<T, BC, NQ>(qacc, base + L::DS + sp * L::TS, uK + kcol);
+                wg_wait<0>();
+                reg_fence(dv);
+                reg_fence(dk);
+                reg_fence_frag(pf);
+                reg_fence_frag(df);
+                abmma::mbar_arrive(m.empty + st * 8); /* Q, dO, lse, Delta of stage st read */
+                if constexpr (!FIRST) {
+                    reg_fence(qacc);
+                    abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
+                    ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it - 1, qacc);
+                }
+            };
+            if (w.nsteps > 0)
+                step(0, std::true_type{});
+            for (int it = 1; it < w.nsteps; it++)
+                step(it, std::false_type{});
+            if (w.nsteps > 0) { /* the last tile's dQ */
+                const int k = w.nsteps - 1, sk = k & 1;
+                float qacc[NQ / 2];
+                mbar_wait(m.dsfull + sk * 8, (uint32_t)((k >> 1) & 1));
+                bwd_wg_issue_dq<T, BC, NQ>(qacc, base + L::DS + sk * L::TS, uK + kcol);
+                wg_wait<0>();
+                reg_fence(qacc);
+                ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, k, qacc);
+            }
         } else {
             for (int it = 0; it < w.nsteps; it++) {
                 const int st = it & 1;
@@ -778,7 +877,7 @@ int ws_launch(const char *name, const ws_ctx *c, const ab_shape *s, const void *
     if (int rc = ws_before<T, D>(name, c, s, q, k, v, o, g, lse, &m, st))
         return rc;
     const long long kvnumel = (long long)s->B * HK * SK * D;
-    bwd_ws<T, D, Sched, F><<<Sched::grid(s), NT, ws_layout<D, 2, 1>::bytes, st>>>(
+    bwd_ws<T, D, Sched, F><<<Sched::grid(s), NT, ws_layout_of<D, F>::bytes, st>>>(
         m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, c->dkvacc, kvnumel,
         s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), Sched::ARG);
     return ws_after<T>(c, s, dq, dk, dv, st);
@@ -790,7 +889,7 @@ template <typename Sched, int F, typename T, int D> int ws_set_smem_of(void)
 {
     return (int)cudaFuncSetAttribute(bwd_ws<T, D, Sched, F>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     ws_layout<D, 2, 1>::bytes);
+                                     ws_layout_of<D, F>::bytes);
 }
 template <typename Sched, int F> int ws_set_smem(const ab_shape *s)
 {
