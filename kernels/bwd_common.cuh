@@ -66,16 +66,29 @@ __global__ void bwd_delta(const T *__restrict__ O, const T *__restrict__ G,
         delta[row] = a;
 }
 
+/* Where row qi (0..63) of a 64-row tile goes in the permuted logsumexp
+ * and Delta buffers of the WS_VEC_LSE rungs (kernels/wgmma_bwd_ws.cuh):
+ * thread t of a consumer warp needs rows 8n + 2t + e (n < 8, e < 2), which
+ * land at 16 (n / 2) + 4 t + 2 (n % 2) + e, so its 16 values are four
+ * float4 loads and the four t of a warp read 64 contiguous bytes. */
+static __host__ __device__ __forceinline__ int bwd_vec_row(int qi)
+{
+    const int n = qi >> 3, t = (qi >> 1) & 3, e = qi & 1;
+    return 16 * (n >> 1) + 4 * t + 2 * (n & 1) + e;
+}
+
 /* The same Delta and the logsumexp times log2 e, for the rungs that load
  * both by bulk copies of whole query tiles: for every row r = (bh, s) of
  * [B*H, S]: delta[bh * Sp + s] = sum_d dO O (fp32) and lse2[bh * Sp + s] =
  * lse[r] log2 e; rows s in [S, Sp) are left as they are (zeroed by the
- * caller once). D/8 threads per row, one 16-byte chunk each; rows * D / 8
- * threads in all, blocks of a multiple of 32. */
+ * caller once); perm: each 64-row tile's rows in bwd_vec_row's order
+ * instead (s = 64 u + qi at 64 u + bwd_vec_row(qi)). D/8 threads per row,
+ * one 16-byte chunk each; rows * D / 8 threads in all, blocks of a
+ * multiple of 32. */
 template <typename T, int D>
 __global__ void bwd_prep(const T *__restrict__ O, const T *__restrict__ G,
                          const float *__restrict__ lse, float *__restrict__ delta,
-                         float *__restrict__ lse2, long long rows, int S, int Sp)
+                         float *__restrict__ lse2, long long rows, int S, int Sp, int perm = 0)
 {
     constexpr int CH = D / 8;
     const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -93,7 +106,9 @@ __global__ void bwd_prep(const T *__restrict__ O, const T *__restrict__ G,
     for (int m = CH / 2; m > 0; m >>= 1)
         a += __shfl_xor_sync(0xffffffffu, a, m);
     if (row < rows && idx % CH == 0) {
-        const long long out = (row / S) * Sp + row % S;
+        long long out = (row / S) * Sp + row % S;
+        if (perm) /* bwd_vec_row: the order a consumer thread's float4 loads want */
+            out = out / 64 * 64 + bwd_vec_row((int)(out % 64));
         delta[out] = a;
         lse2[out] = lse[row] * 1.4426950408889634f;
     }

@@ -132,8 +132,10 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
  * group of elements (the compiler branches there); 1: the caller knows
  * the tile is full (no mask code); 2: the caller knows it is not (the
  * mask on every element, no branch); 3: 1 or 2 chosen from `full` once,
- * here (WS_SPLIT_FULL). */
-template <typename T, int FULLM = 0>
+ * here (WS_SPLIT_FULL). VEC: lL and lD hold the tile's rows in
+ * bwd_vec_row's order (kernels/bwd_common.cuh), read as four float4 each
+ * instead of sixteen floats. */
+template <typename T, int FULLM = 0, bool VEC = false>
 static __device__ __forceinline__ void
 bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
           const bwd_geo &x, uint32_t uDS, const float *lL, float lmul, const float *lD, bool full,
@@ -141,19 +143,32 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
 {
     if constexpr (FULLM == 3) {
         if (full)
-            bwd_wg_ds<T, 1>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off,
-                            sl2);
+            bwd_wg_ds<T, 1, VEC>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal,
+                                 off, sl2);
         else
-            bwd_wg_ds<T, 2>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal, off,
-                            sl2);
+            bwd_wg_ds<T, 2, VEC>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal,
+                                 off, sl2);
     } else {
         using ops = dtype_ops<T>;
+        float4 la = make_float4(0.f, 0.f, 0.f, 0.f), da = la;
 #pragma unroll
         for (int n = 0; n < 8; n++)
 #pragma unroll
             for (int e1 = 0; e1 < 2; e1++) {
                 const int qi = 8 * n + 2 * x.t + e1;
-                const float lq = lL[qi] * lmul, dq = lD[qi];
+                float lq, dq;
+                if constexpr (VEC) { /* bwd_vec_row(qi) = 16 (n / 2) + 4 t + c */
+                    const int c = 2 * (n & 1) + e1;
+                    if (c == 0) { /* rows of n and n + 1: one float4 each */
+                        la = reinterpret_cast<const float4 *>(lL)[2 * n + x.t];
+                        da = reinterpret_cast<const float4 *>(lD)[2 * n + x.t];
+                    }
+                    lq = (c == 0 ? la.x : c == 1 ? la.y : c == 2 ? la.z : la.w) * lmul;
+                    dq = c == 0 ? da.x : c == 1 ? da.y : c == 2 ? da.z : da.w;
+                } else {
+                    lq = lL[qi] * lmul;
+                    dq = lD[qi];
+                }
 #pragma unroll
                 for (int e2 = 0; e2 < 2; e2++) {
                     const int i = 4 * n + 2 * e2 + e1;

@@ -92,6 +92,11 @@ constexpr int WS_DEFER_DQ = 16; /* tile it's dQ product issued in step it + 1 (n
                                   * meeting of the consumers; bwd_ws says how) */
 constexpr int WS_STAGGER = 32;  /* with WS_DEFER_DQ: the second consumer starts its first
                                   * products once the first has its first scores */
+constexpr int WS_VEC_LSE = 128; /* logsumexp and Delta in bwd_vec_row's order (bwd_prep's
+                                  * perm), read as float4 (bwd_wg_ds's VEC); DEFER path */
+constexpr int WS_REG_DQ = 64;   /* with WS_DEFER_DQ: each consumer adds its dQ product to the
+                                  * accumulator from its registers (no dQ buffer, no
+                                  * producer atomics) */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by 8
@@ -114,8 +119,10 @@ template <int D, int NDS, int NDQ, int NBAR = 8> struct ws_layout {
 };
 
 /* The layout of bwd_ws with feature bits F: two dS^T buffers, one dQ
- * buffer; WS_DEFER_DQ's four more mbarriers (ws_bars). */
-template <int D, int F> using ws_layout_of = ws_layout<D, 2, 1, (F & WS_DEFER_DQ) ? 12 : 8>;
+ * buffer (none with WS_REG_DQ); WS_DEFER_DQ's four more mbarriers
+ * (ws_bars). */
+template <int D, int F>
+using ws_layout_of = ws_layout<D, 2, (F & WS_REG_DQ) ? 0 : 1, (F & WS_DEFER_DQ) ? 12 : 8>;
 
 /* mbarrier addresses (8 bytes each) from the layout's BAR region; dsfull,
  * dsempty (two dS^T buffers each) exist only in a WS_DEFER_DQ layout */
@@ -251,8 +258,10 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
  * the hand-over of its dQ share (1; 2 with WS_DEFER_DQ, whose consumers
  * hand tile it's share over in step it + 1): the loop adds the share of
  * tile it - LAG after issuing the loads of tile it, so the loads still
- * leave a step ahead. */
-template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false, int LAG = 1>
+ * leave a step ahead. ADDQ false: the consumers add dQ themselves; the
+ * producer only loads. */
+template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false, int LAG = 1,
+          bool ADDQ = true>
 static __device__ __forceinline__ void
 ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const float *sDQ,
             const CUtensorMap *tmQ, const CUtensorMap *tmG, const CUtensorMap *tmK,
@@ -284,7 +293,7 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             bulk_load(base + L::L + st * BR * 4, lse2 + (size_t)bh * Sp + q0, BR * 4, bar);
             bulk_load(base + L::DL + st * BR * 4, delta + (size_t)bh * Sp + q0, BR * 4, bar);
         }
-        if (BULK && it >= LAG && (wtid >> 5) == 1) { /* the dQ share of step it - LAG */
+        if (ADDQ && BULK && it >= LAG && (wtid >> 5) == 1) { /* the dQ share of step it - LAG */
             static_assert(!BULK || NDQ == 1, "one dQ buffer with bulk copies");
             const int k = it - LAG, lane = wtid & 31;
             const int q0 = ws_q0(w, k);
@@ -300,7 +309,7 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             if (lane == 0)
                 abmma::mbar_arrive(m.dqempty);
         }
-        if (!BULK && it >= LAG && (!LOADW || wtid >= 32)) { /* the dQ share of step it - LAG */
+        if (ADDQ && !BULK && it >= LAG && (!LOADW || wtid >= 32)) { /* the dQ share of step it - LAG */
             constexpr int NA = LOADW ? 96 : 128; /* threads adding */
             const int k = it - LAG, at = LOADW ? wtid - 32 : wtid;
             const int q0 = ws_q0(w, k);
@@ -324,7 +333,7 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             abmma::mbar_arrive(m.dqempty);
         }
     }
-    if (BULK && (wtid >> 5) == 1)
+    if (ADDQ && BULK && (wtid >> 5) == 1)
         bulk_wait_done(); /* every reduce-add of this block applied before exit */
 }
 
@@ -373,6 +382,27 @@ static __device__ __forceinline__ void ws_put_dq(float *sDQ, const ws_bars &m, c
     if (BULK)
         fence_proxy_async();
     abmma::mbar_arrive(m.dqfull);
+}
+
+/* The consumer's dQ product of tile k (qacc: columns cw NQ .. + NQ - 1 of
+ * the tile's BR rows) added to the fp32 accumulator dqacc [B, H, S, D]
+ * from its registers (float2 atomics; rows past S skipped): WS_REG_DQ. */
+template <int D, int NQ>
+static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w, int k, int S,
+                                                 const bwd_geo &x, int cw,
+                                                 const float (&qacc)[NQ / 2])
+{
+    const int q0 = ws_q0(w, k);
+    float *dq = dqacc + ((size_t)ws_bh(w, k) * S + q0) * D + cw * NQ + 2 * x.t;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int r = x.wi * 16 + x.g + 8 * h;
+        if (q0 + r < S)
+#pragma unroll
+            for (int n = 0; n < NQ / 8; n++)
+                abmma::atomic_add_f2(dq + (size_t)r * D + 8 * n,
+                                     make_float2(qacc[4 * n + 2 * h], qacc[4 * n + 2 * h + 1]));
+    }
 }
 #endif
 
@@ -423,6 +453,9 @@ __global__ void __launch_bounds__(NT, 1)
     /* WS_DEFER_DQ (not with the overlap): tile it's dQ product in step it + 1 */
     constexpr bool DEFER = (F & WS_DEFER_DQ) != 0 && !OVERLAP;
     constexpr bool STAGGER = DEFER && (F & WS_STAGGER) != 0;
+    constexpr bool REGDQ = DEFER && (F & WS_REG_DQ) != 0;
+    constexpr bool VEC = (F & WS_VEC_LSE) != 0;
+    static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
@@ -445,8 +478,8 @@ __global__ void __launch_bounds__(NT, 1)
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
-        ws_producer<D, 2, 1, BULK, LOADW, DEFER ? 2 : 1>(w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK,
-                                                          &tmV, lse2, delta, dqacc, j0, bk, S, Sp);
+        ws_producer<D, 2, 1, BULK, LOADW, DEFER ? 2 : 1, !REGDQ>(
+            w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta, dqacc, j0, bk, S, Sp);
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */
         setmaxnreg_inc<240>();
@@ -549,8 +582,8 @@ __global__ void __launch_bounds__(NT, 1)
                         named_arrive(2, NCT);
                 }
                 uint32_t pf[4][4], df[4][4];
-                bwd_wg_ds<T, FULLM>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL, 1.0f, lD,
-                                    full, q0, j0, S, SK, causal, off, sl2);
+                bwd_wg_ds<T, FULLM, VEC>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL, 1.0f,
+                                         lD, full, q0, j0, S, SK, causal, off, sl2);
                 abmma::mbar_arrive(m.dsfull + st * 8); /* stores fenced for the async proxy */
                 if constexpr (!FIRST) /* both halves of tile it - 1's dS^T written */
                     mbar_wait(m.dsfull + sp * 8, (uint32_t)(((it - 1) >> 1) & 1));
@@ -567,7 +600,10 @@ __global__ void __launch_bounds__(NT, 1)
                 if constexpr (!FIRST) {
                     reg_fence(qacc);
                     abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
-                    ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it - 1, qacc);
+                    if constexpr (REGDQ)
+                        ws_add_dq<D, NQ>(dqacc, w, it - 1, S, x, cw, qacc);
+                    else
+                        ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it - 1, qacc);
                 }
             };
             if (w.nsteps > 0)
@@ -581,7 +617,10 @@ __global__ void __launch_bounds__(NT, 1)
                 bwd_wg_issue_dq<T, BC, NQ>(qacc, base + L::DS + sk * L::TS, uK + kcol);
                 wg_wait<0>();
                 reg_fence(qacc);
-                ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, k, qacc);
+                if constexpr (REGDQ)
+                    ws_add_dq<D, NQ>(dqacc, w, k, S, x, cw, qacc);
+                else
+                    ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, k, qacc);
             }
         } else {
             for (int it = 0; it < w.nsteps; it++) {
@@ -728,12 +767,13 @@ struct ws_maps {
 
 /* Before the main kernel: encodes the maps of q, dO (64-row boxes), k, v
  * (BC-row boxes) into *m, zeroes the dQ (and, if any, dK/dV) accumulators
- * and runs the pre-pass on st. 0, a cudaError_t, or 3 when a tensor map
- * cannot be encoded (printed with the rung's name). */
+ * and runs the pre-pass on st (perm: its logsumexp and Delta rows in
+ * bwd_vec_row's order, WS_VEC_LSE). 0, a cudaError_t, or 3 when a tensor
+ * map cannot be encoded (printed with the rung's name). */
 template <typename T, int D>
 int ws_before(const char *name, const ws_ctx *c, const ab_shape *s, const void *q, const void *k,
               const void *v, const void *o, const void *g, const float *lse, ws_maps *m,
-              cudaStream_t st)
+              cudaStream_t st, int perm = 0)
 {
     const long long rows = (long long)s->B * s->H * s->S;
     const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
@@ -752,7 +792,7 @@ int ws_before(const char *name, const ws_ctx *c, const ab_shape *s, const void *
     if (e != cudaSuccess)
         return (int)e;
     bwd_prep<T, D><<<(unsigned)((rows * (D / 8) + 255) / 256), 256, 0, st>>>(
-        (const T *)o, (const T *)g, lse, c->delta, c->lse2, rows, s->S, c->Sp);
+        (const T *)o, (const T *)g, lse, c->delta, c->lse2, rows, s->S, c->Sp, perm);
     return (int)cudaGetLastError();
 }
 
@@ -874,7 +914,8 @@ int ws_launch(const char *name, const ws_ctx *c, const ab_shape *s, const void *
 {
     const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
     ws_maps m;
-    if (int rc = ws_before<T, D>(name, c, s, q, k, v, o, g, lse, &m, st))
+    if (int rc = ws_before<T, D>(name, c, s, q, k, v, o, g, lse, &m, st,
+                                 (F & WS_VEC_LSE) != 0))
         return rc;
     const long long kvnumel = (long long)s->B * HK * SK * D;
     bwd_ws<T, D, Sched, F><<<Sched::grid(s), NT, ws_layout_of<D, F>::bytes, st>>>(
