@@ -134,8 +134,11 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
  * mask on every element, no branch); 3: 1 or 2 chosen from `full` once,
  * here (WS_SPLIT_FULL). VEC: lL and lD hold the tile's rows in
  * bwd_vec_row's order (kernels/bwd_common.cuh), read as four float4 each
- * instead of sixteen floats. */
-template <typename T, int FULLM = 0, bool VEC = false>
+ * instead of sixteen floats (VEC 1: two float4 before each pair of
+ * n-groups; 2: all eight before the first, 32 more registers live). STSM: dS^T stored by four stmatrix.x4 (each
+ * k-step's four 8 x 8 fragments, lanes 8j .. 8j + 7 giving the rows of
+ * fragment j) instead of sixteen 4-byte stores. */
+template <typename T, int FULLM = 0, int VEC = 0, bool STSM = false>
 static __device__ __forceinline__ void
 bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
           const bwd_geo &x, uint32_t uDS, const float *lL, float lmul, const float *lD, bool full,
@@ -143,23 +146,34 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
 {
     if constexpr (FULLM == 3) {
         if (full)
-            bwd_wg_ds<T, 1, VEC>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal,
-                                 off, sl2);
+            bwd_wg_ds<T, 1, VEC, STSM>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK,
+                                       causal, off, sl2);
         else
-            bwd_wg_ds<T, 2, VEC>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK, causal,
-                                 off, sl2);
+            bwd_wg_ds<T, 2, VEC, STSM>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK,
+                                       causal, off, sl2);
     } else {
         using ops = dtype_ops<T>;
         float4 la = make_float4(0.f, 0.f, 0.f, 0.f), da = la;
+        float4 l4[4], d4[4];
+        if constexpr (VEC == 2) {
+#pragma unroll
+            for (int a = 0; a < 4; a++) {
+                l4[a] = reinterpret_cast<const float4 *>(lL)[4 * a + x.t];
+                d4[a] = reinterpret_cast<const float4 *>(lD)[4 * a + x.t];
+            }
+        }
 #pragma unroll
         for (int n = 0; n < 8; n++)
 #pragma unroll
             for (int e1 = 0; e1 < 2; e1++) {
                 const int qi = 8 * n + 2 * x.t + e1;
                 float lq, dq;
-                if constexpr (VEC) { /* bwd_vec_row(qi) = 16 (n / 2) + 4 t + c */
+                if constexpr (VEC != 0) { /* bwd_vec_row(qi) = 16 (n / 2) + 4 t + c */
                     const int c = 2 * (n & 1) + e1;
-                    if (c == 0) { /* rows of n and n + 1: one float4 each */
+                    if (VEC == 2) {
+                        la = l4[n >> 1];
+                        da = d4[n >> 1];
+                    } else if (c == 0) { /* rows of n and n + 1: one float4 each */
                         la = reinterpret_cast<const float4 *>(lL)[2 * n + x.t];
                         da = reinterpret_cast<const float4 *>(lD)[2 * n + x.t];
                     }
@@ -191,14 +205,50 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
             }
         /* fragment e of k-step kk: key krow + 8 (e & 1), queries 16 kk + 8 (e >> 1)
          * + 2t, +1 -> 16-byte chunk 2 kk + (e >> 1) of the key's row, byte 4t */
+        if constexpr (STSM) {
+            /* lane 8j + i: row i of fragment j = key 64 wg + 16 wi + 8 (j & 1) + i,
+             * k-step kk's chunk c = 2 kk + (j >> 1) at ((c ^ i) << 4) in the key's
+             * 128-byte row (uDS is 1024-aligned), so at a0 ^ (kk << 5). The lane's
+             * part of a0 is computed inside the asm from %laneid, so that nothing
+             * of it is live before the stores (the compiler hoisted it, spilling) */
+            const uint32_t wbase = uDS + (uint32_t)(x.wg * 64 + x.wi * 16) * 128;
+            asm volatile("{\n"
+                         ".reg .u32 l, i, j, c, a;\n"
+                         "mov.u32 l, %%laneid;\n"
+                         "and.b32 i, l, 7;\n"        /* i */
+                         "shr.u32 j, l, 3;\n"        /* j */
+                         "and.b32 c, j, 1;\n"
+                         "shl.b32 c, c, 3;\n"
+                         "add.u32 c, c, i;\n"        /* 8 (j & 1) + i */
+                         "shl.b32 c, c, 7;\n"
+                         "add.u32 a, %0, c;\n"       /* wbase + key row */
+                         "shr.u32 j, j, 1;\n"
+                         "xor.b32 j, j, i;\n"
+                         "shl.b32 j, j, 4;\n"
+                         "add.u32 a, a, j;\n"        /* a0 */
+                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%1, %2, %3, %4};\n"
+                         "xor.b32 a, a, 32;\n"
+                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%5, %6, %7, %8};\n"
+                         "xor.b32 a, a, 96;\n"       /* a0 ^ 64 */
+                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%9, %10, %11, %12};\n"
+                         "xor.b32 a, a, 32;\n"       /* a0 ^ 96 */
+                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%13, %14, %15, %16};\n"
+                         "}\n" ::"r"(wbase),
+                         "r"(df[0][0]), "r"(df[0][1]), "r"(df[0][2]), "r"(df[0][3]),
+                         "r"(df[1][0]), "r"(df[1][1]), "r"(df[1][2]), "r"(df[1][3]),
+                         "r"(df[2][0]), "r"(df[2][1]), "r"(df[2][2]), "r"(df[2][3]),
+                         "r"(df[3][0]), "r"(df[3][1]), "r"(df[3][2]), "r"(df[3][3])
+                         : "memory");
+        } else {
 #pragma unroll
-        for (int kk = 0; kk < 4; kk++)
+            for (int kk = 0; kk < 4; kk++)
 #pragma unroll
-            for (int e = 0; e < 4; e++) {
-                const int r = x.krow + 8 * (e & 1), c = 2 * kk + (e >> 1);
-                const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * x.t;
-                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e]) : "memory");
-            }
+                for (int e = 0; e < 4; e++) {
+                    const int r = x.krow + 8 * (e & 1), c = 2 * kk + (e >> 1);
+                    const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * x.t;
+                    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e]) : "memory");
+                }
+        }
         fence_proxy_async();
     }
 }

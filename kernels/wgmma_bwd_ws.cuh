@@ -94,6 +94,9 @@ constexpr int WS_STAGGER = 32;  /* with WS_DEFER_DQ: the second consumer starts 
                                   * products once the first has its first scores */
 constexpr int WS_VEC_LSE = 128; /* logsumexp and Delta in bwd_vec_row's order (bwd_prep's
                                   * perm), read as float4 (bwd_wg_ds's VEC); DEFER path */
+constexpr int WS_VEC_HOIST = 512; /* with WS_VEC_LSE at D = 64: a step's eight float4 loads
+                                   * issued before its first element (bwd_wg_ds's VEC 2) */
+constexpr int WS_STMATRIX = 256; /* dS^T stored by stmatrix (bwd_wg_ds's STSM); DEFER path */
 constexpr int WS_REG_DQ = 64;   /* with WS_DEFER_DQ: each consumer adds its dQ product to the
                                   * accumulator from its registers (no dQ buffer, no
                                   * producer atomics) */
@@ -454,7 +457,9 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool DEFER = (F & WS_DEFER_DQ) != 0 && !OVERLAP;
     constexpr bool STAGGER = DEFER && (F & WS_STAGGER) != 0;
     constexpr bool REGDQ = DEFER && (F & WS_REG_DQ) != 0;
-    constexpr bool VEC = (F & WS_VEC_LSE) != 0;
+    constexpr int VEC = (F & WS_VEC_LSE) == 0 ? 0 : (F & WS_VEC_HOIST) != 0 && D == 64 ? 2 : 1;
+    constexpr bool STSM = (F & WS_STMATRIX) != 0;
+    static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
@@ -582,8 +587,8 @@ __global__ void __launch_bounds__(NT, 1)
                         named_arrive(2, NCT);
                 }
                 uint32_t pf[4][4], df[4][4];
-                bwd_wg_ds<T, FULLM, VEC>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL, 1.0f,
-                                         lD, full, q0, j0, S, SK, causal, off, sl2);
+                bwd_wg_ds<T, FULLM, VEC, STSM>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL,
+                                               1.0f, lD, full, q0, j0, S, SK, causal, off, sl2);
                 abmma::mbar_arrive(m.dsfull + st * 8); /* stores fenced for the async proxy */
                 if constexpr (!FIRST) /* both halves of tile it - 1's dS^T written */
                     mbar_wait(m.dsfull + sp * 8, (uint32_t)(((it - 1) >> 1) & 1));
