@@ -97,6 +97,9 @@ constexpr int WS_VEC_LSE = 128; /* logsumexp and Delta in bwd_vec_row's order (b
 constexpr int WS_VEC_HOIST = 512; /* with WS_VEC_LSE at D = 64: a step's eight float4 loads
                                    * issued before its first element (bwd_wg_ds's VEC 2) */
 constexpr int WS_STMATRIX = 256; /* dS^T stored by stmatrix (bwd_wg_ds's STSM); DEFER path */
+constexpr int WS_RED4 = 1024;   /* with WS_REG_DQ: pairs of lanes swap halves (shfl.xor 1)
+                                  * so that each adds four columns of one row, float4
+                                  * atomics, half as many */
 constexpr int WS_REG_DQ = 64;   /* with WS_DEFER_DQ: each consumer adds its dQ product to the
                                   * accumulator from its registers (no dQ buffer, no
                                   * producer atomics) */
@@ -389,13 +392,35 @@ static __device__ __forceinline__ void ws_put_dq(float *sDQ, const ws_bars &m, c
 
 /* The consumer's dQ product of tile k (qacc: columns cw NQ .. + NQ - 1 of
  * the tile's BR rows) added to the fp32 accumulator dqacc [B, H, S, D]
- * from its registers (float2 atomics; rows past S skipped): WS_REG_DQ. */
-template <int D, int NQ>
+ * from its registers (rows past S skipped): WS_REG_DQ. float2 atomics, or
+ * with RED4 float4 atomics: lanes t and t ^ 1 (the same row pair g, g + 8,
+ * neighbouring column pairs) swap one pair, so that the even lane holds
+ * four columns of row g and the odd one four of row g + 8. */
+template <int D, int NQ, bool RED4 = false>
 static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w, int k, int S,
                                                  const bwd_geo &x, int cw,
                                                  const float (&qacc)[NQ / 2])
 {
     const int q0 = ws_q0(w, k);
+    if constexpr (RED4) {
+        const int odd = x.t & 1;
+        const int r = x.wi * 16 + x.g + 8 * odd; /* the row this lane adds */
+        float *dq = dqacc + ((size_t)ws_bh(w, k) * S + q0 + r) * D + cw * NQ + 2 * (x.t - odd);
+        const bool in = q0 + r < S;
+#pragma unroll
+        for (int n = 0; n < NQ / 8; n++) {
+            /* even lane: keeps row g's pair, sends row g + 8's; odd: the other way */
+            const float s0 = odd ? qacc[4 * n] : qacc[4 * n + 2];
+            const float s1 = odd ? qacc[4 * n + 1] : qacc[4 * n + 3];
+            const float r0 = __shfl_xor_sync(0xffffffffu, s0, 1);
+            const float r1 = __shfl_xor_sync(0xffffffffu, s1, 1);
+            const float4 v = odd ? make_float4(r0, r1, qacc[4 * n + 2], qacc[4 * n + 3])
+                                 : make_float4(qacc[4 * n], qacc[4 * n + 1], r0, r1);
+            if (in)
+                atomicAdd(reinterpret_cast<float4 *>(dq + 8 * n), v);
+        }
+        return;
+    }
     float *dq = dqacc + ((size_t)ws_bh(w, k) * S + q0) * D + cw * NQ + 2 * x.t;
 #pragma unroll
     for (int h = 0; h < 2; h++) {
@@ -457,6 +482,7 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool DEFER = (F & WS_DEFER_DQ) != 0 && !OVERLAP;
     constexpr bool STAGGER = DEFER && (F & WS_STAGGER) != 0;
     constexpr bool REGDQ = DEFER && (F & WS_REG_DQ) != 0;
+    constexpr bool RED4 = REGDQ && (F & WS_RED4) != 0;
     constexpr int VEC = (F & WS_VEC_LSE) == 0 ? 0 : (F & WS_VEC_HOIST) != 0 && D == 64 ? 2 : 1;
     constexpr bool STSM = (F & WS_STMATRIX) != 0;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
@@ -606,7 +632,7 @@ __global__ void __launch_bounds__(NT, 1)
                     reg_fence(qacc);
                     abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
                     if constexpr (REGDQ)
-                        ws_add_dq<D, NQ>(dqacc, w, it - 1, S, x, cw, qacc);
+                        ws_add_dq<D, NQ, RED4>(dqacc, w, it - 1, S, x, cw, qacc);
                     else
                         ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it - 1, qacc);
                 }
@@ -623,7 +649,7 @@ __global__ void __launch_bounds__(NT, 1)
                 wg_wait<0>();
                 reg_fence(qacc);
                 if constexpr (REGDQ)
-                    ws_add_dq<D, NQ>(dqacc, w, k, S, x, cw, qacc);
+                    ws_add_dq<D, NQ, RED4>(dqacc, w, k, S, x, cw, qacc);
                 else
                     ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, k, qacc);
             }

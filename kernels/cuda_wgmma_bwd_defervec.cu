@@ -1,0 +1,30 @@
+/*
+ * cuda_wgmma_bwd_defervec.cu: cuda_wgmma_bwd_defer with cuda_wgmma_bwd_lsevec's
+ * logsumexp and Delta loads (four float4 a thread), the dQ shares added
+ * by the producer as in cuda_wgmma_bwd_defer; rung
+ * "cuda_wgmma_bwd_defervec", a side step from cuda_wgmma_bwd_lsevec
+ * without cuda_wgmma_bwd_regdq's idea. Its forward is
+ * cuda_wgmma_persistent's.
+ *
+ * Idea: cuda_wgmma_bwd_regdq (each consumer adds its dQ product with
+ * float2 atomics) was as fast as cuda_wgmma_bwd_defer, and
+ * cuda_wgmma_bwd_lsevec, built on it, gained 6-8% at D = 128. Nsight
+ * Compute's warp-stall sampling of lsevec (reports/hopper-bwd-defer/)
+ * shows its consumers waiting on the atomics (19% of the samples on the
+ * instructions right after them); with the producer adding the shares
+ * (its float4 atomics, off the consumers' path) and the consumers only
+ * storing theirs to shared memory, the loads' gain may show whole.
+ *
+ * Prediction (before the first run): at D = 128 1.00-1.06x
+ * cuda_wgmma_bwd_lsevec; at D = 64, where lsevec lost 4-5% against
+ * defer, between the two.
+ *
+ * Supported: as cuda_wgmma_bwd_defer; sm_90a only, other devices get
+ * AB_SETUP_UNSUPPORTED.
+ *
+ * Sources: rungs cuda_wgmma_bwd_defer and cuda_wgmma_bwd_lsevec.
+ */
+#include "wgmma_bwd_ws.cuh"
+
+AB_WS_RUNG(cuda_wgmma_bwd_defervec, abwgws::sched_heads,
+           abwgws::WS_SPLIT_FULL | abwgws::WS_DEFER_DQ | abwgws::WS_VEC_LSE)
