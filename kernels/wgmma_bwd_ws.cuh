@@ -19,7 +19,8 @@
  *                  fp32 accumulator with float4 atomics
  *   bwd_ws         the main kernel of cuda_wgmma_bwd_ws,
  *                  cuda_wgmma_bwd_heads, cuda_wgmma_bwd_overlap,
- *                  cuda_wgmma_bwd_bulkdq and cuda_wgmma_bwd_loadwarp: the
+ *                  cuda_wgmma_bwd_bulkdq, cuda_wgmma_bwd_loadwarp and the
+ *                  rungs after them (AB_WS_RUNG): the
  *                  producer above and two
  *                  consumer warpgroups of 64 keys (setmaxnreg 240; producer
  *                  24) that meet once per step at a named barrier (dS^T of
@@ -35,7 +36,17 @@
  *                  cp.reduce.async.bulk, instead of float4 atomics),
  *                  WS_LOAD_WARP (the producer's warp 0 only loads) and
  *                  WS_SPLIT_FULL (bwd_wg_ds's unmasked or masked code
- *                  chosen once a step, not per group of elements)
+ *                  chosen once a step, not per group of elements); on the
+ *                  WS_DEFER_DQ path (tile it's dQ product in step it + 1,
+ *                  the dS^T buffers handed over by the dsfull/dsempty
+ *                  mbarriers instead of the consumers' per-step barrier)
+ *                  also WS_STAGGER (the second consumer starts behind the
+ *                  first), WS_REG_DQ (each consumer adds its dQ product
+ *                  from its registers; no dQ buffer, no producer atomics),
+ *                  WS_RED4 (those atomics four floats wide), WS_VEC_LSE
+ *                  (logsumexp and Delta in bwd_vec_row's order, float4
+ *                  loads), WS_VEC_HOIST and WS_STMATRIX (dS^T by
+ *                  stmatrix); each rung's file says what it measured
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
