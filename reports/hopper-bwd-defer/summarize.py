@@ -71,7 +71,7 @@ def main():
 
 def best_own():
     """Per configuration the fastest own rung of the run against cuDNN."""
-    print("### best own backward against cuDNN, per run\n")
+    print("### best own backward against cuDNN, per run (every own rung of the run)\n")
     print("| database | configurations | geometric mean | lowest (configuration, rung) | highest |")
     print("|---|---:|---:|---|---:|")
     for db, vs in CALLS:
