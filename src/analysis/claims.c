@@ -78,11 +78,47 @@ int ab_claims_load(const ab_experiment *e, config_t *cfg, ab_claim **out, size_t
             free(c);
             return fail_at(err, n, e, g, "than '%s' is not one of the experiment's variants", than);
         }
-        if (!config_setting_lookup_string(g, "verdict", &verdict) ||
-            (strcmp(verdict, "faster") && strcmp(verdict, "slower") && strcmp(verdict, "no difference"))) {
+        const config_setting_t *sp = config_setting_get_member(g, "speedup");
+        if (sp) {
+            const int len2 = config_setting_length(sp);
+            const config_setting_t *a = len2 == 2 ? config_setting_get_elem(sp, 0) : NULL;
+            const config_setting_t *b = len2 == 2 ? config_setting_get_elem(sp, 1) : NULL;
+            const int num = a && b &&
+                            (config_setting_type(a) == CONFIG_TYPE_FLOAT ||
+                             config_setting_type(a) == CONFIG_TYPE_INT) &&
+                            (config_setting_type(b) == CONFIG_TYPE_FLOAT ||
+                             config_setting_type(b) == CONFIG_TYPE_INT);
+            const double lo = num ? (config_setting_type(a) == CONFIG_TYPE_FLOAT
+                                         ? config_setting_get_float(a)
+                                         : (double)config_setting_get_int(a))
+                                  : 0;
+            const double hi = num ? (config_setting_type(b) == CONFIG_TYPE_FLOAT
+                                         ? config_setting_get_float(b)
+                                         : (double)config_setting_get_int(b))
+                                  : 0;
+            if (!num || !(lo > 0) || !(hi >= lo) || !isfinite(hi)) {
+                free(c);
+                return fail_at(err, n, e, sp,
+                               "speedup must be [lo, hi], two numbers with 0 < lo <= hi "
+                               "(the reference's time over the variant's)");
+            }
+            c[i].has_range = 1;
+            c[i].lo = lo;
+            c[i].hi = hi;
+        }
+        if (!config_setting_lookup_string(g, "verdict", &verdict)) {
+            if (!sp) {
+                free(c);
+                return fail_at(err, n, e, g, "a claim needs a verdict (\"faster\", \"slower\" or "
+                                             "\"no difference\") or a speedup = [lo, hi]");
+            }
+            continue;
+        }
+        if (strcmp(verdict, "faster") && strcmp(verdict, "slower") && strcmp(verdict, "no difference")) {
             free(c);
             return fail_at(err, n, e, g, "verdict must be \"faster\", \"slower\" or \"no difference\"");
         }
+        c[i].has_verdict = 1;
         c[i].verdict = strcmp(verdict, "faster") == 0   ? AB_FASTER
                        : strcmp(verdict, "slower") == 0 ? AB_SLOWER
                                                         : AB_NO_DIFFERENCE;
@@ -138,7 +174,8 @@ static ab_verdict claim_for(const ab_experiment *e, const ab_claim *c, size_t nc
                             const char *than, int *source)
 {
     for (size_t i = 0; i < nc; i++)
-        if (ab_claim_names(e, variant, c[i].variant) && ab_claim_names(e, than, c[i].than)) {
+        if (c[i].has_verdict && ab_claim_names(e, variant, c[i].variant) &&
+            ab_claim_names(e, than, c[i].than)) {
             *source = AB_STATED;
             return c[i].verdict;
         }
@@ -154,7 +191,45 @@ static const char *const outcome_name[] = {"held", "did not hold", "inconclusive
 
 const char *ab_part_outcome_name(int outcome) { return outcome_name[outcome]; }
 
+int ab_claim_range(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
+                   const char *than, double *lo, double *hi)
+{
+    for (size_t i = 0; i < nc; i++)
+        if (c[i].has_range && ab_claim_names(e, variant, c[i].variant) &&
+            ab_claim_names(e, than, c[i].than)) {
+            *lo = c[i].lo;
+            *hi = c[i].hi;
+            return 1;
+        }
+    return 0;
+}
+
+int ab_part_range_judge(const ab_part *p)
+{
+    if (!p->has_range)
+        return AB_NOT_JUDGED;
+    const int n = p->inside + p->below + p->above;
+    if (p->excluded > 0)
+        return AB_NOT_HELD;
+    return n > 0 && p->inside == n && p->not_compared == 0 ? AB_HELD : AB_INCONCLUSIVE;
+}
+
+/* the verdict claim's outcome (AB_NOT_JUDGED without one) */
+static int verdict_judge(const ab_part *p);
+
 int ab_part_judge(const ab_part *p)
+{
+    const int v = verdict_judge(p), r = ab_part_range_judge(p);
+    if (v == AB_NOT_JUDGED)
+        return r;
+    if (r == AB_NOT_JUDGED)
+        return v;
+    return v == AB_NOT_HELD || r == AB_NOT_HELD         ? AB_NOT_HELD
+           : v == AB_INCONCLUSIVE || r == AB_INCONCLUSIVE ? AB_INCONCLUSIVE
+                                                          : AB_HELD;
+}
+
+static int verdict_judge(const ab_part *p)
 {
     if (p->source == AB_NO_CLAIM)
         return AB_NOT_JUDGED;
@@ -239,10 +314,26 @@ int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size
             p->reference = p->names[1];
             p->claim = claim_for(e, J->claims, nclaims, sv, sr, &p->source);
         }
+        if (!p->has_range && ab_claim_range(e, J->claims, nclaims, sv, sr, &p->range_lo,
+                                            &p->range_hi)) {
+            p->has_range = 1;
+            p->est_min = INFINITY;
+            p->est_max = 0;
+        }
         if (o[i].computed)
             p->count[o[i].verdict]++;
         else
             p->not_compared++;
+        if (p->has_range && o[i].computed && o[i].speedup > 0) {
+            const double s = o[i].speedup;
+            p->inside += s >= p->range_lo && s <= p->range_hi;
+            p->below += s < p->range_lo;
+            p->above += s > p->range_hi;
+            p->excluded += o[i].hi < p->range_lo || o[i].lo > p->range_hi;
+            p->log_sum += log(s);
+            p->est_min = fmin(p->est_min, s);
+            p->est_max = fmax(p->est_max, s);
+        }
         for (size_t k = 0; k < nmeas; k++)
             if ((meas[k] == o[i].variant || meas[k] == o[i].reference) && J->has_sp[k] &&
                 J->sp[k].wide)
@@ -253,7 +344,7 @@ int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size
 
 const char *ab_part_claim_name(const ab_part *p)
 {
-    return p->source == AB_NO_CLAIM  ? "none stated"
+    return p->source == AB_NO_CLAIM  ? (p->has_range ? "a speedup range (below)" : "none stated")
            : p->source == AB_AA_TEST ? "no difference (A/A)"
                                   : claim_text(p->claim);
 }

@@ -1,7 +1,8 @@
 /*
  * claims.h: the claims of an experiment's `expect` list: each a variant,
- * the variant it is compared with (`than`, the baseline by default) and
- * the verdict claimed. Parsed from the experiment's text with libconfig;
+ * the variant it is compared with (`than`, the baseline by default), the
+ * verdict claimed and/or the speedup predicted (`speedup = [lo, hi]`, the
+ * reference's time over the variant's). Parsed from the experiment's text with libconfig;
  * the run's analysis adds the comparisons they need to its family
  * (run_analysis.c) and judges them from its verdicts (ab_judge_all), which
  * src/report/conclusion.c writes.
@@ -16,7 +17,11 @@
  * configuration's verdict is the claimed one, did not hold when any verdict
  * contradicts it (the opposite direction, or any difference where none was
  * claimed), and is inconclusive otherwise (no significant difference, or
- * no comparison, somewhere).
+ * no comparison, somewhere). A predicted speedup is judged from the
+ * comparisons' estimates and 95% CIs: held when every configuration's
+ * estimate lies in [lo, hi], did not hold when some configuration's CI lies
+ * wholly outside it, inconclusive otherwise; a part with both a verdict and
+ * a range takes the worse of the two outcomes.
  */
 #ifndef ATTNBENCH_CLAIMS_H
 #define ATTNBENCH_CLAIMS_H
@@ -31,7 +36,10 @@
 
 typedef struct ab_claim {
     const char *variant, *than; /* into the parsed config (valid while it lives) */
+    int has_verdict;            /* 0: a speedup range alone */
     ab_verdict verdict;
+    int has_range;              /* `speedup = [lo, hi]` given */
+    double lo, hi;              /* predicted speedup of variant over than (0 < lo <= hi) */
 } ab_claim;
 
 /* 1 when measurement variant v is the one a claim names (with
@@ -59,6 +67,7 @@ typedef struct ab_outcome {
     const ab_rmeas *variant, *reference;
     int computed;       /* 0: not compared (a side failed or has < 2 samples) */
     ab_verdict verdict; /* after the family correction and the A/A resolution */
+    double speedup, lo, hi; /* the estimate and its 95% CI (computed only) */
 } ab_outcome;
 
 /* Where a part's claim comes from. */
@@ -74,6 +83,12 @@ typedef struct ab_part {
     int source;   /* AB_NO_CLAIM, AB_STATED, AB_AA_TEST */
     int count[3]; /* by verdict: no difference, faster, slower */
     int not_compared, wide;
+    /* a predicted speedup (the claim's `speedup`), judged by ab_part_range_judge */
+    int has_range;
+    double range_lo, range_hi;
+    int inside, below, above; /* configurations by where the estimate falls */
+    int excluded;             /* configurations whose 95% CI lies wholly outside the range */
+    double log_sum, est_min, est_max; /* the estimates: sum of logs, smallest, largest */
 } ab_part;
 
 /* The parts of a conclusion and the spread of each measurement. */
@@ -97,8 +112,21 @@ void ab_judged_free(ab_judged *J);
 
 /* A part's outcome: AB_HELD, AB_NOT_HELD, AB_INCONCLUSIVE or AB_NOT_JUDGED
  * (no claim); its name ("held", "did not hold", "inconclusive", "not
- * judged"). */
+ * judged"). With both a verdict and a predicted range, the worse of
+ * the two outcomes (not held, then inconclusive, then held). */
 int ab_part_judge(const ab_part *p);
+
+/* The outcome of a part's predicted speedup alone (AB_NOT_JUDGED without
+ * one): held when every compared configuration's estimate lies in the
+ * range, not held when some configuration's 95% CI lies wholly outside it,
+ * inconclusive otherwise (or when nothing was compared). */
+int ab_part_range_judge(const ab_part *p);
+
+/* The predicted range of the claim for (variant, than) in claims c[0..nc)
+ * (measurement names; instances match their variant): 1 with *lo, *hi, or
+ * 0 when that claim has no `speedup`. */
+int ab_claim_range(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
+                   const char *than, double *lo, double *hi);
 const char *ab_part_outcome_name(int outcome);
 
 /* What the verdicts say without a claim: one verdict everywhere, one

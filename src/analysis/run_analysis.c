@@ -8,6 +8,7 @@
 #include "median_ci.h"
 #include "provenance.h"
 #include "util.h"
+#include "variant_groups.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -85,17 +86,18 @@ static void summarise(meas *x, const ab_boot_opts *bo)
 }
 
 /* With instances (instances_k > 1): the comparison of x's variant, when x
- * is its instance #1 and the variant is not the baseline, with the
- * baseline over every usable instance of each in x's configuration
- * (instances.h), into c (a = x, b = the baseline's first usable
- * instance). Fewer than 2 usable instances on either side: paired over
- * rounds between x and that first baseline instance. Returns 1 when c was
- * filled, else 0. */
-static int instance_compare(const ab_run_analysis *an, meas *x, const ab_compare_opts *co, cmp *c)
+ * is its instance #1 and the variant is not ref, with ref (a variant's
+ * name without "#k": the baseline, the rung before x's, or a claim's
+ * `than`) over every usable instance of each in x's configuration
+ * (instances.h), into c (a = x, b = ref's first usable instance). Fewer
+ * than 2 usable instances on either side: paired over rounds between x
+ * and that first instance. Returns 1 when c was filled, else 0. */
+static int instance_compare(const ab_run_analysis *an, meas *x, const char *ref,
+                            const ab_compare_opts *co, cmp *c)
 {
     meas *m = an->m;
     const size_t n = an->n;
-    const char *baseline = an->baseline;
+    const char *baseline = ref;
     size_t len = strlen(x->r.variant);
     if (len < 3 || strcmp(x->r.variant + len - 2, "#1") != 0 ||
         ab_run_is_variant(an, x->r.variant, baseline))
@@ -130,6 +132,27 @@ static int instance_compare(const ab_run_analysis *an, meas *x, const ab_compare
     if (c->an.ok)
         c->clocks_differ = ab_clocks_differ(&x->clk, &b0->clk);
     return 1;
+}
+
+/* With instances: the name (without "#k") of the variant listed before
+ * the variant of instance name v in e (e's variants are the instances,
+ * V#1 .. V#k of each in turn). 1 with it in out, 0 when v's is the first. */
+static int previous_variant(const ab_experiment *e, const char *v, char *out, size_t n)
+{
+    const size_t lv = ab_variant_name_len(v);
+    char prev[256] = "";
+    for (size_t i = 0; i < e->nvariants; i++) {
+        const char *w = e->variants[i].name;
+        const size_t lw = ab_variant_name_len(w);
+        if (lw == lv && strncmp(w, v, lv) == 0) {
+            if (!prev[0])
+                return 0;
+            snprintf(out, n, "%s", prev);
+            return 1;
+        }
+        snprintf(prev, sizeof prev, "%.*s", (int)lw, w);
+    }
+    return 0;
 }
 
 static int cmp_order(const void *x, const void *y)
@@ -208,13 +231,24 @@ static int build_family(const ab_run_record *rec, const ab_analysis_opts *o, ab_
     cmp *cmps = an->cmps;
     size_t ncmp = 0;
     const ab_compare_opts *co = &an->co;
-    if (o->chain && an->instances_k > 1)
-        fprintf(stderr, "attnbench: report: --chain is not applied to a run with instances: "
-                        "each variant is compared with the baseline over its instances\n");
     for (size_t i = 0; i < n; i++) {
         meas *x = an->sorted[i];
-        if (an->instances_k > 1) { /* by instance; no chain (said once, above) */
-            ncmp += (size_t)instance_compare(an, x, co, &cmps[ncmp]);
+        if (an->instances_k > 1) { /* by instance: the baseline, the rung before, the claims */
+            const size_t first = ncmp;
+            ncmp += (size_t)instance_compare(an, x, baseline, co, &cmps[ncmp]);
+            char prev[256];
+            if (o->chain && previous_variant(e, x->r.variant, prev, sizeof prev) &&
+                strcmp(prev, baseline) != 0)
+                ncmp += (size_t)instance_compare(an, x, prev, co, &cmps[ncmp]);
+            for (size_t k = 0; k < cp_claims->n; k++) {
+                if (!ab_exp_instance_of(x->r.variant, cp_claims->variant[k]))
+                    continue;
+                int have = 0; /* already compared with that variant */
+                for (size_t c = first; c < ncmp && !have; c++)
+                    have = ab_exp_instance_of(cmps[c].b->r.variant, cp_claims->than[k]);
+                if (!have)
+                    ncmp += (size_t)instance_compare(an, x, cp_claims->than[k], co, &cmps[ncmp]);
+            }
             continue;
         }
         meas *refs[2] = {NULL, NULL};
@@ -252,6 +286,20 @@ static int build_family(const ab_run_record *rec, const ab_analysis_opts *o, ab_
     }
     free(cp_claims);
     an->ncmp = ncmp;
+    { /* the predicted speedups (`expect`'s `speedup`) of the pairs compared */
+        config_t cfg;
+        ab_claim *cl = NULL;
+        size_t ncl = 0;
+        char err[512];
+        config_init(&cfg);
+        if (ab_claims_load(e, &cfg, &cl, &ncl, err, sizeof err) == 0)
+            for (size_t i = 0; i < ncmp; i++)
+                cmps[i].predicted = ab_claim_range(e, cl, ncl, cmps[i].a->r.variant,
+                                                   cmps[i].b->r.variant, &cmps[i].pred_lo,
+                                                   &cmps[i].pred_hi);
+        free(cl);
+        config_destroy(&cfg);
+    }
 
     /* one family (every comparison of the report): the family rule
      * (pair.h: the family limit on rounds, the p-values of the inference
@@ -403,8 +451,10 @@ int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_a
     if (!an->outcomes || !an->sorted_r)
         return error("out of memory");
     for (size_t i = 0; i < an->ncmp; i++)
-        an->outcomes[i] = (ab_outcome){&an->cmps[i].a->r, &an->cmps[i].b->r, an->cmps[i].an.ok,
-                                       an->cmps[i].an.verdict};
+        an->outcomes[i] = (ab_outcome){&an->cmps[i].a->r,       &an->cmps[i].b->r,
+                                       an->cmps[i].an.ok,       an->cmps[i].an.verdict,
+                                       an->cmps[i].an.speedup,  an->cmps[i].an.lo,
+                                       an->cmps[i].an.hi};
     for (size_t i = 0; i < n; i++)
         an->sorted_r[i] = &an->sorted[i]->r;
     ab_judge_all(&an->judged, e, an->outcomes, an->ncmp, an->sorted_r, n); /* judged.status */

@@ -54,7 +54,14 @@ typedef struct ab_rep_cmp {
     ab_rep_meas *a, *b;  /* candidate, reference */
     ab_pair_analysis an; /* the comparison (src/analysis/pair.h) */
     int clocks_differ;   /* median SM clocks more than 2% apart */
+    int predicted;       /* the experiment predicts this pair's speedup (`expect`'s `speedup`) */
+    double pred_lo, pred_hi; /* that range */
 } ab_rep_cmp;
+
+/* Where comparison c's estimate falls against its predicted range:
+ * "inside", "below", "above" (with ", CI outside" when its 95% CI lies
+ * wholly outside the range); "" when c has no prediction or no estimate. */
+const char *ab_rep_prediction(const ab_rep_cmp *c);
 
 /* 1 when x was measured ok with at least 2 samples (run_compare.c). */
 int ab_rep_usable(const ab_rep_meas *x);
@@ -102,7 +109,8 @@ typedef struct ab_pass_bandwidth {
 /* What the analysis is asked. */
 typedef struct ab_analysis_opts {
     const char *baseline; /* NULL: the experiment's baseline, else its first variant */
-    int chain;            /* also compare each variant with the one listed before it */
+    int chain;            /* also compare each variant with the one listed before it
+                             (by instance when the run has instances) */
     int by_clock;         /* the run's highest SM clock, for clock-normalised latency */
 } ab_analysis_opts;
 

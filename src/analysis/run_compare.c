@@ -49,3 +49,16 @@ const char *ab_rep_verdict(const ab_rep_cmp *c) { return ab_pair_verdict_text(&c
 
 const char *ab_rep_method(const ab_rep_cmp *c) { return ab_pair_method(&c->an); }
 
+
+const char *ab_rep_prediction(const ab_rep_cmp *c)
+{
+    if (!c->predicted || !c->an.ok || !(c->an.speedup > 0))
+        return "";
+    const double s = c->an.speedup;
+    const int out = c->an.hi < c->pred_lo || c->an.lo > c->pred_hi;
+    if (s < c->pred_lo)
+        return out ? "below, CI outside" : "below";
+    if (s > c->pred_hi)
+        return out ? "above, CI outside" : "above";
+    return "inside";
+}

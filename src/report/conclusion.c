@@ -27,13 +27,25 @@ json_t *ab_conclusion_json(const ab_judged *J_, const ab_rmeas *const *meas, siz
         const ab_part *p = &J.parts[k];
         const int j = ab_part_judge(p);
         tally[j]++;
-        json_array_append_new(
-            parts, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:s?}", "variant",
-                             p->variant, "reference", p->reference, "claim", ab_part_claim_name(p),
-                             "faster", p->count[AB_FASTER], "slower", p->count[AB_SLOWER],
-                             "no_difference", p->count[AB_NO_DIFFERENCE], "not_compared",
-                             p->not_compared, "wide", p->wide, "outcome", ab_part_outcome_name(j),
-                             "finding", j == AB_NOT_JUDGED ? ab_part_finding(p) : NULL));
+        json_t *part = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:s?}", "variant",
+                                 p->variant, "reference", p->reference, "claim", ab_part_claim_name(p),
+                                 "faster", p->count[AB_FASTER], "slower", p->count[AB_SLOWER],
+                                 "no_difference", p->count[AB_NO_DIFFERENCE], "not_compared",
+                                 p->not_compared, "wide", p->wide, "outcome", ab_part_outcome_name(j),
+                                 "finding", j == AB_NOT_JUDGED ? ab_part_finding(p) : NULL);
+        if (part && p->has_range) {
+            const int ne = p->inside + p->below + p->above;
+            json_object_set_new(
+                part, "predicted",
+                json_pack("{s:o, s:o, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s}", "lo",
+                          num(p->range_lo), "hi", num(p->range_hi), "inside", p->inside, "below",
+                          p->below, "above", p->above, "ci_outside", p->excluded, "geomean",
+                          ne ? num(exp(p->log_sum / ne)) : json_null(), "min",
+                          ne ? num(p->est_min) : json_null(), "max",
+                          ne ? num(p->est_max) : json_null(), "outcome",
+                          ab_part_outcome_name(ab_part_range_judge(p))));
+        }
+        json_array_append_new(parts, part);
     }
     for (size_t i = 0; i < nmeas; i++)
         if (J.has_sp[i] && J.sp[i].wide) {
@@ -99,6 +111,33 @@ void ab_conclusion_write(FILE *out, const ab_judged *J_, const ab_rmeas *const *
                 fprintf(out, "not judged: %s |\n", ab_part_finding(p));
             else
                 fprintf(out, "**%s** |\n", ab_part_outcome_name(j));
+        }
+        int nrange = 0;
+        for (size_t k = 0; k < np; k++)
+            nrange += parts[k].has_range;
+        if (nrange) {
+            fprintf(out, "\nPredicted speedups (`expect`'s `speedup = [lo, hi]`: the reference's "
+                         "time over the variant's), against each configuration's estimate: "
+                         "**held** when every estimate lies in the range, **did not hold** when "
+                         "some configuration's 95%% CI lies wholly outside it, **inconclusive** "
+                         "otherwise (the outcome above is the worse of this and the verdict "
+                         "claim, where a part has both).\n\n| part | predicted | inside | "
+                         "below | above | CI outside | estimates: geometric mean (range) | "
+                         "outcome |\n|---|---|---:|---:|---:|---:|---|---|\n");
+            for (size_t k = 0; k < np; k++) {
+                const ab_part *p = &parts[k];
+                if (!p->has_range)
+                    continue;
+                const int ne = p->inside + p->below + p->above;
+                char est[96] = "—";
+                if (ne)
+                    snprintf(est, sizeof est, "%.3f× (%.3f–%.3f)", exp(p->log_sum / ne),
+                             p->est_min, p->est_max);
+                fprintf(out, "| %s vs %s | %.3f–%.3f× | %d | %d | %d | %d | %s | **%s** |\n",
+                        p->variant, p->reference, p->range_lo, p->range_hi, p->inside, p->below,
+                        p->above, p->excluded, est,
+                        ab_part_outcome_name(ab_part_range_judge(p)));
+            }
         }
         int judged;
         const char *overall = ab_conclusion_overall(tally, &judged);

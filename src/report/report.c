@@ -233,6 +233,9 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
     meas *m = an->m;
     const size_t n = an->n, ncmp = an->ncmp, family = an->family;
     const cmp *cmps = an->cmps;
+    int any_predicted = 0;
+    for (size_t c = 0; c < ncmp; c++)
+        any_predicted |= cmps[c].predicted;
     meas *const *sorted = an->sorted;
     const char *baseline = an->baseline;
     const ab_compare_opts co = an->co;
@@ -504,22 +507,38 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
                     cp = &cmps[c];
             row(out, an, sorted[k], cp, baseline, ref_mhz);
         }
-        { /* the chain (--chain) and the claims against other variants (`than`) */
+        { /* the chain (--chain), the claims against other variants (`than`)
+             * and every comparison with a predicted speedup (`speedup`) */
             int any = 0;
             for (size_t c = 0; c < ncmp; c++) {
-                if (cmps[c].a->r.config != sorted[i]->r.config || ab_run_is_variant(an, cmps[c].b->r.variant, baseline))
+                if (cmps[c].a->r.config != sorted[i]->r.config ||
+                    (ab_run_is_variant(an, cmps[c].b->r.variant, baseline) && !cmps[c].predicted))
                     continue;
+                /* the predicted range and where the estimate falls: columns
+                 * of their own only when the experiment predicts any */
+                const char *pcols = any_predicted ? " predicted | estimate |" : "";
+                const char *prule = any_predicted ? "---|---|" : "";
                 if (!any && o->chain)
-                    fprintf(out, "\nEach rung against the one before it:\n\n| rung | previous | speedup "
-                                 "[95%% CI] | Cliff's δ | p (Holm) | verdict |\n|---|---|---|---|---:|---|\n");
+                    fprintf(out, "\nEach rung against the one before it%s:\n\n| rung | previous | "
+                                 "speedup [95%% CI] | Cliff's δ | p (Holm) | verdict |%s\n"
+                                 "|---|---|---|---|---:|---|%s\n",
+                            any_predicted ? " (and the pairs the experiment predicts a speedup for)" : "",
+                            pcols, prule);
                 else if (!any)
-                    fprintf(out, "\nThe claims against other variants than %s (`expect`'s `than`), "
+                    fprintf(out, "\nThe claims against other variants than %s (`expect`'s `than`)%s, "
                                  "in the same family:\n\n| variant | than | speedup [95%% CI] | "
-                                 "Cliff's δ | p (Holm) | verdict |\n|---|---|---|---|---:|---|\n",
-                            baseline);
+                                 "Cliff's δ | p (Holm) | verdict |%s\n|---|---|---|---|---:|---|%s\n",
+                            baseline, any_predicted ? " and the predicted speedups" : "", pcols, prule);
                 any = 1;
+                char pred[64] = "";
+                if (any_predicted && cmps[c].predicted)
+                    snprintf(pred, sizeof pred, " %.3f–%.3f× | %s |", cmps[c].pred_lo,
+                             cmps[c].pred_hi, ab_rep_prediction(&cmps[c]));
+                else if (any_predicted)
+                    snprintf(pred, sizeof pred, " | |");
                 if (!cmps[c].an.ok) {
-                    fprintf(out, "| %s | %s | — | | | |\n", cmps[c].a->r.variant, cmps[c].b->r.variant);
+                    fprintf(out, "| %s | %s | — | | | |%s\n", cmps[c].a->r.variant,
+                            cmps[c].b->r.variant, pred);
                     continue;
                 }
                 char p2[32];
@@ -529,10 +548,11 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
                     snprintf(p2, sizeof p2, "— (family of %zu)", cmps[c].an.family);
                 else
                     fmt_p(cmps[c].an.p_adj, p2, sizeof p2);
-                fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f]%s | %+.3f %s | %s | **%s** |\n",
+                fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f]%s | %+.3f %s | %s | **%s** |%s\n",
                         cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.speedup, cmps[c].an.lo,
                         cmps[c].an.hi, cmps[c].an.paired ? "" : " ‡", cmps[c].an.c.cliff.delta,
-                        ab_cliffs_magnitude(cmps[c].an.c.cliff.delta), p2, ab_rep_verdict(&cmps[c]));
+                        ab_cliffs_magnitude(cmps[c].an.c.cliff.delta), p2, ab_rep_verdict(&cmps[c]),
+                        pred);
             }
         }
         for (size_t c = 0; c < ncmp; c++)

@@ -8,7 +8,12 @@
  *    "practical": 0.01, "provenance": {VARIANT: {"route", ...}} (provenance.h),
  *    "comparisons": [{"config": {"B", "H", "S", "D", "causal", "dtype", "H_kv",
  *       "S_kv", "pass"},
- *       "variant", "baseline", "speedup", "speedup_ci": [lo, hi],
+ *       "variant", "baseline" (the variant it is compared with: the
+ *       baseline, the rung before with --chain, or a claim's `than`),
+ *       where the experiment predicts the pair's speedup "predicted" ([lo,
+ *       hi] of `expect`'s `speedup`) and "estimate_vs_predicted" ("inside",
+ *       "below", "above", with ", CI outside"; null when not compared),
+ *       "speedup", "speedup_ci": [lo, hi],
  *       "p", "p_adjusted" (null where the rounds are too few for the test
  *       to reach alpha), "verdict", "method", "p_method", "paired", "rounds",
  *       "too_few_rounds", "too_few_rounds_for_family" (no comparison of the
@@ -186,6 +191,14 @@ int ab_report_json(FILE *out, long long run_id, const char *experiment, const ch
         } else {
             json_object_set_new(o, "variant", json_string(c->a->r.variant));
             json_object_set_new(o, "baseline", json_string(c->b->r.variant));
+        }
+        /* the experiment's predicted speedup of the pair, and where the
+         * estimate falls (ab_rep_prediction) */
+        if (c->predicted) {
+            json_object_set_new(o, "predicted",
+                                json_pack("[o, o]", num(c->pred_lo), num(c->pred_hi)));
+            json_object_set_new(o, "estimate_vs_predicted",
+                                c->an.ok ? json_string(ab_rep_prediction(c)) : json_null());
         }
         if (!c->an.ok) {
             json_object_set_new(o, "speedup", json_null());
