@@ -31,17 +31,17 @@
  * cuda_wgmma_bwd_headsplit at D = 64 and 128, causal and not, and at
  * Llama 3 8B.
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-defer.db and -llama3-8b.db run 1, four instances a variant,
- * clocks left alone; ratios of the instances' geometric-mean medians,
- * summarize.py there): against cuda_wgmma_bwd_headsplit 1.084x at D = 64
- * non-causal (1.031-1.123 over S), 1.071x causal (1.020-1.106), 1.003x at
- * D = 128 non-causal (0.996-1.014), 0.999x causal (0.985-1.009), 0.996x at
- * Llama 3 8B (0.990-1.001); the next call's run (hopper-bwd-regdq.db)
- * 1.087x, 1.069x, 1.006x, 0.997x. The prediction (1.00-1.05x) held at
- * D = 128 and Llama 3 8B, as no gain, and was exceeded at D = 64, where
- * the element-wise work is the larger part of a step. The fastest own
- * backward at D = 64: 0.799-0.800x cuDNN non-causal, 0.901-0.903x causal.
+ * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/; ratios of
+ * the instances' geometric-mean medians, geometric means over S,
+ * summarize.py there): in hopper-bwd-defer.db against
+ * cuda_wgmma_bwd_headsplit 1.084x at D = 64 non-causal (1.031-1.123),
+ * 1.071x causal (1.020-1.106), 1.003x at D = 128 non-causal (0.996-1.014),
+ * 0.999x causal (0.985-1.009); in hopper-bwd-defer-llama3-8b.db 0.996x at
+ * Llama 3 8B (0.990-1.001); in hopper-bwd-regdq.db, the next call, 1.087x,
+ * 1.069x, 1.006x and 0.997x. The prediction (1.00-1.05x) held at D = 128
+ * and Llama 3 8B, as no gain, and was exceeded at D = 64, where the
+ * element-wise work is the larger part of a step. The fastest own backward
+ * at D = 64: 0.799x cuDNN non-causal, 0.903x causal (hopper-bwd-defer.db).
  *
  * Supported: as cuda_wgmma_bwd_heads (fp16, bf16; D in {64, 128}; causal
  * or not; any S, S_kv with the bottom-right mask; H_kv dividing H); sm_90a

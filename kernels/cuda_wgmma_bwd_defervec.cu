@@ -19,11 +19,12 @@
  * cuda_wgmma_bwd_lsevec; at D = 64, where lsevec lost 4-5% against
  * defer, between the two.
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-red4.db and -llama3-8b.db run 1): against
- * cuda_wgmma_bwd_lsevec 0.929x at D = 128 non-causal (0.909-0.965),
- * 0.946x causal, 0.952x at Llama 3 8B, 1.044x and 1.049x at D = 64;
- * against cuda_wgmma_bwd_defer 0.996-1.003x in every part: the float4
+ * Measured (NVIDIA H200, 2026-11-26,
+ * reports/hopper-bwd-defer/hopper-bwd-red4.db and -llama3-8b.db run 1;
+ * ratios as cuda_wgmma_bwd_defer.cu's): against cuda_wgmma_bwd_lsevec
+ * 0.929x at D = 128 non-causal (0.909-0.965), 0.946x causal, 0.952x at
+ * Llama 3 8B, 1.044x and 1.049x at D = 64; against cuda_wgmma_bwd_defer
+ * 1.003x and 1.002x at D = 128, 0.996x and 0.997x at D = 64: the float4
  * loads alone change nothing, and lsevec's gain at D = 128 needs regdq's
  * consumer atomics with them (and costs at D = 64). The prediction
  * (1.00-1.06x lsevec at D = 128) did not hold.

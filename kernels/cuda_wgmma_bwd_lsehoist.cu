@@ -20,12 +20,13 @@
  * cuda_wgmma_bwd_lsevec if the reading holds; at D = 128 1.00x (the same
  * code: an A/A pair in the run).
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-stsm.db run 1): at D = 64 1.018x cuda_wgmma_bwd_lsevec
+ * Measured (NVIDIA H200, 2026-11-26,
+ * reports/hopper-bwd-defer/hopper-bwd-stsm.db run 1; ratios as
+ * cuda_wgmma_bwd_defer.cu's): at D = 64 1.018x cuda_wgmma_bwd_lsevec
  * non-causal (1.013-1.026), 1.017x causal (1.013-1.024), still below
  * cuda_wgmma_bwd_defer (0.776x and 0.871x cuDNN against defer's 0.799x and
  * 0.901x); at D = 128 1.000x and 0.999x (the same code: the run's A/A
- * pair, within 0.6%). The prediction (1.03-1.08x at D = 64) did not hold.
+ * pair). The prediction (1.03-1.08x at D = 64) did not hold.
  *
  * Supported: as cuda_wgmma_bwd_lsevec; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.

@@ -21,26 +21,30 @@
  * Prediction (before the first run): 1.01-1.04x cuda_wgmma_bwd_regdq at
  * D = 64 and 128 (a quarter of the loads, 6% of the traffic).
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-regdq.db and -llama3-8b.db run 1): against
- * cuda_wgmma_bwd_regdq 1.081x at D = 128 non-causal (1.058-1.107 over S),
- * 1.067x causal (1.026-1.100), 1.062x at Llama 3 8B (1.032-1.090), but
- * 0.953x and 0.959x at D = 64; two later runs on the same machine
- * (hopper-bwd-stsm.db, hopper-bwd-red4.db) gave lsevec / defer 1.076x and
- * 1.080x non-causal, 1.057x and 1.059x causal at D = 128, 0.950-0.954x at
- * D = 64. The prediction (1.01-1.04x) was exceeded at D = 128 and wrong
- * in sign at D = 64. The loads are not the whole reason:
- * cuda_wgmma_bwd_defervec, the same loads with the producer's atomics,
- * is exactly cuda_wgmma_bwd_defer (1.002-1.003x at D = 128), so the gain
- * comes with regdq's consumer atomics, whose own change was neutral; read
- * as a schedule the compiler finds for the two together, not as the
- * loads' cost. Nsight Compute (B=4 H=16 S=4096 D=128 non-causal, H200,
- * ncu-lsevec-2026-11-26.tgz there): 830 M warp instructions against
- * cuda_wgmma_bwd_defer's 1,039 M and cuDNN's 748 M, shared-memory
- * wavefronts 331 M (cuDNN 346 M), yet 1.28x cuDNN's cycles at 32% issue
- * activity: the rest is latency. The fastest own backward at D = 128:
- * 0.800-0.802x cuDNN non-causal, 0.856-0.857x causal; 0.917-0.918x at
- * Llama 3 8B (0.875-0.878 at S = 8192).
+ * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/; ratios as
+ * cuda_wgmma_bwd_defer.cu's): in hopper-bwd-regdq.db against
+ * cuda_wgmma_bwd_regdq 1.081x at D = 128 non-causal (1.058-1.107), 1.067x
+ * causal (1.026-1.100), but 0.953x and 0.959x at D = 64; in
+ * hopper-bwd-regdq-llama3-8b.db 1.062x at Llama 3 8B (1.032-1.090);
+ * against cuda_wgmma_bwd_defer in the two later runs on the same machine
+ * 1.076x and 1.057x at D = 128 (hopper-bwd-stsm.db), 1.080x and 1.059x
+ * (hopper-bwd-red4.db), 0.954x and 0.950x at D = 64 in both. The
+ * prediction (1.01-1.04x) was exceeded at D = 128 and wrong in sign at D =
+ * 64. The loads are not the whole reason: cuda_wgmma_bwd_defervec, the
+ * same loads with the producer's atomics, is cuda_wgmma_bwd_defer's speed
+ * at D = 128 (1.003x and 1.002x, hopper-bwd-red4.db), so the gain comes
+ * with regdq's consumer atomics, whose own change was neutral; read as a
+ * schedule the compiler finds for the two together, not as the loads'
+ * cost. The fastest own backward at D = 128: 0.800x cuDNN non-causal,
+ * 0.856x causal (hopper-bwd-regdq.db); 0.918x at Llama 3 8B (0.876-0.969,
+ * hopper-bwd-regdq-llama3-8b.db).
+ *
+ * Profiled (no database: the counters are in the log named): Nsight
+ * Compute at B=4 H=16 S=4096 D=128 bf16 non-causal (H200,
+ * reports/hopper-bwd-defer/ncu-lsevec-2026-11-26.tgz): 830 M warp
+ * instructions against cuda_wgmma_bwd_defer's 1,039 M and cuDNN's 748 M,
+ * shared-memory wavefronts 331 M (cuDNN 346 M), yet 1.28x cuDNN's cycles
+ * at 32% issue activity: the rest is latency.
  *
  * Supported: as cuda_wgmma_bwd_regdq; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.

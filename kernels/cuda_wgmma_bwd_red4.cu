@@ -20,8 +20,9 @@
  * stalls, 1.03-1.08x cuda_wgmma_bwd_lsevec at D = 128 and at Llama 3 8B;
  * at D = 64 (eight float2 atomics a step before, four now) 1.01-1.04x.
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-red4.db and -llama3-8b.db run 1): SLOWER, 0.839x
+ * Measured (NVIDIA H200, 2026-11-26,
+ * reports/hopper-bwd-defer/hopper-bwd-red4.db and -llama3-8b.db run 1;
+ * ratios as cuda_wgmma_bwd_defer.cu's): SLOWER, 0.839x
  * cuda_wgmma_bwd_lsevec at D = 128 non-causal (0.815-0.887), 0.863x
  * causal, 0.951x and 0.963x at D = 64, 0.872x at Llama 3 8B: the
  * prediction (1.03-1.08x) did not hold; two shuffles per float4 atomic

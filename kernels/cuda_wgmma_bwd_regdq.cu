@@ -33,14 +33,15 @@
  * themselves (the same count of instructions as the stores they replace),
  * so if the LSU queue rather than shared memory is what binds, no gain.
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-regdq.db and -llama3-8b.db run 1): against
- * cuda_wgmma_bwd_defer 1.000x at D = 128 non-causal (0.980-1.022), 0.991x
- * causal (0.988-0.995), 0.999x and 0.991x at D = 64, 0.988x at Llama 3 8B
- * (0.982-0.994): the prediction (1.05-1.15x at D = 128) did not hold;
- * shared-memory bandwidth is not what bounds the step there, or the
- * consumers' atomics cost what the round trip saved (the warp-stall
- * sampling of the next rung shows them waiting on the atomics).
+ * Measured (NVIDIA H200, 2026-11-26,
+ * reports/hopper-bwd-defer/hopper-bwd-regdq.db and -llama3-8b.db run 1;
+ * ratios as cuda_wgmma_bwd_defer.cu's): against cuda_wgmma_bwd_defer
+ * 1.000x at D = 128 non-causal (0.980-1.022), 0.991x causal (0.988-0.995),
+ * 0.999x and 0.991x at D = 64, 0.988x at Llama 3 8B (0.982-0.994): the
+ * prediction (1.05-1.15x at D = 128) did not hold; shared-memory bandwidth
+ * is not what bounds the step there, or the consumers' atomics cost what
+ * the round trip saved (the warp-stall sampling of the next rung shows
+ * them waiting on the atomics).
  *
  * Supported: as cuda_wgmma_bwd_defer; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED. Shared memory: cuda_wgmma_bwd_defer's less the dQ

@@ -18,11 +18,13 @@
  * cuda_wgmma_bwd_headsplit; if the warpgroups fall back into step, as
  * cuda_wgmma_bwd_defer.
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-defer.db and -llama3-8b.db run 1): 0.991-0.996x
- * cuda_wgmma_bwd_defer in every part (ranges 0.981-1.003) and at Llama 3
- * 8B: the prediction (1.05-1.15x if the offset holds) did not hold; a
- * staggered start bought nothing, and costs a barrier.
+ * Measured (NVIDIA H200, 2026-11-26,
+ * reports/hopper-bwd-defer/hopper-bwd-defer.db and -llama3-8b.db run 1;
+ * ratios as cuda_wgmma_bwd_defer.cu's): against cuda_wgmma_bwd_defer
+ * 0.995x at D = 64 non-causal, 0.996x causal, 0.992x at D = 128
+ * non-causal, 0.991x causal, 0.994x at Llama 3 8B: the prediction
+ * (1.05-1.15x if the offset holds) did not hold; a staggered start bought
+ * nothing, and costs a barrier.
  *
  * Supported: as cuda_wgmma_bwd_defer; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.

@@ -21,13 +21,16 @@
  * D = 128 and at Llama 3 8B; at D = 64, where cuda_wgmma_bwd_lsevec lost
  * 4-5% against its previous rung, 1.00-1.03x.
  *
- * Measured (NVIDIA H200, 2026-11-26, reports/hopper-bwd-defer/
- * hopper-bwd-stsm.db and -llama3-8b.db run 1): SLOWER at D = 128, 0.848x
- * cuda_wgmma_bwd_lsevec non-causal (0.815-0.893), 0.873x causal, 0.878x
- * at Llama 3 8B: ptxas (CUDA 13.0) spills 44 bytes a thread in the D = 128
+ * Measured (NVIDIA H200, 2026-11-26,
+ * reports/hopper-bwd-defer/hopper-bwd-stsm.db and -llama3-8b.db run 1;
+ * ratios as cuda_wgmma_bwd_defer.cu's): SLOWER at D = 128, 0.848x
+ * cuda_wgmma_bwd_lsevec non-causal (0.815-0.893), 0.873x causal, 0.878x at
+ * Llama 3 8B; at D = 64 1.003x and 1.012x (the prediction, 1.00-1.03x,
+ * held there).
+ *
+ * Compiled: ptxas (CUDA 13.0) spills 44 bytes a thread in the D = 128
  * consumers (none in lsevec), whatever the stores' addresses were computed
- * as (three forms tried, all spilling 40-60 bytes). At D = 64, no spill,
- * 1.003x and 1.012x (the prediction, 1.00-1.03x, held there).
+ * as (three forms tried, all spilling 40-60 bytes); none at D = 64.
  *
  * Supported: as cuda_wgmma_bwd_lsevec; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.

@@ -550,7 +550,8 @@ int ab_report_write(const ab_run_record *rec, const ab_run_analysis *an, const a
                     fmt_p(cmps[c].an.p_adj, p2, sizeof p2);
                 fprintf(out, "| %s | %s | %.3f× [%.3f, %.3f]%s | %+.3f %s | %s | **%s** |%s\n",
                         cmps[c].a->r.variant, cmps[c].b->r.variant, cmps[c].an.speedup, cmps[c].an.lo,
-                        cmps[c].an.hi, cmps[c].an.paired ? "" : " ‡", cmps[c].an.c.cliff.delta,
+                        cmps[c].an.hi, cmps[c].an.paired || cmps[c].an.by_instance ? "" : " ‡",
+                        cmps[c].an.c.cliff.delta,
                         ab_cliffs_magnitude(cmps[c].an.c.cliff.delta), p2, ab_rep_verdict(&cmps[c]),
                         pred);
             }

@@ -186,6 +186,42 @@ def library(ctx):
         ms (above 1: the variant is faster)."""
         return _pair(ms(variant, **sel), ms(baseline, **sel), lambda v, b: b / v)
 
+    def instance_ms(variant, run=None, where=None, **cfg):
+        """For a run with instances: per configuration the geometric mean of
+        the medians (ms) of VARIANT's ok instances VARIANT#k."""
+        if run is None:
+            run = ctx.default_run()
+        conds = ["run_id = ?", "substr(variant, 1, ?) = ?", "status = 'ok'"]
+        args = [run, len(variant) + 1, variant + "#"]
+        for k, v in cfg.items():
+            col = "pass" if k == "pass_" else k
+            if col not in FILTER_COLUMNS:
+                raise FigureError(f"unknown selection column {k}")
+            conds.append(f'"{col}" = ?')
+            args.append(int(v) if isinstance(v, bool) else v)
+        if where:
+            conds.append(f"({where})")
+        cols = ", ".join(f'"{c}"' for c in CONFIG_COLUMNS)
+        sql = (f"SELECT {cols}, median_ms FROM measurement_summary WHERE {' AND '.join(conds)} "
+               "ORDER BY measurement_id")
+        try:
+            rows = ctx.conn.execute(sql, args).fetchall()
+        except sqlite3.Error as e:
+            raise FigureError(f"instances of {variant} {cfg} {where or ''}: {e}")
+        logs = {}
+        for r in rows:
+            if r[-1] is not None and r[-1] > 0:
+                logs.setdefault(tuple(r[:-1]), []).append(math.log(r[-1]))
+        if not logs:
+            raise FigureError(f"no ok instance of {variant} in run {run} with {cfg} {where or ''}")
+        return Series((k, math.exp(sum(v) / len(v))) for k, v in logs.items())
+
+    def instance_speedup(variant, baseline, **sel):
+        """instance_ms(baseline) / instance_ms(variant) per configuration
+        both ran (above 1: the variant is faster; reports/hopper-bwd-defer/
+        summarize.py's ratio)."""
+        return _pair(instance_ms(variant, **sel), instance_ms(baseline, **sel), lambda v, b: b / v)
+
     def ratio(a, b):
         """a / b per configuration both selections hold (across runs: the
         same configuration in two runs)."""
@@ -232,6 +268,15 @@ def library(ctx):
             for k, t in ms(v, **sel):
                 best[k] = min(best.get(k, math.inf), t)
         return _pair(Series(best.items()), ms(baseline, **sel), lambda v, b: b / v)
+
+    def instance_speedup_best(variants, baseline, **sel):
+        """speedup_best for a run with instances: per configuration the
+        fastest of VARIANTS by instance_ms against the baseline's."""
+        best = {}
+        for v in variants:
+            for k, t in instance_ms(v, **sel):
+                best[k] = min(best.get(k, math.inf), t)
+        return _pair(Series(best.items()), instance_ms(baseline, **sel), lambda v, b: b / v)
 
     def report_speedup(variant, run=None, baseline=None, flags="", **cfg):
         """(speedup, CI low, CI high) of VARIANT in `attnbench report RUN
@@ -350,6 +395,8 @@ def library(ctx):
         return 1.0 / x
 
     fns = dict(ms=ms, tflops=tflops, gbs=gbs, speedup=speedup, ratio=ratio, difference=difference,
+               instance_ms=instance_ms, instance_speedup=instance_speedup,
+               instance_speedup_best=instance_speedup_best,
                timer_floor_ms=timer_floor_ms, first_second=first_second, speedup_best=speedup_best,
                report_speedup=report_speedup, report_speedups=report_speedups, verdicts=verdicts, ceiling_gbs=ceiling_gbs,
                sql=sql, sql_in=sql_in, value=value, minmax=minmax, lo=lo, hi=hi, geomean=geomean,
