@@ -108,6 +108,8 @@ constexpr int WS_VEC_LSE = 128; /* logsumexp and Delta in bwd_vec_row's order (b
 constexpr int WS_VEC_HOIST = 512; /* with WS_VEC_LSE at D = 64: a step's eight float4 loads
                                    * issued before its first element (bwd_wg_ds's VEC 2) */
 constexpr int WS_STMATRIX = 256; /* dS^T stored by stmatrix (bwd_wg_ds's STSM); DEFER path */
+constexpr int WS_TAIL = 2048;   /* with WS_REG_DQ: a one-head schedule's tile rows without
+                                  * integer division (ws_add_dq_tail) */
 constexpr int WS_RED4 = 1024;   /* with WS_REG_DQ: pairs of lanes swap halves (shfl.xor 1)
                                   * so that each adds four columns of one row, float4
                                   * atomics, half as many */
@@ -401,6 +403,25 @@ static __device__ __forceinline__ void ws_put_dq(float *sDQ, const ws_bars &m, c
     abmma::mbar_arrive(m.dqfull);
 }
 
+/* ws_add_dq for WS_TAIL: the tile's first row q0 of query row block bh
+ * given (no division of the step index), rows past S skipped. */
+template <int D, int NQ>
+static __device__ __forceinline__ void ws_add_dq_tail(float *dqacc, size_t bh, int q0, int S,
+                                                      const bwd_geo &x, int cw,
+                                                      const float (&qacc)[NQ / 2])
+{
+    float *dq = dqacc + (bh * S + q0) * D + cw * NQ + 2 * x.t;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int r = x.wi * 16 + x.g + 8 * h;
+        if (q0 + r < S)
+#pragma unroll
+            for (int n = 0; n < NQ / 8; n++)
+                abmma::atomic_add_f2(dq + (size_t)r * D + 8 * n,
+                                     make_float2(qacc[4 * n + 2 * h], qacc[4 * n + 2 * h + 1]));
+    }
+}
+
 /* The consumer's dQ product of tile k (qacc: columns cw NQ .. + NQ - 1 of
  * the tile's BR rows) added to the fp32 accumulator dqacc [B, H, S, D]
  * from its registers (rows past S skipped): WS_REG_DQ. float2 atomics, or
@@ -494,6 +515,8 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool STAGGER = DEFER && (F & WS_STAGGER) != 0;
     constexpr bool REGDQ = DEFER && (F & WS_REG_DQ) != 0;
     constexpr bool RED4 = REGDQ && (F & WS_RED4) != 0;
+    /* WS_TAIL on a schedule whose blocks visit one query head */
+    constexpr bool TAIL = REGDQ && (F & WS_TAIL) != 0 && Sched::ONE_HEAD;
     constexpr int VEC = (F & WS_VEC_LSE) == 0 ? 0 : (F & WS_VEC_HOIST) != 0 && D == 64 ? 2 : 1;
     constexpr bool STSM = (F & WS_STMATRIX) != 0;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
@@ -605,7 +628,7 @@ __global__ void __launch_bounds__(NT, 1)
             auto step = [&](int it, auto first) {
                 constexpr bool FIRST = decltype(first)::value;
                 const int st = it & 1, sp = st ^ 1;
-                const int q0 = ws_q0(w, it);
+                const int q0 = TAIL ? (w.t0 + it) * BR : ws_q0(w, it);
                 const uint32_t uQ = base + L::Q + st * L::TQ, uG = base + L::G + st * L::TQ;
                 const float *lL = reinterpret_cast<const float *>(sbase + L::L) + st * BR;
                 const float *lD = reinterpret_cast<const float *>(sbase + L::DL) + st * BR;
@@ -642,7 +665,9 @@ __global__ void __launch_bounds__(NT, 1)
                 if constexpr (!FIRST) {
                     reg_fence(qacc);
                     abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
-                    if constexpr (REGDQ)
+                    if constexpr (TAIL)
+                        ws_add_dq_tail<D, NQ>(dqacc, (size_t)ws_bh(w, 0), q0 - BR, S, x, cw, qacc);
+                    else if constexpr (REGDQ)
                         ws_add_dq<D, NQ, RED4>(dqacc, w, it - 1, S, x, cw, qacc);
                     else
                         ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it - 1, qacc);
@@ -659,7 +684,10 @@ __global__ void __launch_bounds__(NT, 1)
                 bwd_wg_issue_dq<T, BC, NQ>(qacc, base + L::DS + sk * L::TS, uK + kcol);
                 wg_wait<0>();
                 reg_fence(qacc);
-                if constexpr (REGDQ)
+                if constexpr (TAIL)
+                    ws_add_dq_tail<D, NQ>(dqacc, (size_t)ws_bh(w, 0), (w.t0 + k) * BR, S, x, cw,
+                                          qacc);
+                else if constexpr (REGDQ)
                     ws_add_dq<D, NQ, RED4>(dqacc, w, k, S, x, cw, qacc);
                 else
                     ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, k, qacc);
@@ -709,6 +737,7 @@ __global__ void __launch_bounds__(NT, 1)
  * accumulators: a block owns its keys' sums), ARG (unused). */
 struct sched_kv {
     static constexpr int ARG = 0;
+    static constexpr bool ONE_HEAD = false; /* a block sweeps the group's query heads */
     static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal, int arg,
                                                 int *b, int *hk, int *gq0, int *ngq)
     {
@@ -752,6 +781,7 @@ struct sched_kv {
  * within 1% of the best of {1, 2, 4, 8, all, half of L2} on an H200). */
 struct sched_heads {
     static constexpr int ARG = 8;
+    static constexpr bool ONE_HEAD = true; /* ngq = 1: a block's steps are one head's tiles */
     static __device__ __forceinline__ int block(int H, int HK, int S, int SK, int causal,
                                                 int sec, int *b, int *hk, int *gq0, int *ngq)
     {

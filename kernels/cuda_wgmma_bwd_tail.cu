@@ -1,0 +1,34 @@
+/*
+ * cuda_wgmma_bwd_tail.cu: the Hopper backward with the step's tile found
+ * without an integer division, after the consumers' dQ atomics; rung "cuda_wgmma_bwd_tail" of the
+ * backward ladder (previous rung cuda_wgmma_bwd_lsevec, whose main loop it
+ * keeps). Its forward is cuda_wgmma_persistent's.
+ *
+ * Idea: Nsight Compute's warp-stall sampling of cuda_wgmma_bwd_lsevec
+ * (reports/hopper-bwd-defer/, H200, B=4 H=16 S=4096 D=128) puts 9% of the
+ * kernel's samples on the first instruction of a step, part of an integer
+ * division (the step's query head and tile, it / nt and it % nt) whose
+ * register the previous step's dQ atomics still read (and 10% on the
+ * address of the atomics' second row, for the same reason). Here (feature
+ * WS_TAIL) a schedule whose blocks visit one query head (sched_heads,
+ * ONE_HEAD) takes a step's first row as (t0 + it) 64 and the head as the
+ * block's, with no division. (Both rows' atomics off one base without a
+ * branch, the second half of the idea, made ptxas spill 80 bytes at
+ * D = 128, so it is not here.)
+ *
+ * Prediction (before the first run): 1.02-1.06x cuda_wgmma_bwd_lsevec at
+ * D = 128, D = 64 and Llama 3 8B if the division's wait goes; about 1.0x
+ * if the compiler makes the next step's first values wait on the atomics
+ * anyway.
+ *
+ * Supported: as cuda_wgmma_bwd_lsevec; sm_90a only, other devices get
+ * AB_SETUP_UNSUPPORTED.
+ *
+ * Sources: previous rung cuda_wgmma_bwd_lsevec; NVIDIA Nsight Compute
+ * documentation, warp stall reasons (long scoreboard).
+ */
+#include "wgmma_bwd_ws.cuh"
+
+AB_WS_RUNG(cuda_wgmma_bwd_tail, abwgws::sched_heads,
+           abwgws::WS_SPLIT_FULL | abwgws::WS_DEFER_DQ | abwgws::WS_REG_DQ | abwgws::WS_VEC_LSE |
+               abwgws::WS_TAIL)
