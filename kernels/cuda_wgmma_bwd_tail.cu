@@ -21,6 +21,16 @@
  * if the compiler makes the next step's first values wait on the atomics
  * anyway.
  *
+ * Measured (NVIDIA H100 80GB HBM3, 2026-11-27, reports/hopper-bwd-defer/
+ * hopper-bwd-tail.db and -llama3-8b.db run 1; ratios as
+ * cuda_wgmma_bwd_defer.cu's): SLOWER at D = 128, 0.877x
+ * cuda_wgmma_bwd_lsevec non-causal (0.843-0.925), 0.903x causal
+ * (0.861-0.964), 0.909x at Llama 3 8B (0.866-0.955); at D = 64 1.016x
+ * non-causal (1.009-1.023) and 1.025x causal (1.016-1.034). The
+ * prediction (1.02-1.06x) did not hold at D = 128 and Llama 3 8B, and held
+ * in part at D = 64; removing a wait the profile showed cost more than it
+ * saved where the consumers are at ptxas's register limit (D = 128).
+ *
  * Supported: as cuda_wgmma_bwd_lsevec; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

@@ -16,6 +16,7 @@ CALLS = [  # database, variants in ladder order
     ("hopper-bwd-regdq", ["headsplit", "defer", "regdq", "lsevec"]),
     ("hopper-bwd-stsm", ["defer", "lsevec", "lsehoist", "stsm"]),
     ("hopper-bwd-red4", ["defer", "lsevec", "red4", "defervec"]),
+    ("hopper-bwd-tail", ["lsevec", "tail"]),
 ]
 STEPS = {  # (rung, the rung it is measured against)
     "hopper-bwd-defer": [("defer", "headsplit"), ("stagger", "defer")],
@@ -23,6 +24,7 @@ STEPS = {  # (rung, the rung it is measured against)
     "hopper-bwd-stsm": [("lsevec", "defer"), ("lsehoist", "lsevec"), ("stsm", "lsevec")],
     "hopper-bwd-red4": [("lsevec", "defer"), ("red4", "lsevec"), ("defervec", "lsevec"),
                         ("defervec", "defer")],
+    "hopper-bwd-tail": [("tail", "lsevec")],
 }
 
 
