@@ -109,7 +109,7 @@ constexpr int WS_VEC_HOIST = 512; /* with WS_VEC_LSE at D = 64: a step's eight f
                                    * issued before its first element (bwd_wg_ds's VEC 2) */
 constexpr int WS_STMATRIX = 256; /* dS^T stored by stmatrix (bwd_wg_ds's STSM); DEFER path */
 constexpr int WS_TAIL = 2048;   /* with WS_REG_DQ: a one-head schedule's tile rows without
-                                  * integer division (ws_add_dq_tail) */
+                                  * integer division (ws_add_dq_rows given them) */
 constexpr int WS_RED4 = 1024;   /* with WS_REG_DQ: pairs of lanes swap halves (shfl.xor 1)
                                   * so that each adds four columns of one row, float4
                                   * atomics, half as many */
@@ -403,10 +403,11 @@ static __device__ __forceinline__ void ws_put_dq(float *sDQ, const ws_bars &m, c
     abmma::mbar_arrive(m.dqfull);
 }
 
-/* ws_add_dq for WS_TAIL: the tile's first row q0 of query row block bh
- * given (no division of the step index), rows past S skipped. */
+/* The float2 atomics of ws_add_dq for the tile whose first row is q0 of
+ * query row block bh (WS_TAIL gives them without a division of the step
+ * index), rows past S skipped. */
 template <int D, int NQ>
-static __device__ __forceinline__ void ws_add_dq_tail(float *dqacc, size_t bh, int q0, int S,
+static __device__ __forceinline__ void ws_add_dq_rows(float *dqacc, size_t bh, int q0, int S,
                                                       const bwd_geo &x, int cw,
                                                       const float (&qacc)[NQ / 2])
 {
@@ -453,16 +454,7 @@ static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w
         }
         return;
     }
-    float *dq = dqacc + ((size_t)ws_bh(w, k) * S + q0) * D + cw * NQ + 2 * x.t;
-#pragma unroll
-    for (int h = 0; h < 2; h++) {
-        const int r = x.wi * 16 + x.g + 8 * h;
-        if (q0 + r < S)
-#pragma unroll
-            for (int n = 0; n < NQ / 8; n++)
-                abmma::atomic_add_f2(dq + (size_t)r * D + 8 * n,
-                                     make_float2(qacc[4 * n + 2 * h], qacc[4 * n + 2 * h + 1]));
-    }
+    ws_add_dq_rows<D, NQ>(dqacc, (size_t)ws_bh(w, k), q0, S, x, cw, qacc);
 }
 #endif
 
@@ -666,7 +658,7 @@ __global__ void __launch_bounds__(NT, 1)
                     reg_fence(qacc);
                     abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
                     if constexpr (TAIL)
-                        ws_add_dq_tail<D, NQ>(dqacc, (size_t)ws_bh(w, 0), q0 - BR, S, x, cw, qacc);
+                        ws_add_dq_rows<D, NQ>(dqacc, (size_t)ws_bh(w, 0), q0 - BR, S, x, cw, qacc);
                     else if constexpr (REGDQ)
                         ws_add_dq<D, NQ, RED4>(dqacc, w, it - 1, S, x, cw, qacc);
                     else
@@ -685,7 +677,7 @@ __global__ void __launch_bounds__(NT, 1)
                 wg_wait<0>();
                 reg_fence(qacc);
                 if constexpr (TAIL)
-                    ws_add_dq_tail<D, NQ>(dqacc, (size_t)ws_bh(w, 0), (w.t0 + k) * BR, S, x, cw,
+                    ws_add_dq_rows<D, NQ>(dqacc, (size_t)ws_bh(w, 0), (w.t0 + k) * BR, S, x, cw,
                                           qacc);
                 else if constexpr (REGDQ)
                     ws_add_dq<D, NQ, RED4>(dqacc, w, k, S, x, cw, qacc);

@@ -125,13 +125,15 @@ def _key(row):
     return tuple(row[c] for c in CONFIG_COLUMNS)
 
 
-def _select(ctx, column, variant, run=None, where=None, **cfg):
-    """Series of measurement_summary.COLUMN for VARIANT's ok measurements in
-    RUN matching CFG (column = value; pass_ for pass) and the SQL WHERE."""
+def _query(ctx, column, variant_cond, variant_args, run, where, cfg):
+    """The SQL and arguments selecting measurement_summary's configuration
+    columns and COLUMN for the ok measurements of RUN (default: the
+    database's) whose variant matches VARIANT_COND, matching CFG (column =
+    value; pass_ for pass) and the SQL WHERE."""
     if run is None:
         run = ctx.default_run()
-    conds = ["run_id = ?", "variant = ?", "status = 'ok'"]
-    args = [run, variant]
+    conds = ["run_id = ?", variant_cond, "status = 'ok'"]
+    args = [run] + list(variant_args)
     for k, v in cfg.items():
         col = "pass" if k == "pass_" else k
         if col not in FILTER_COLUMNS:
@@ -141,7 +143,14 @@ def _select(ctx, column, variant, run=None, where=None, **cfg):
     if where:
         conds.append(f"({where})")
     cols = ", ".join(f'"{c}"' for c in CONFIG_COLUMNS)
-    sql = f"SELECT {cols}, {column} FROM measurement_summary WHERE {' AND '.join(conds)} ORDER BY measurement_id"
+    return (f"SELECT {cols}, {column} FROM measurement_summary WHERE {' AND '.join(conds)} "
+            "ORDER BY measurement_id"), args, run
+
+
+def _select(ctx, column, variant, run=None, where=None, **cfg):
+    """Series of measurement_summary.COLUMN for VARIANT's ok measurements in
+    RUN matching CFG (column = value; pass_ for pass) and the SQL WHERE."""
+    sql, args, run = _query(ctx, column, "variant = ?", [variant], run, where, cfg)
     conn = ctx.conn
     conn.row_factory = sqlite3.Row
     try:
@@ -189,21 +198,8 @@ def library(ctx):
     def instance_ms(variant, run=None, where=None, **cfg):
         """For a run with instances: per configuration the geometric mean of
         the medians (ms) of VARIANT's ok instances VARIANT#k."""
-        if run is None:
-            run = ctx.default_run()
-        conds = ["run_id = ?", "substr(variant, 1, ?) = ?", "status = 'ok'"]
-        args = [run, len(variant) + 1, variant + "#"]
-        for k, v in cfg.items():
-            col = "pass" if k == "pass_" else k
-            if col not in FILTER_COLUMNS:
-                raise FigureError(f"unknown selection column {k}")
-            conds.append(f'"{col}" = ?')
-            args.append(int(v) if isinstance(v, bool) else v)
-        if where:
-            conds.append(f"({where})")
-        cols = ", ".join(f'"{c}"' for c in CONFIG_COLUMNS)
-        sql = (f"SELECT {cols}, median_ms FROM measurement_summary WHERE {' AND '.join(conds)} "
-               "ORDER BY measurement_id")
+        sql, args, run = _query(ctx, "median_ms", "substr(variant, 1, ?) = ?",
+                                [len(variant) + 1, variant + "#"], run, where, cfg)
         try:
             rows = ctx.conn.execute(sql, args).fetchall()
         except sqlite3.Error as e:
