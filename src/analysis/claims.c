@@ -21,6 +21,16 @@ int ab_claim_names(const ab_experiment *e, const char *v, const char *name)
     return e->instances > 1 ? ab_exp_instance_of(v, name) : strcmp(v, name) == 0;
 }
 
+/* 1 with *x when setting s is a number (int or float), else 0. */
+static int setting_number(const config_setting_t *s, double *x)
+{
+    const int t = s ? config_setting_type(s) : CONFIG_TYPE_NONE;
+    if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT)
+        return 0;
+    *x = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s) : (double)config_setting_get_int(s);
+    return 1;
+}
+
 static int is_variant(const ab_experiment *e, const char *name)
 {
     for (size_t i = 0; i < e->nvariants; i++)
@@ -80,22 +90,10 @@ int ab_claims_load(const ab_experiment *e, config_t *cfg, ab_claim **out, size_t
         }
         const config_setting_t *sp = config_setting_get_member(g, "speedup");
         if (sp) {
-            const int len2 = config_setting_length(sp);
-            const config_setting_t *a = len2 == 2 ? config_setting_get_elem(sp, 0) : NULL;
-            const config_setting_t *b = len2 == 2 ? config_setting_get_elem(sp, 1) : NULL;
-            const int num = a && b &&
-                            (config_setting_type(a) == CONFIG_TYPE_FLOAT ||
-                             config_setting_type(a) == CONFIG_TYPE_INT) &&
-                            (config_setting_type(b) == CONFIG_TYPE_FLOAT ||
-                             config_setting_type(b) == CONFIG_TYPE_INT);
-            const double lo = num ? (config_setting_type(a) == CONFIG_TYPE_FLOAT
-                                         ? config_setting_get_float(a)
-                                         : (double)config_setting_get_int(a))
-                                  : 0;
-            const double hi = num ? (config_setting_type(b) == CONFIG_TYPE_FLOAT
-                                         ? config_setting_get_float(b)
-                                         : (double)config_setting_get_int(b))
-                                  : 0;
+            double lo = 0, hi = 0;
+            const int num = config_setting_length(sp) == 2 &&
+                            setting_number(config_setting_get_elem(sp, 0), &lo) &&
+                            setting_number(config_setting_get_elem(sp, 1), &hi);
             if (!num || !(lo > 0) || !(hi >= lo) || !isfinite(hi)) {
                 free(c);
                 return fail_at(err, n, e, sp,
@@ -204,6 +202,12 @@ int ab_claim_range(const ab_experiment *e, const ab_claim *c, size_t nc, const c
     return 0;
 }
 
+int ab_range_place(double s, double lo, double hi, double plo, double phi, int *outside)
+{
+    *outside = hi < plo || lo > phi;
+    return s < plo ? -1 : s > phi ? 1 : 0;
+}
+
 int ab_part_range_judge(const ab_part *p)
 {
     if (!p->has_range)
@@ -287,6 +291,7 @@ int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size
     config_init(&J->cfg);
     if (ab_claims_load(e, &J->cfg, &J->claims, &nclaims, err, sizeof err))
         J->claims = NULL, nclaims = 0; /* checked at run time; an old run's text: defaults */
+    J->nclaims = nclaims;
     J->parts = calloc(n ? n : 1, sizeof *J->parts);
     J->sp = calloc(nmeas ? nmeas : 1, sizeof *J->sp);
     J->has_sp = calloc(nmeas ? nmeas : 1, sizeof *J->has_sp);
@@ -326,10 +331,12 @@ int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size
             p->not_compared++;
         if (p->has_range && o[i].computed && o[i].speedup > 0) {
             const double s = o[i].speedup;
-            p->inside += s >= p->range_lo && s <= p->range_hi;
-            p->below += s < p->range_lo;
-            p->above += s > p->range_hi;
-            p->excluded += o[i].hi < p->range_lo || o[i].lo > p->range_hi;
+            int outside;
+            const int at = ab_range_place(s, o[i].lo, o[i].hi, p->range_lo, p->range_hi, &outside);
+            p->inside += at == 0;
+            p->below += at < 0;
+            p->above += at > 0;
+            p->excluded += outside;
             p->log_sum += log(s);
             p->est_min = fmin(p->est_min, s);
             p->est_max = fmax(p->est_max, s);

@@ -96,6 +96,7 @@ typedef struct ab_judged {
     int status;        /* 0, or -1 when out of memory */
     config_t cfg;      /* the claims point into it */
     ab_claim *claims;
+    size_t nclaims;
     ab_part *parts;
     size_t np;
     ab_spread *sp;     /* sp[i] of meas[i] where has_sp[i] */
@@ -121,6 +122,11 @@ int ab_part_judge(const ab_part *p);
  * range, not held when some configuration's 95% CI lies wholly outside it,
  * inconclusive otherwise (or when nothing was compared). */
 int ab_part_range_judge(const ab_part *p);
+
+/* Where an estimate s with 95% CI [lo, hi] falls against a predicted
+ * range [plo, phi]: -1 below, 0 inside, 1 above; *outside: 1 when the CI
+ * lies wholly outside the range. */
+int ab_range_place(double s, double lo, double hi, double plo, double phi, int *outside);
 
 /* The predicted range of the claim for (variant, than) in claims c[0..nc)
  * (measurement names; instances match their variant): 1 with *lo, *hi, or

@@ -97,10 +97,9 @@ static int instance_compare(const ab_run_analysis *an, meas *x, const char *ref,
 {
     meas *m = an->m;
     const size_t n = an->n;
-    const char *baseline = ref;
     size_t len = strlen(x->r.variant);
     if (len < 3 || strcmp(x->r.variant + len - 2, "#1") != 0 ||
-        ab_run_is_variant(an, x->r.variant, baseline))
+        ab_run_is_variant(an, x->r.variant, ref))
         return 0;
     char base[256];
     snprintf(base, sizeof base, "%.*s", (int)(len - 2), x->r.variant);
@@ -114,7 +113,7 @@ static int instance_compare(const ab_run_analysis *an, meas *x, const char *ref,
         ab_instance_sample s = {y->r.ms, y->r.round, y->r.n};
         if (ab_exp_instance_of(y->r.variant, base) && ka < 64)
             ia[ka++] = s;
-        else if (ab_exp_instance_of(y->r.variant, baseline) && kb < 64) {
+        else if (ab_exp_instance_of(y->r.variant, ref) && kb < 64) {
             if (!b0 || strcmp(y->r.variant, b0->r.variant) < 0)
                 b0 = y;
             ib[kb++] = s;
@@ -286,20 +285,6 @@ static int build_family(const ab_run_record *rec, const ab_analysis_opts *o, ab_
     }
     free(cp_claims);
     an->ncmp = ncmp;
-    { /* the predicted speedups (`expect`'s `speedup`) of the pairs compared */
-        config_t cfg;
-        ab_claim *cl = NULL;
-        size_t ncl = 0;
-        char err[512];
-        config_init(&cfg);
-        if (ab_claims_load(e, &cfg, &cl, &ncl, err, sizeof err) == 0)
-            for (size_t i = 0; i < ncmp; i++)
-                cmps[i].predicted = ab_claim_range(e, cl, ncl, cmps[i].a->r.variant,
-                                                   cmps[i].b->r.variant, &cmps[i].pred_lo,
-                                                   &cmps[i].pred_hi);
-        free(cl);
-        config_destroy(&cfg);
-    }
 
     /* one family (every comparison of the report): the family rule
      * (pair.h: the family limit on rounds, the p-values of the inference
@@ -459,6 +444,12 @@ int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_a
         an->sorted_r[i] = &an->sorted[i]->r;
     ab_judge_all(&an->judged, e, an->outcomes, an->ncmp, an->sorted_r, n); /* judged.status */
     an->judged_set = 1;
+    /* the predicted speedups (`expect`'s `speedup`) of the pairs compared,
+     * from the claims the judgement parsed */
+    for (size_t i = 0; i < an->ncmp; i++)
+        an->cmps[i].predicted =
+            ab_claim_range(e, an->judged.claims, an->judged.nclaims, an->cmps[i].a->r.variant,
+                           an->cmps[i].b->r.variant, &an->cmps[i].pred_lo, &an->cmps[i].pred_hi);
     return 0;
 }
 

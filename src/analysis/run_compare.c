@@ -54,11 +54,11 @@ const char *ab_rep_prediction(const ab_rep_cmp *c)
 {
     if (!c->predicted || !c->an.ok || !(c->an.speedup > 0))
         return "";
-    const double s = c->an.speedup;
-    const int out = c->an.hi < c->pred_lo || c->an.lo > c->pred_hi;
-    if (s < c->pred_lo)
+    int out;
+    const int at = ab_range_place(c->an.speedup, c->an.lo, c->an.hi, c->pred_lo, c->pred_hi, &out);
+    if (at < 0)
         return out ? "below, CI outside" : "below";
-    if (s > c->pred_hi)
+    if (at > 0)
         return out ? "above, CI outside" : "above";
     return "inside";
 }

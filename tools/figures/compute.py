@@ -256,23 +256,24 @@ def library(ctx):
             out.append((key, r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2))
         return out
 
+    def _best(level, variants, baseline, sel):
+        """Per configuration, the fastest of VARIANTS by LEVEL (ms, or
+        instance_ms) against the baseline's: baseline / fastest."""
+        best = {}
+        for v in variants:
+            for k, t in level(v, **sel):
+                best[k] = min(best.get(k, math.inf), t)
+        return _pair(Series(best.items()), level(baseline, **sel), lambda v, b: b / v)
+
     def speedup_best(variants, baseline, **sel):
         """Per configuration, the fastest of VARIANTS (smallest median)
         against the baseline: ratio of medians."""
-        best = {}
-        for v in variants:
-            for k, t in ms(v, **sel):
-                best[k] = min(best.get(k, math.inf), t)
-        return _pair(Series(best.items()), ms(baseline, **sel), lambda v, b: b / v)
+        return _best(ms, variants, baseline, sel)
 
     def instance_speedup_best(variants, baseline, **sel):
         """speedup_best for a run with instances: per configuration the
         fastest of VARIANTS by instance_ms against the baseline's."""
-        best = {}
-        for v in variants:
-            for k, t in instance_ms(v, **sel):
-                best[k] = min(best.get(k, math.inf), t)
-        return _pair(Series(best.items()), instance_ms(baseline, **sel), lambda v, b: b / v)
+        return _best(instance_ms, variants, baseline, sel)
 
     def report_speedup(variant, run=None, baseline=None, flags="", **cfg):
         """(speedup, CI low, CI high) of VARIANT in `attnbench report RUN
