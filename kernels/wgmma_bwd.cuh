@@ -135,9 +135,10 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
  * here (WS_SPLIT_FULL). VEC: lL and lD hold the tile's rows in
  * bwd_vec_row's order (kernels/bwd_common.cuh), read as four float4 each
  * instead of sixteen floats (VEC 1: two float4 before each pair of
- * n-groups; 2: all eight before the first, 32 more registers live). STSM: dS^T stored by four stmatrix.x4 (each
- * k-step's four 8 x 8 fragments, lanes 8j .. 8j + 7 giving the rows of
- * fragment j) instead of sixteen 4-byte stores. */
+ * n-groups; 2: all eight before the first, 32 more registers live).
+ * STSM: dS^T stored by four stmatrix.x4 (each k-step's four 8 x 8
+ * fragments, lanes 8j .. 8j + 7 giving the rows of fragment j) instead of
+ * sixteen 4-byte stores. */
 template <typename T, int FULLM = 0, int VEC = 0, bool STSM = false>
 static __device__ __forceinline__ void
 bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
@@ -210,7 +211,8 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
              * k-step kk's chunk c = 2 kk + (j >> 1) at ((c ^ i) << 4) in the key's
              * 128-byte row (uDS is 1024-aligned), so at a0 ^ (kk << 5). The lane's
              * part of a0 is computed inside the asm from %laneid, so that nothing
-             * of it is live before the stores (the compiler hoisted it, spilling) */
+             * of it is live before the stores; at D = 128 ptxas spills with this
+             * form too, as with the two others tried (cuda_wgmma_bwd_stsm.cu) */
             const uint32_t wbase = uDS + (uint32_t)(x.wg * 64 + x.wi * 16) * 128;
             asm volatile("{\n"
                          ".reg .u32 l, i, j, c, a;\n"
