@@ -52,7 +52,7 @@ using namespace abwg;
 
 /* wgmma m64nNk16 with both operands from shared memory, A transposed
  * (MN-major: M contiguous) and B transposed (MN-major): d (+)= A B with
- * d[N / 2] fp32 in the accumulator layout above; N in {32, 64}. */
+ * d[N / 2] fp32 in the accumulator layout above; N in {32, 64, 128}. */
 template <typename T, int N> struct wgmma_tt;
 #include "wgmma_bwd_ops.inc"
 
@@ -138,8 +138,11 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
  * n-groups; 2: all eight before the first, 32 more registers live).
  * STSM: dS^T stored by four stmatrix.x4 (each k-step's four 8 x 8
  * fragments, lanes 8j .. 8j + 7 giving the rows of fragment j) instead of
- * sixteen 4-byte stores. */
-template <typename T, int FULLM = 0, int VEC = 0, bool STSM = false>
+ * sixteen 4-byte stores. PART 0: all of it; 1: only P^T (into s, masked:
+ * needs s waited for, not dp); 2: the rest on a PART 1 result (dS^T =
+ * P^T (dP^T - Delta), the fragments, the store), so that the P^T of a
+ * step can be computed while its dP^T product still runs. */
+template <typename T, int FULLM = 0, int VEC = 0, bool STSM = false, int PART = 0>
 static __device__ __forceinline__ void
 bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
           const bwd_geo &x, uint32_t uDS, const float *lL, float lmul, const float *lD, bool full,
@@ -147,11 +150,11 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
 {
     if constexpr (FULLM == 3) {
         if (full)
-            bwd_wg_ds<T, 1, VEC, STSM>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK,
-                                       causal, off, sl2);
+            bwd_wg_ds<T, 1, VEC, STSM, PART>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0,
+                                             S, SK, causal, off, sl2);
         else
-            bwd_wg_ds<T, 2, VEC, STSM>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0, S, SK,
-                                       causal, off, sl2);
+            bwd_wg_ds<T, 2, VEC, STSM, PART>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0,
+                                             S, SK, causal, off, sl2);
     } else {
         using ops = dtype_ops<T>;
         float4 la = make_float4(0.f, 0.f, 0.f, 0.f), da = la;
@@ -159,8 +162,10 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
         if constexpr (VEC == 2) {
 #pragma unroll
             for (int a = 0; a < 4; a++) {
-                l4[a] = reinterpret_cast<const float4 *>(lL)[4 * a + x.t];
-                d4[a] = reinterpret_cast<const float4 *>(lD)[4 * a + x.t];
+                if (PART != 2)
+                    l4[a] = reinterpret_cast<const float4 *>(lL)[4 * a + x.t];
+                if (PART != 1)
+                    d4[a] = reinterpret_cast<const float4 *>(lD)[4 * a + x.t];
             }
         }
 #pragma unroll
@@ -175,83 +180,94 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
                         la = l4[n >> 1];
                         da = d4[n >> 1];
                     } else if (c == 0) { /* rows of n and n + 1: one float4 each */
-                        la = reinterpret_cast<const float4 *>(lL)[2 * n + x.t];
-                        da = reinterpret_cast<const float4 *>(lD)[2 * n + x.t];
+                        if (PART != 2)
+                            la = reinterpret_cast<const float4 *>(lL)[2 * n + x.t];
+                        if (PART != 1)
+                            da = reinterpret_cast<const float4 *>(lD)[2 * n + x.t];
                     }
                     lq = (c == 0 ? la.x : c == 1 ? la.y : c == 2 ? la.z : la.w) * lmul;
                     dq = c == 0 ? da.x : c == 1 ? da.y : c == 2 ? da.z : da.w;
                 } else {
-                    lq = lL[qi] * lmul;
-                    dq = lD[qi];
+                    lq = PART != 2 ? lL[qi] * lmul : 0.f;
+                    dq = PART != 1 ? lD[qi] : 0.f;
                 }
 #pragma unroll
                 for (int e2 = 0; e2 < 2; e2++) {
                     const int i = 4 * n + 2 * e2 + e1;
-                    float p = fast_exp2(fmaf(s[i], sl2, -lq));
-                    if (FULLM == 2 || (FULLM == 0 && !full)) {
-                        const int qr = q0 + qi, kj = j0 + x.krow + 8 * e2;
-                        const bool vis = qr < S && kj < SK && (!causal || kj <= qr + off);
-                        p = vis ? p : 0.f;
+                    float p;
+                    if constexpr (PART != 2) {
+                        p = fast_exp2(fmaf(s[i], sl2, -lq));
+                        if (FULLM == 2 || (FULLM == 0 && !full)) {
+                            const int qr = q0 + qi, kj = j0 + x.krow + 8 * e2;
+                            const bool vis = qr < S && kj < SK && (!causal || kj <= qr + off);
+                            p = vis ? p : 0.f;
+                        }
+                        s[i] = p;
+                    } else {
+                        p = s[i];
                     }
-                    s[i] = p;
-                    dp[i] = p * (dp[i] - dq);
+                    if constexpr (PART != 1)
+                        dp[i] = p * (dp[i] - dq);
                 }
             }
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                pf[kk][e] = ops::pack(s[8 * kk + 2 * e], s[8 * kk + 2 * e + 1]);
-                df[kk][e] = ops::pack(dp[8 * kk + 2 * e], dp[8 * kk + 2 * e + 1]);
-            }
-        /* fragment e of k-step kk: key krow + 8 (e & 1), queries 16 kk + 8 (e >> 1)
-         * + 2t, +1 -> 16-byte chunk 2 kk + (e >> 1) of the key's row, byte 4t */
-        if constexpr (STSM) {
-            /* lane 8j + i: row i of fragment j = key 64 wg + 16 wi + 8 (j & 1) + i,
-             * k-step kk's chunk c = 2 kk + (j >> 1) at ((c ^ i) << 4) in the key's
-             * 128-byte row (uDS is 1024-aligned), so at a0 ^ (kk << 5). The lane's
-             * part of a0 is computed inside the asm from %laneid, so that nothing
-             * of it is live before the stores; at D = 128 ptxas spills with this
-             * form too, as with the two others tried (cuda_wgmma_bwd_stsm.cu) */
-            const uint32_t wbase = uDS + (uint32_t)(x.wg * 64 + x.wi * 16) * 128;
-            asm volatile("{\n"
-                         ".reg .u32 l, i, j, c, a;\n"
-                         "mov.u32 l, %%laneid;\n"
-                         "and.b32 i, l, 7;\n"        /* i */
-                         "shr.u32 j, l, 3;\n"        /* j */
-                         "and.b32 c, j, 1;\n"
-                         "shl.b32 c, c, 3;\n"
-                         "add.u32 c, c, i;\n"        /* 8 (j & 1) + i */
-                         "shl.b32 c, c, 7;\n"
-                         "add.u32 a, %0, c;\n"       /* wbase + key row */
-                         "shr.u32 j, j, 1;\n"
-                         "xor.b32 j, j, i;\n"
-                         "shl.b32 j, j, 4;\n"
-                         "add.u32 a, a, j;\n"        /* a0 */
-                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%1, %2, %3, %4};\n"
-                         "xor.b32 a, a, 32;\n"
-                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%5, %6, %7, %8};\n"
-                         "xor.b32 a, a, 96;\n"       /* a0 ^ 64 */
-                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%9, %10, %11, %12};\n"
-                         "xor.b32 a, a, 32;\n"       /* a0 ^ 96 */
-                         "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%13, %14, %15, %16};\n"
-                         "}\n" ::"r"(wbase),
-                         "r"(df[0][0]), "r"(df[0][1]), "r"(df[0][2]), "r"(df[0][3]),
-                         "r"(df[1][0]), "r"(df[1][1]), "r"(df[1][2]), "r"(df[1][3]),
-                         "r"(df[2][0]), "r"(df[2][1]), "r"(df[2][2]), "r"(df[2][3]),
-                         "r"(df[3][0]), "r"(df[3][1]), "r"(df[3][2]), "r"(df[3][3])
-                         : "memory");
-        } else {
+        if constexpr (PART != 1) { /* the fragments and the store */
 #pragma unroll
             for (int kk = 0; kk < 4; kk++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
-                    const int r = x.krow + 8 * (e & 1), c = 2 * kk + (e >> 1);
-                    const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * x.t;
-                    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e]) : "memory");
+                    pf[kk][e] = ops::pack(s[8 * kk + 2 * e], s[8 * kk + 2 * e + 1]);
+                    df[kk][e] = ops::pack(dp[8 * kk + 2 * e], dp[8 * kk + 2 * e + 1]);
                 }
+            /* fragment e of k-step kk: key krow + 8 (e & 1), queries 16 kk + 8 (e >> 1)
+             * + 2t, +1 -> 16-byte chunk 2 kk + (e >> 1) of the key's row, byte 4t */
+            if constexpr (STSM) {
+                /* lane 8j + i: row i of fragment j = key 64 wg + 16 wi + 8 (j & 1) + i,
+                 * k-step kk's chunk c = 2 kk + (j >> 1) at ((c ^ i) << 4) in the key's
+                 * 128-byte row (uDS is 1024-aligned), so at a0 ^ (kk << 5). The lane's
+                 * part of a0 is computed inside the asm from %laneid, so that nothing
+                 * of it is live before the stores; at D = 128 ptxas spills with this
+                 * form too, as with the two others tried (cuda_wgmma_bwd_stsm.cu) */
+                const uint32_t wbase = uDS + (uint32_t)(x.wg * 64 + x.wi * 16) * 128;
+                asm volatile("{\n"
+                             ".reg .u32 l, i, j, c, a;\n"
+                             "mov.u32 l, %%laneid;\n"
+                             "and.b32 i, l, 7;\n"        /* i */
+                             "shr.u32 j, l, 3;\n"        /* j */
+                             "and.b32 c, j, 1;\n"
+                             "shl.b32 c, c, 3;\n"
+                             "add.u32 c, c, i;\n"        /* 8 (j & 1) + i */
+                             "shl.b32 c, c, 7;\n"
+                             "add.u32 a, %0, c;\n"       /* wbase + key row */
+                             "shr.u32 j, j, 1;\n"
+                             "xor.b32 j, j, i;\n"
+                             "shl.b32 j, j, 4;\n"
+                             "add.u32 a, a, j;\n"        /* a0 */
+                             "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%1, %2, %3, %4};\n"
+                             "xor.b32 a, a, 32;\n"
+                             "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%5, %6, %7, %8};\n"
+                             "xor.b32 a, a, 96;\n"       /* a0 ^ 64 */
+                             "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%9, %10, %11, %12};\n"
+                             "xor.b32 a, a, 32;\n"       /* a0 ^ 96 */
+                             "stmatrix.sync.aligned.m8n8.x4.shared.b16 [a], {%13, %14, %15, %16};\n"
+                             "}\n" ::"r"(wbase),
+                             "r"(df[0][0]), "r"(df[0][1]), "r"(df[0][2]), "r"(df[0][3]),
+                             "r"(df[1][0]), "r"(df[1][1]), "r"(df[1][2]), "r"(df[1][3]),
+                             "r"(df[2][0]), "r"(df[2][1]), "r"(df[2][2]), "r"(df[2][3]),
+                             "r"(df[3][0]), "r"(df[3][1]), "r"(df[3][2]), "r"(df[3][3])
+                             : "memory");
+            } else {
+#pragma unroll
+                for (int kk = 0; kk < 4; kk++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const int r = x.krow + 8 * (e & 1), c = 2 * kk + (e >> 1);
+                        const uint32_t a = uDS + r * 128 + ((c ^ (r & 7)) << 4) + 4 * x.t;
+                        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(a), "r"(df[kk][e])
+                                     : "memory");
+                    }
+            }
+            fence_proxy_async();
         }
-        fence_proxy_async();
     }
 }
 

@@ -116,6 +116,12 @@ constexpr int WS_RED4 = 1024;   /* with WS_REG_DQ: pairs of lanes swap halves (s
 constexpr int WS_REG_DQ = 64;   /* with WS_DEFER_DQ: each consumer adds its dQ product to the
                                   * accumulator from its registers (no dQ buffer, no
                                   * producer atomics) */
+constexpr int WS_EXP_FIRST = 4096; /* with WS_DEFER_DQ: S^T waited for alone, P^T computed
+                                     * while the dP^T product still runs */
+constexpr int WS_DQ_WIDE = 8192; /* with WS_DEFER_DQ and WS_BULK_DQ: a tile's whole dQ
+                                   * product (all D columns, the block's 128 keys) by one
+                                   * consumer, the consumers taking tiles in turn, into the dQ
+                                   * buffer that the producer's bulk copies add */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by 8
@@ -242,17 +248,17 @@ static __device__ __forceinline__ void bulk_wait_done(void)
 /* Thread 0 of the block initialises the mbarriers (consumer threads NCT;
  * dqe arrivals free the dQ buffer: the producer's 128 threads, or the one
  * lane that waited for the bulk copies; ds: the dS^T buffers' dsfull and
- * dsempty too, NCT arrivals each); every thread then meets at a block
- * barrier. */
+ * dsempty too, NCT arrivals each; dqf > 0: the arrivals that fill the dQ
+ * buffer, NCT otherwise); every thread then meets at a block barrier. */
 static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, int dqe = 128,
-                                                    bool ds = false)
+                                                    bool ds = false, int dqf = 0)
 {
     if (threadIdx.x == 0) {
         for (int st = 0; st < 2; st++) {
             mbar_init(m.full + st * 8, 1);
             mbar_init(m.empty + st * 8, NCT);
         }
-        mbar_init(m.dqfull, NCT);
+        mbar_init(m.dqfull, dqf > 0 ? dqf : NCT);
         mbar_init(m.dqempty, dqe);
         mbar_init(m.kv, 1);
         for (int b = 0; ds && b < 2; b++) {
@@ -458,6 +464,23 @@ static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w
 }
 #endif
 
+/* WS_DQ_WIDE: tile k's whole dQ product, dS K over the block's BC keys
+ * and all D columns (wgmma m64nD, both operands transposed: the dS^T tile
+ * at uDS, the K tile at uK), by this consumer alone; then, once the
+ * producer's copies of tile k - 1 have read the dQ buffer, into it (fp32,
+ * rows padded), fenced for the copy engine, and handed over (dqfull, 128
+ * arrivals). The caller has waited for both halves of the dS^T tile. */
+template <typename T, int D>
+static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
+                                                  uint32_t uDS, uint32_t uK, int k)
+{
+    float qacc[D / 2];
+    bwd_wg_issue_dq<T, BC, D>(qacc, uDS, uK);
+    wg_wait<0>();
+    reg_fence(qacc);
+    ws_put_dq<D, D, true>(sDQ, m, x, 0, k, qacc);
+}
+
 /* The main kernel of the rungs built on it (file header): NT threads,
  * ws_layout<D, 2, 1>::bytes of dynamic shared memory; the grid and what
  * each block does are Sched's (Sched::block(H, HK, S, SK, causal,
@@ -511,8 +534,13 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool TAIL = REGDQ && (F & WS_TAIL) != 0 && Sched::ONE_HEAD;
     constexpr int VEC = (F & WS_VEC_LSE) == 0 ? 0 : (F & WS_VEC_HOIST) != 0 && D == 64 ? 2 : 1;
     constexpr bool STSM = (F & WS_STMATRIX) != 0;
+    /* WS_EXP_FIRST: P^T while dP^T runs; WS_DQ_WIDE: one consumer a tile's dQ */
+    constexpr bool EXPFIRST = DEFER && (F & WS_EXP_FIRST) != 0;
+    constexpr bool WIDE = DEFER && BULK && !REGDQ && (F & WS_DQ_WIDE) != 0;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
+    static_assert(!EXPFIRST || !STAGGER, "WS_EXP_FIRST without WS_STAGGER");
+    static_assert((F & WS_DQ_WIDE) == 0 || WIDE, "WS_DQ_WIDE needs WS_DEFER_DQ and WS_BULK_DQ");
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
@@ -531,7 +559,7 @@ __global__ void __launch_bounds__(NT, 1)
     const int off = SK - S; /* key j visible to row i iff j <= i + off */
     const ws_sweep w = ws_sweep_of(b, hk, H, HK, gq0, ngq, j0, S, SK, causal);
 
-    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128, DEFER);
+    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128, DEFER, WIDE ? 128 : NCT);
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
@@ -630,21 +658,53 @@ __global__ void __launch_bounds__(NT, 1)
                 const bool full =
                     q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
                 float s[32], dp[32];
-                bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
-                wg_wait<0>();
-                reg_fence(s);
-                reg_fence(dp);
-                if constexpr (STAGGER && FIRST) {
-                    if (cw == 0)
-                        named_arrive(2, NCT);
-                }
                 uint32_t pf[4][4], df[4][4];
-                bwd_wg_ds<T, FULLM, VEC, STSM>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL,
-                                               1.0f, lD, full, q0, j0, S, SK, causal, off, sl2);
+                if constexpr (EXPFIRST) { /* S^T, then dP^T; P^T while dP^T runs */
+                    bwd_wg_issue_score<T, D, BC>(s, x, uK, uQ);
+                    bwd_wg_issue_score<T, D, BC>(dp, x, uV, uG);
+                    wg_wait<1>();
+                    reg_fence(s);
+                    bwd_wg_ds<T, FULLM, VEC, STSM, 1>(pf, df, s, dp, x, base + L::DS + st * L::TS,
+                                                      lL, 1.0f, lD, full, q0, j0, S, SK, causal,
+                                                      off, sl2);
+                    wg_wait<0>();
+                    reg_fence(s);
+                    reg_fence(dp);
+                    bwd_wg_ds<T, FULLM, VEC, STSM, 2>(pf, df, s, dp, x, base + L::DS + st * L::TS,
+                                                      lL, 1.0f, lD, full, q0, j0, S, SK, causal,
+                                                      off, sl2);
+                } else {
+                    bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
+                    wg_wait<0>();
+                    reg_fence(s);
+                    reg_fence(dp);
+                    if constexpr (STAGGER && FIRST) {
+                        if (cw == 0)
+                            named_arrive(2, NCT);
+                    }
+                    bwd_wg_ds<T, FULLM, VEC, STSM>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL,
+                                                   1.0f, lD, full, q0, j0, S, SK, causal, off, sl2);
+                }
                 abmma::mbar_arrive(m.dsfull + st * 8); /* stores fenced for the async proxy */
                 if constexpr (!FIRST) /* both halves of tile it - 1's dS^T written */
                     mbar_wait(m.dsfull + sp * 8, (uint32_t)(((it - 1) >> 1) & 1));
                 bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
+                if constexpr (WIDE) {
+                    /* tile it - 1's dQ by consumer (it - 1) & 1 alone, once dV, dK
+                     * have completed (their fragments' registers are free then) */
+                    wg_wait<0>();
+                    reg_fence(dv);
+                    reg_fence(dk);
+                    reg_fence_frag(pf);
+                    reg_fence_frag(df);
+                    abmma::mbar_arrive(m.empty + st * 8); /* stage st read */
+                    if constexpr (!FIRST) {
+                        if (((it - 1) & 1) == cw)
+                            ws_wide_dq<T, D>(sDQ, m, x, base + L::DS + sp * L::TS, uK, it - 1);
+                        abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
+                    }
+                    return;
+                }
                 float qacc[NQ / 2];
                 if constexpr (!FIRST)
                     bwd_wg_issue_dq<T, BC, NQ>(qacc, base + L::DS + sp * L::TS, uK + kcol);
@@ -669,7 +729,13 @@ __global__ void __launch_bounds__(NT, 1)
                 step(0, std::true_type{});
             for (int it = 1; it < w.nsteps; it++)
                 step(it, std::false_type{});
-            if (w.nsteps > 0) { /* the last tile's dQ */
+            if (WIDE && w.nsteps > 0) { /* the last tile's dQ, by its consumer */
+                const int k = w.nsteps - 1, sk = k & 1;
+                if ((k & 1) == cw) {
+                    mbar_wait(m.dsfull + sk * 8, (uint32_t)((k >> 1) & 1));
+                    ws_wide_dq<T, D>(sDQ, m, x, base + L::DS + sk * L::TS, uK, k);
+                }
+            } else if (w.nsteps > 0) { /* the last tile's dQ */
                 const int k = w.nsteps - 1, sk = k & 1;
                 float qacc[NQ / 2];
                 mbar_wait(m.dsfull + sk * 8, (uint32_t)((k >> 1) & 1));
