@@ -462,7 +462,6 @@ static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w
     }
     ws_add_dq_rows<D, NQ>(dqacc, (size_t)ws_bh(w, k), q0, S, x, cw, qacc);
 }
-#endif
 
 /* WS_DQ_WIDE: tile k's whole dQ product, dS K over the block's BC keys
  * and all D columns (wgmma m64nD, both operands transposed: the dS^T tile
@@ -480,6 +479,7 @@ static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, 
     reg_fence(qacc);
     ws_put_dq<D, D, true>(sDQ, m, x, 0, k, qacc);
 }
+#endif
 
 /* The main kernel of the rungs built on it (file header): NT threads,
  * ws_layout<D, 2, 1>::bytes of dynamic shared memory; the grid and what
