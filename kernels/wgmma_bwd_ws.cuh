@@ -144,16 +144,20 @@ template <int D, int NDS, int NDQ, int NBAR = 8> struct ws_layout {
 };
 
 /* The layout of bwd_ws with feature bits F: two dS^T buffers, one dQ
- * buffer (none with WS_REG_DQ); WS_DEFER_DQ's four more mbarriers
- * (ws_bars). */
+ * buffer (none with WS_REG_DQ); WS_DEFER_DQ's four more mbarriers (five
+ * with WS_DQ_WIDE; ws_bars). */
 template <int D, int F>
 using ws_layout_of = ws_layout<D, 2, (F & WS_REG_DQ) ? 0 : 1, (F & WS_DEFER_DQ) ? 12 : 8>;
 
 /* mbarrier addresses (8 bytes each) from the layout's BAR region; dsfull,
- * dsempty (two dS^T buffers each) exist only in a WS_DEFER_DQ layout */
+ * dsempty (two dS^T buffers each) and dqempty2 exist only in a WS_DEFER_DQ
+ * layout; dqempty2 is used by WS_DQ_WIDE only (dqempty then completes for
+ * even tiles, dqempty2 for odd ones: a consumer waits for the other's tile
+ * without a third phase of one barrier in flight, which a parity wait
+ * cannot tell from the first) */
 struct ws_bars {
     uint32_t full, empty, dqfull, dqempty, kv; /* full, empty: two stages each */
-    uint32_t dsfull, dsempty;
+    uint32_t dsfull, dsempty, dqempty2;
 };
 
 static __device__ __forceinline__ ws_bars ws_bars_at(uint32_t bar)
@@ -166,6 +170,7 @@ static __device__ __forceinline__ ws_bars ws_bars_at(uint32_t bar)
     m.kv = bar + 48;
     m.dsfull = bar + 56;
     m.dsempty = bar + 72;
+    m.dqempty2 = bar + 88;
     return m;
 }
 
@@ -249,9 +254,10 @@ static __device__ __forceinline__ void bulk_wait_done(void)
  * dqe arrivals free the dQ buffer: the producer's 128 threads, or the one
  * lane that waited for the bulk copies; ds: the dS^T buffers' dsfull and
  * dsempty too, NCT arrivals each; dqf > 0: the arrivals that fill the dQ
- * buffer, NCT otherwise); every thread then meets at a block barrier. */
+ * buffer, NCT otherwise; alt: dqempty2 as dqempty); every thread then
+ * meets at a block barrier. */
 static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, int dqe = 128,
-                                                    bool ds = false, int dqf = 0)
+                                                    bool ds = false, int dqf = 0, bool alt = false)
 {
     if (threadIdx.x == 0) {
         for (int st = 0; st < 2; st++) {
@@ -260,6 +266,8 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
         }
         mbar_init(m.dqfull, dqf > 0 ? dqf : NCT);
         mbar_init(m.dqempty, dqe);
+        if (alt)
+            mbar_init(m.dqempty2, dqe);
         mbar_init(m.kv, 1);
         for (int b = 0; ds && b < 2; b++) {
             mbar_init(m.dsfull + b * 8, NCT);
@@ -279,14 +287,15 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
  * the copies have read it. With LOADW (and not BULK) warp 0 takes no part
  * in the atomics, only warps 1-3 (96 threads), so thread 0 issues each
  * stage's loads as soon as the consumers free it, not after its share of
- * the previous step's atomics. LAG: the steps between a tile's loads and
+ * the previous step's atomics (ALT, with BULK: the copies of odd tiles
+ * free the buffer on dqempty2). LAG: the steps between a tile's loads and
  * the hand-over of its dQ share (1; 2 with WS_DEFER_DQ, whose consumers
  * hand tile it's share over in step it + 1): the loop adds the share of
  * tile it - LAG after issuing the loads of tile it, so the loads still
  * leave a step ahead. ADDQ false: the consumers add dQ themselves; the
  * producer only loads. */
 template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false, int LAG = 1,
-          bool ADDQ = true>
+          bool ADDQ = true, bool ALT = false>
 static __device__ __forceinline__ void
 ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const float *sDQ,
             const CUtensorMap *tmQ, const CUtensorMap *tmG, const CUtensorMap *tmK,
@@ -331,8 +340,8 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             bulk_commit();
             bulk_wait_read();
             __syncwarp();
-            if (lane == 0)
-                abmma::mbar_arrive(m.dqempty);
+            if (lane == 0) /* ALT: odd tiles' reads complete dqempty2 */
+                abmma::mbar_arrive(ALT && (k & 1) ? m.dqempty2 : m.dqempty);
         }
         if (ADDQ && !BULK && it >= LAG && (!LOADW || wtid >= 32)) { /* the dQ share of step it - LAG */
             constexpr int NA = LOADW ? 96 : 128; /* threads adding */
@@ -387,14 +396,17 @@ static __device__ __forceinline__ void ws_add_dkdv(float *dkacc, float *dvacc, s
 
 /* The consumer's dQ share of step it (qacc: columns cw NQ .. + NQ - 1 of
  * the tile's BR rows) into the dQ buffer sDQ once the producer has taken
- * step it - 1's, then the hand-over; with BULK each thread also fences its
- * stores for the copy engine that reads them. */
-template <int D, int NQ, bool BULK>
+ * step it - 1's (ALT: waited for on that tile's parity's barrier), then the
+ * hand-over; with BULK each thread also fences its stores for the copy
+ * engine that reads them. */
+template <int D, int NQ, bool BULK, bool ALT = false>
 static __device__ __forceinline__ void ws_put_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
                                                  int cw, int it, const float (&qacc)[NQ / 2])
 {
     constexpr int DQS = ws_layout<D, 2, 1>::DQS;
-    if (it >= 1)
+    if (ALT && it >= 1) /* tile it - 1's copies: its parity's barrier, its use of it */
+        mbar_wait((it - 1) & 1 ? m.dqempty2 : m.dqempty, (uint32_t)(((it - 1) >> 1) & 1));
+    else if (it >= 1)
         mbar_wait(m.dqempty, (uint32_t)((it - 1) & 1));
 #pragma unroll
     for (int n = 0; n < NQ / 8; n++)
@@ -477,7 +489,7 @@ static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, 
     bwd_wg_issue_dq<T, BC, D>(qacc, uDS, uK);
     wg_wait<0>();
     reg_fence(qacc);
-    ws_put_dq<D, D, true>(sDQ, m, x, 0, k, qacc);
+    ws_put_dq<D, D, true, true>(sDQ, m, x, 0, k, qacc);
 }
 #endif
 
@@ -559,11 +571,11 @@ __global__ void __launch_bounds__(NT, 1)
     const int off = SK - S; /* key j visible to row i iff j <= i + off */
     const ws_sweep w = ws_sweep_of(b, hk, H, HK, gq0, ngq, j0, S, SK, causal);
 
-    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128, DEFER, WIDE ? 128 : NCT);
+    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128, DEFER, WIDE ? 128 : NCT, WIDE);
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
-        ws_producer<D, 2, 1, BULK, LOADW, DEFER ? 2 : 1, !REGDQ>(
+        ws_producer<D, 2, 1, BULK, LOADW, DEFER ? 2 : 1, !REGDQ, WIDE>(
             w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta, dqacc, j0, bk, S, Sp);
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */
