@@ -80,6 +80,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <type_traits>
 
 namespace abwgws {
@@ -122,15 +123,19 @@ constexpr int WS_DQ_WIDE = 8192; /* with WS_DEFER_DQ and WS_BULK_DQ: a tile's wh
                                    * product (all D columns, the block's 128 keys) by one
                                    * consumer, the consumers taking tiles in turn, into the dQ
                                    * buffer that the producer's bulk copies add */
+constexpr int WS_DQ_TMA = 16384; /* with WS_DQ_WIDE: a dQ buffer per consumer in TMA's
+                                   * 128-byte-swizzled fp32 layout, each tile added by D / 32
+                                   * tensor reduce-add copies instead of 64 row copies */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
- * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by 8
- * floats: conflict-free 8-byte stores), room for NBAR mbarriers. */
-template <int D, int NDS, int NDQ, int NBAR = 8> struct ws_layout {
+ * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by
+ * DQPAD floats: 8 makes 8-byte stores conflict-free; 0 for the swizzled
+ * buffers of WS_DQ_TMA, 1024-aligned there), room for NBAR mbarriers. */
+template <int D, int NDS, int NDQ, int NBAR = 8, int DQPAD = 8> struct ws_layout {
     static constexpr int TK = BC * D * 2;  /* one K or V tile */
     static constexpr int TQ = BR * D * 2;  /* one stage of Q or dO */
     static constexpr int TS = BC * BR * 2; /* one dS^T buffer */
-    static constexpr int DQS = D + 8;      /* floats per row of a dQ buffer */
+    static constexpr int DQS = D + DQPAD;  /* floats per row of a dQ buffer */
     static constexpr int K = 0;
     static constexpr int V = K + TK;
     static constexpr int Q = V + TK;           /* two stages */
@@ -144,20 +149,23 @@ template <int D, int NDS, int NDQ, int NBAR = 8> struct ws_layout {
 };
 
 /* The layout of bwd_ws with feature bits F: two dS^T buffers, one dQ
- * buffer (none with WS_REG_DQ); WS_DEFER_DQ's four more mbarriers (five
- * with WS_DQ_WIDE; ws_bars). */
+ * buffer (none with WS_REG_DQ; two unpadded with WS_DQ_TMA); WS_DEFER_DQ's
+ * four more mbarriers (five with WS_DQ_WIDE, six with WS_DQ_TMA; ws_bars). */
 template <int D, int F>
-using ws_layout_of = ws_layout<D, 2, (F & WS_REG_DQ) ? 0 : 1, (F & WS_DEFER_DQ) ? 12 : 8>;
+using ws_layout_of =
+    std::conditional_t<(F & WS_DQ_TMA) != 0, ws_layout<D, 2, 2, 14, 0>,
+                       ws_layout<D, 2, (F & WS_REG_DQ) ? 0 : 1, (F & WS_DEFER_DQ) ? 12 : 8>>;
 
 /* mbarrier addresses (8 bytes each) from the layout's BAR region; dsfull,
  * dsempty (two dS^T buffers each) and dqempty2 exist only in a WS_DEFER_DQ
  * layout; dqempty2 is used by WS_DQ_WIDE only (dqempty then completes for
  * even tiles, dqempty2 for odd ones: a consumer waits for the other's tile
  * without a third phase of one barrier in flight, which a parity wait
- * cannot tell from the first) */
+ * cannot tell from the first); dqfull2 by WS_DQ_TMA only (its second dQ
+ * buffer's, as dqempty2) */
 struct ws_bars {
     uint32_t full, empty, dqfull, dqempty, kv; /* full, empty: two stages each */
-    uint32_t dsfull, dsempty, dqempty2;
+    uint32_t dsfull, dsempty, dqempty2, dqfull2;
 };
 
 static __device__ __forceinline__ ws_bars ws_bars_at(uint32_t bar)
@@ -171,6 +179,7 @@ static __device__ __forceinline__ ws_bars ws_bars_at(uint32_t bar)
     m.dsfull = bar + 56;
     m.dsempty = bar + 72;
     m.dqempty2 = bar + 88;
+    m.dqfull2 = bar + 96;
     return m;
 }
 
@@ -235,6 +244,20 @@ static __device__ __forceinline__ void bulk_reduce_add_f32(float *dst, uint32_t 
                  "r"(src), "r"(bytes)
                  : "memory");
 }
+/* the box at coordinates (c0, c1, c2) of tensor map tm added element by
+ * element (fp32) from the box's image at shared src (the map's swizzled
+ * layout, 128-byte aligned) by the tensor copy engine, in this thread's
+ * current bulk group; rows outside the tensor are not written (PTX
+ * cp.reduce.async.bulk.tensor .add, tile mode) */
+static __device__ __forceinline__ void tma_reduce_add_3d(const CUtensorMap *tm, uint32_t src,
+                                                         int c0, int c1, int c2)
+{
+    asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group"
+                 " [%0, {%1, %2, %3}], [%4];\n" ::"l"(reinterpret_cast<uint64_t>(tm)),
+                 "r"(c0), "r"(c1), "r"(c2), "r"(src)
+                 : "memory");
+}
+
 /* closes this thread's bulk group; waits until its groups have read their
  * shared-memory sources (read) or completed altogether (done) */
 static __device__ __forceinline__ void bulk_commit(void)
@@ -254,10 +277,10 @@ static __device__ __forceinline__ void bulk_wait_done(void)
  * dqe arrivals free the dQ buffer: the producer's 128 threads, or the one
  * lane that waited for the bulk copies; ds: the dS^T buffers' dsfull and
  * dsempty too, NCT arrivals each; dqf > 0: the arrivals that fill the dQ
- * buffer, NCT otherwise; alt: dqempty2 as dqempty); every thread then
- * meets at a block barrier. */
+ * buffer, NCT otherwise; alt 1: dqempty2 as dqempty; 2: also dqfull2 as
+ * dqfull); every thread then meets at a block barrier. */
 static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, int dqe = 128,
-                                                    bool ds = false, int dqf = 0, bool alt = false)
+                                                    bool ds = false, int dqf = 0, int alt = 0)
 {
     if (threadIdx.x == 0) {
         for (int st = 0; st < 2; st++) {
@@ -268,6 +291,8 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
         mbar_init(m.dqempty, dqe);
         if (alt)
             mbar_init(m.dqempty2, dqe);
+        if (alt > 1)
+            mbar_init(m.dqfull2, dqf > 0 ? dqf : NCT);
         mbar_init(m.kv, 1);
         for (int b = 0; ds && b < 2; b++) {
             mbar_init(m.dsfull + b * 8, NCT);
@@ -288,21 +313,24 @@ static __device__ __forceinline__ void ws_init_bars(const ws_bars &m, int NCT, i
  * in the atomics, only warps 1-3 (96 threads), so thread 0 issues each
  * stage's loads as soon as the consumers free it, not after its share of
  * the previous step's atomics (ALT, with BULK: the copies of odd tiles
- * free the buffer on dqempty2). LAG: the steps between a tile's loads and
- * the hand-over of its dQ share (1; 2 with WS_DEFER_DQ, whose consumers
- * hand tile it's share over in step it + 1): the loop adds the share of
- * tile it - LAG after issuing the loads of tile it, so the loads still
- * leave a step ahead. ADDQ false: the consumers add dQ themselves; the
+ * free the buffer on dqempty2; TMA: two swizzled buffers, even tiles' in
+ * the first (dqfull, dqempty), odd tiles' in the second (dqfull2,
+ * dqempty2), each added by lane 0 of warp 1 with D / 32 tensor reduce-add
+ * copies through tmDQ; NBAR, DQPAD: the layout's). LAG: the steps
+ * between a tile's loads and the hand-over of its dQ share (1; 2 with
+ * WS_DEFER_DQ, whose consumers hand tile it's share over in step it + 1):
+ * the loop adds the share of tile it - LAG after issuing the loads of
+ * tile it, so the loads still leave a step ahead. ADDQ false: the consumers add dQ themselves; the
  * producer only loads. */
 template <int D, int NDS, int NDQ, bool BULK = false, bool LOADW = false, int LAG = 1,
-          bool ADDQ = true, bool ALT = false>
+          bool ADDQ = true, bool ALT = false, int NBAR = 8, int DQPAD = 8, bool TMA = false>
 static __device__ __forceinline__ void
 ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const float *sDQ,
             const CUtensorMap *tmQ, const CUtensorMap *tmG, const CUtensorMap *tmK,
             const CUtensorMap *tmV, const float *lse2, const float *delta, float *dqacc, int j0,
-            int bk, int S, int Sp)
+            int bk, int S, int Sp, const CUtensorMap *tmDQ = nullptr)
 {
-    using L = ws_layout<D, NDS, NDQ>;
+    using L = ws_layout<D, NDS, NDQ, NBAR, DQPAD>;
     if (wtid == 0) {
         mbar_expect_tx(m.kv, 2 * L::TK);
 #pragma unroll
@@ -328,10 +356,25 @@ ws_producer(const ws_sweep &w, int wtid, uint32_t base, const ws_bars &m, const 
             bulk_load(base + L::DL + st * BR * 4, delta + (size_t)bh * Sp + q0, BR * 4, bar);
         }
         if (ADDQ && BULK && it >= LAG && (wtid >> 5) == 1) { /* the dQ share of step it - LAG */
-            static_assert(!BULK || NDQ == 1, "one dQ buffer with bulk copies");
+            static_assert(!BULK || NDQ == 1 || TMA, "one dQ buffer with bulk row copies");
             const int k = it - LAG, lane = wtid & 31;
             const int q0 = ws_q0(w, k);
             const size_t bh = (size_t)ws_bh(w, k);
+            if constexpr (TMA) { /* tile k in buffer k & 1: D / 32 tensor copies */
+                const int bf = k & 1;
+                mbar_wait(bf ? m.dqfull2 : m.dqfull, (uint32_t)((k >> 1) & 1));
+                if (lane == 0) {
+                    const uint32_t src = base + L::DQ + bf * BR * D * 4;
+#pragma unroll
+                    for (int cb = 0; cb < D / 32; cb++)
+                        tma_reduce_add_3d(tmDQ, src + cb * BR * 128, cb * 32, q0, (int)bh);
+                    bulk_commit();
+                    bulk_wait_read();
+                    abmma::mbar_arrive(bf ? m.dqempty2 : m.dqempty);
+                }
+                __syncwarp();
+                continue;
+            }
             mbar_wait(m.dqfull, (uint32_t)(k & 1));
             float *dq = dqacc + (bh * S + q0) * D;
             const int nr = min(BR, S - q0);
@@ -480,8 +523,11 @@ static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w
  * at uDS, the K tile at uK), by this consumer alone; then, once the
  * producer's copies of tile k - 1 have read the dQ buffer, into it (fp32,
  * rows padded), fenced for the copy engine, and handed over (dqfull, 128
- * arrivals). The caller has waited for both halves of the dS^T tile. */
-template <typename T, int D>
+ * arrivals); with TMA (WS_DQ_TMA) into buffer k & 1 in the tensor map's
+ * swizzled layout once tile k - 2's copies have read it, handed over on
+ * that buffer's barrier. The caller has waited for both halves of the dS^T
+ * tile. */
+template <typename T, int D, bool TMA = false>
 static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
                                                   uint32_t uDS, uint32_t uK, int k)
 {
@@ -489,7 +535,32 @@ static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, 
     bwd_wg_issue_dq<T, BC, D>(qacc, uDS, uK);
     wg_wait<0>();
     reg_fence(qacc);
-    ws_put_dq<D, D, true, true>(sDQ, m, x, 0, k, qacc);
+    if constexpr (TMA) {
+        /* buffer k & 1 (this consumer's own), free once tile k - 2's copies
+         * have read it; element (r, c) of a tile at column block c / 32 (BR
+         * rows of 128 bytes), 16-byte chunk (c % 32) / 4 XOR r % 8 (TMA's
+         * 128-byte swizzle; r % 8 = g for both of the thread's rows) */
+        const int bf = k & 1;
+        if (k >= 2)
+            mbar_wait(bf ? m.dqempty2 : m.dqempty, (uint32_t)(((k - 2) >> 1) & 1));
+        const uint32_t buf = smem_u32(sDQ) + bf * BR * D * 4;
+#pragma unroll
+        for (int n = 0; n < D / 8; n++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int r = x.wi * 16 + x.g + 8 * h;
+                const int chunk = 2 * (n & 3) + (x.t >> 1);
+                const uint32_t a = buf + (n >> 2) * BR * 128 + r * 128 +
+                                   ((chunk ^ x.g) << 4) + 8 * (x.t & 1);
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(a),
+                             "f"(qacc[4 * n + 2 * h]), "f"(qacc[4 * n + 2 * h + 1])
+                             : "memory");
+            }
+        fence_proxy_async();
+        abmma::mbar_arrive(bf ? m.dqfull2 : m.dqfull);
+    } else {
+        ws_put_dq<D, D, true, true>(sDQ, m, x, 0, k, qacc);
+    }
 }
 #endif
 
@@ -501,9 +572,11 @@ static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, 
  * feature bits (WS_OVERLAP, WS_BULK_DQ, WS_LOAD_WARP). tmQ, tmG: [B*H, S, D] maps with
  * 64-row boxes; tmK, tmV: [B*H_kv, S_kv, D] with BC-row boxes; lse2,
  * delta: [B*H, Sp] (Sp = S rounded up to 64). Adds dS K (unscaled) into
- * dqacc [B, H, S, D]; writes dK = scale sum dS^T Q and dV = sum P^T dO of
- * its keys in the dtype, or, when dkvacc is not NULL, adds the unscaled
- * sums to dkvacc (dK) and dkvacc + B*H_kv*S_kv*D (dV) in fp32.
+ * dqacc [B, H, S, D] (with WS_DQ_TMA through tmDQ, its [B*H, S, D] map
+ * with 32 x 64 boxes; unused otherwise); writes dK = scale sum dS^T Q and
+ * dV = sum P^T dO of its keys in the dtype, or, when dkvacc is not NULL,
+ * adds the unscaled sums to dkvacc (dK) and dkvacc + B*H_kv*S_kv*D (dV) in
+ * fp32.
  *
  * A consumer's step: S^T, dP^T (one wgmma group), the element-wise work
  * and dS^T to shared memory, dV/dK (a group), the barrier with the other
@@ -523,7 +596,7 @@ __global__ void __launch_bounds__(NT, 1)
            const float *__restrict__ lse2, const float *__restrict__ delta,
            float *__restrict__ dqacc, T *__restrict__ dK, T *__restrict__ dV,
            float *__restrict__ dkvacc, long long kvnumel, int H, int HK, int S, int SK, int Sp,
-           int causal, float scale, int sched_arg)
+           int causal, float scale, int sched_arg, const __grid_constant__ CUtensorMap tmDQ)
 {
 #if AB_WGMMA_DEVICE
     using L = ws_layout_of<D, F>;
@@ -549,10 +622,12 @@ __global__ void __launch_bounds__(NT, 1)
     /* WS_EXP_FIRST: P^T while dP^T runs; WS_DQ_WIDE: one consumer a tile's dQ */
     constexpr bool EXPFIRST = DEFER && (F & WS_EXP_FIRST) != 0;
     constexpr bool WIDE = DEFER && BULK && !REGDQ && (F & WS_DQ_WIDE) != 0;
+    constexpr bool DQTMA = WIDE && (F & WS_DQ_TMA) != 0;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     static_assert(!EXPFIRST || !STAGGER, "WS_EXP_FIRST without WS_STAGGER");
     static_assert((F & WS_DQ_WIDE) == 0 || WIDE, "WS_DQ_WIDE needs WS_DEFER_DQ and WS_BULK_DQ");
+    static_assert((F & WS_DQ_TMA) == 0 || DQTMA, "WS_DQ_TMA needs WS_DQ_WIDE");
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
     constexpr int NCT = 128 * NWG; /* consumer threads */
     extern __shared__ unsigned char smem_raw[];
@@ -571,12 +646,18 @@ __global__ void __launch_bounds__(NT, 1)
     const int off = SK - S; /* key j visible to row i iff j <= i + off */
     const ws_sweep w = ws_sweep_of(b, hk, H, HK, gq0, ngq, j0, S, SK, causal);
 
-    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128, DEFER, WIDE ? 128 : NCT, WIDE);
+    ws_init_bars(m, NCT, BULK ? 1 : LOADW ? 96 : 128, DEFER, WIDE ? 128 : NCT,
+                 DQTMA ? 2 : WIDE ? 1 : 0);
 
     if (wg == 0) {
         setmaxnreg_dec<24>();
-        ws_producer<D, 2, 1, BULK, LOADW, DEFER ? 2 : 1, !REGDQ, WIDE>(
-            w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta, dqacc, j0, bk, S, Sp);
+        if constexpr (DQTMA)
+            ws_producer<D, 2, 2, true, false, 2, true, true, 14, 0, true>(
+                w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta, dqacc, j0, bk, S, Sp,
+                &tmDQ);
+        else
+            ws_producer<D, 2, 1, BULK, LOADW, DEFER ? 2 : 1, !REGDQ, WIDE>(
+                w, wtid, base, m, sDQ, &tmQ, &tmG, &tmK, &tmV, lse2, delta, dqacc, j0, bk, S, Sp);
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */
         setmaxnreg_inc<240>();
@@ -712,7 +793,8 @@ __global__ void __launch_bounds__(NT, 1)
                     abmma::mbar_arrive(m.empty + st * 8); /* stage st read */
                     if constexpr (!FIRST) {
                         if (((it - 1) & 1) == cw)
-                            ws_wide_dq<T, D>(sDQ, m, x, base + L::DS + sp * L::TS, uK, it - 1);
+                            ws_wide_dq<T, D, DQTMA>(sDQ, m, x, base + L::DS + sp * L::TS, uK,
+                                                    it - 1);
                         abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
                     }
                     return;
@@ -745,7 +827,7 @@ __global__ void __launch_bounds__(NT, 1)
                 const int k = w.nsteps - 1, sk = k & 1;
                 if ((k & 1) == cw) {
                     mbar_wait(m.dsfull + sk * 8, (uint32_t)((k >> 1) & 1));
-                    ws_wide_dq<T, D>(sDQ, m, x, base + L::DS + sk * L::TS, uK, k);
+                    ws_wide_dq<T, D, DQTMA>(sDQ, m, x, base + L::DS + sk * L::TS, uK, k);
                 }
             } else if (w.nsteps > 0) { /* the last tile's dQ */
                 const int k = w.nsteps - 1, sk = k & 1;
@@ -1060,9 +1142,19 @@ int ws_launch(const char *name, const ws_ctx *c, const ab_shape *s, const void *
                                  (F & WS_VEC_LSE) != 0))
         return rc;
     const long long kvnumel = (long long)s->B * HK * SK * D;
+    CUtensorMap mdq; /* the dQ accumulator's map (WS_DQ_TMA), else unused */
+    memset(&mdq, 0, sizeof mdq);
+    if (F & WS_DQ_TMA) {
+        char err[256];
+        if (ab_wgmma_tensor_map_f32(&mdq, c->dqacc, (long long)s->B * s->H, s->S, D, BR, err,
+                                    sizeof err)) {
+            fprintf(stderr, "%s: %s\n", name, err);
+            return 3;
+        }
+    }
     bwd_ws<T, D, Sched, F><<<Sched::grid(s), NT, ws_layout_of<D, F>::bytes, st>>>(
         m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, c->dkvacc, kvnumel,
-        s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), Sched::ARG);
+        s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), Sched::ARG, mdq);
     return ws_after<T>(c, s, dq, dk, dv, st);
 }
 

@@ -668,6 +668,13 @@ static __device__ __forceinline__ void wg_store_o(const float (&o)[D / 2], const
 int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long long BH, int S,
                         int D, int rows, char *err, size_t n);
 
+/* The same for a [BH, S, D] fp32 tensor at gptr (a reduction target):
+ * 3-D {D, S, BH}, box {32, rows, 1} (one 128-byte row of 32 floats per
+ * box row), 128-byte swizzle; rows past S are not written by a reduce-add
+ * copy. Returns 0 or -1 (reason in err). */
+int ab_wgmma_tensor_map_f32(CUtensorMap *map, float *gptr, long long BH, int S, int D, int rows,
+                            char *err, size_t n);
+
 /* 0 when the current device can run sm_90a code (compute capability 9.0);
  * AB_SETUP_UNSUPPORTED (src/core/variant.h) with the reason in err
  * (prefixed by name) on any other GPU; -1 when the device cannot be

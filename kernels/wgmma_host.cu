@@ -29,8 +29,9 @@ int ab_wgmma_device_ok(const char *name, char *err, size_t n)
     return 0;
 }
 
-int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long long BH, int S,
-                        int D, int rows, char *err, size_t n)
+/* cuTensorMapEncodeTiled, looked up once (NULL with err when the driver
+ * has none) */
+static PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder(char *err, size_t n)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = NULL;
     if (!encode) {
@@ -50,10 +51,19 @@ int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long lo
 #endif
         if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn) {
             snprintf(err, n, "cuTensorMapEncodeTiled: not found in the CUDA driver");
-            return -1;
+            return NULL;
         }
         encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
     }
+    return encode;
+}
+
+int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long long BH, int S,
+                        int D, int rows, char *err, size_t n)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder(err, n);
+    if (!encode)
+        return -1;
     const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)S, (cuuint64_t)BH};
     const cuuint64_t strides[2] = {(cuuint64_t)D * 2, (cuuint64_t)S * D * 2}; /* bytes, dims 1.. */
     const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1};
@@ -64,6 +74,27 @@ int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long lo
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         snprintf(err, n, "cuTensorMapEncodeTiled failed (CUresult %d) for S=%d D=%d rows=%d",
+                 (int)r, S, D, rows);
+        return -1;
+    }
+    return 0;
+}
+
+int ab_wgmma_tensor_map_f32(CUtensorMap *map, float *gptr, long long BH, int S, int D, int rows,
+                            char *err, size_t n)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder(err, n);
+    if (!encode)
+        return -1;
+    const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)S, (cuuint64_t)BH};
+    const cuuint64_t strides[2] = {(cuuint64_t)D * 4, (cuuint64_t)S * D * 4}; /* bytes, dims 1.. */
+    const cuuint32_t box[3] = {32, (cuuint32_t)rows, 1};
+    const cuuint32_t estr[3] = {1, 1, 1};
+    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, gptr, dims, strides, box, estr,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        snprintf(err, n, "cuTensorMapEncodeTiled failed (CUresult %d) for fp32 S=%d D=%d rows=%d",
                  (int)r, S, D, rows);
         return -1;
     }
