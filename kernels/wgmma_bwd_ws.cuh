@@ -126,6 +126,8 @@ constexpr int WS_DQ_WIDE = 8192; /* with WS_DEFER_DQ and WS_BULK_DQ: a tile's wh
 constexpr int WS_DQ_TMA = 16384; /* with WS_DQ_WIDE: a dQ buffer per consumer in TMA's
                                    * 128-byte-swizzled fp32 layout, each tile added by D / 32
                                    * tensor reduce-add copies instead of 64 row copies */
+constexpr int WS_DQ_EARLY = 32768; /* with WS_DQ_WIDE, at D = 64: a tile's dQ product issued
+                                     * right behind the dV, dK products, not after their wait */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by
@@ -526,15 +528,11 @@ static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w
  * arrivals); with TMA (WS_DQ_TMA) into buffer k & 1 in the tensor map's
  * swizzled layout once tile k - 2's copies have read it, handed over on
  * that buffer's barrier. The caller has waited for both halves of the dS^T
- * tile. */
-template <typename T, int D, bool TMA = false>
-static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
-                                                  uint32_t uDS, uint32_t uK, int k)
+ * tile. ws_wide_put: the part after the product (qacc: its accumulators). */
+template <int D, bool TMA>
+static __device__ __forceinline__ void ws_wide_put(float *sDQ, const ws_bars &m, const bwd_geo &x,
+                                                   int k, const float (&qacc)[D / 2])
 {
-    float qacc[D / 2];
-    bwd_wg_issue_dq<T, BC, D>(qacc, uDS, uK);
-    wg_wait<0>();
-    reg_fence(qacc);
     if constexpr (TMA) {
         /* buffer k & 1 (this consumer's own), free once tile k - 2's copies
          * have read it; element (r, c) of a tile at column block c / 32 (BR
@@ -561,6 +559,16 @@ static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, 
     } else {
         ws_put_dq<D, D, true, true>(sDQ, m, x, 0, k, qacc);
     }
+}
+template <typename T, int D, bool TMA = false>
+static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
+                                                  uint32_t uDS, uint32_t uK, int k)
+{
+    float qacc[D / 2];
+    bwd_wg_issue_dq<T, BC, D>(qacc, uDS, uK);
+    wg_wait<0>();
+    reg_fence(qacc);
+    ws_wide_put<D, TMA>(sDQ, m, x, k, qacc);
 }
 #endif
 
@@ -623,6 +631,9 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool EXPFIRST = DEFER && (F & WS_EXP_FIRST) != 0;
     constexpr bool WIDE = DEFER && BULK && !REGDQ && (F & WS_DQ_WIDE) != 0;
     constexpr bool DQTMA = WIDE && (F & WS_DQ_TMA) != 0;
+    /* WS_DQ_EARLY at D = 64 only: at D = 128 ptxas (CUDA 13.0) serialised
+     * every wgmma of the kernel (C7512: 128 + 32 + 64 registers live) */
+    constexpr bool DQEARLY = WIDE && (F & WS_DQ_EARLY) != 0 && D == 64;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     static_assert(!EXPFIRST || !STAGGER, "WS_EXP_FIRST without WS_STAGGER");
@@ -783,6 +794,22 @@ __global__ void __launch_bounds__(NT, 1)
                     mbar_wait(m.dsfull + sp * 8, (uint32_t)(((it - 1) >> 1) & 1));
                 bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
                 if constexpr (WIDE) {
+                    if constexpr (DQEARLY && !FIRST) { /* dQ behind dV, dK, one wait */
+                        if (((it - 1) & 1) == cw) {
+                            float qacc[D / 2];
+                            bwd_wg_issue_dq<T, BC, D>(qacc, base + L::DS + sp * L::TS, uK);
+                            wg_wait<0>();
+                            reg_fence(dv);
+                            reg_fence(dk);
+                            reg_fence_frag(pf);
+                            reg_fence_frag(df);
+                            reg_fence(qacc);
+                            abmma::mbar_arrive(m.empty + st * 8);
+                            abmma::mbar_arrive(m.dsempty + sp * 8);
+                            ws_wide_put<D, DQTMA>(sDQ, m, x, it - 1, qacc);
+                            return;
+                        }
+                    }
                     /* tile it - 1's dQ by consumer (it - 1) & 1 alone, once dV, dK
                      * have completed (their fragments' registers are free then) */
                     wg_wait<0>();
