@@ -17,6 +17,14 @@
  * D = 64, causal and not (expfirst's 1.037x over lsevec at D = 64 on an
  * H200, hopper-bwd-wide-d64.db).
  *
+ * Measured (NVIDIA H200, 2026-11-27, reports/hopper-bwd-wide/
+ * hopper-bwd-dq-d128.db, -d64.db and -llama3-8b.db run 1, nothing else on
+ * the GPU; ratios of the instances' geometric-mean medians, geometric means
+ * over S, summarize.py there): SLOWER than cuda_wgmma_bwd_defer at D = 64,
+ * 0.941x non-causal (0.932-0.956), 0.953x causal (0.934-0.979); the
+ * prediction (1.02-1.06x) did not hold: the feature that helps lsevec there
+ * hurts defer.
+ *
  * Supported: as cuda_wgmma_bwd_defer; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

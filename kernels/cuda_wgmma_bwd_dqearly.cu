@@ -21,6 +21,15 @@
  * Prediction (before the first run): 1.01-1.05x cuda_wgmma_bwd_dqtma at
  * D = 64.
  *
+ * Measured (NVIDIA H200, 2026-11-27, reports/hopper-bwd-wide/
+ * hopper-bwd-dq-d128.db, -d64.db and -llama3-8b.db run 1, nothing else on
+ * the GPU; ratios of the instances' geometric-mean medians, geometric means
+ * over S, summarize.py there): against cuda_wgmma_bwd_dqtma at D = 64
+ * 1.012x non-causal (1.007-1.016), 1.008x causal (1.007-1.010); the
+ * prediction (1.01-1.05x) held in geometric mean non-causal and not causal.
+ * Against cuDNN's fused backward 0.836x non-causal (0.824-0.856), 0.940x
+ * causal (0.892-0.961): the fastest own backward at D = 64.
+ *
  * Supported: as cuda_wgmma_bwd_dqtma; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

@@ -40,6 +40,25 @@
  * D = 128 and the Llama 3 8B shape; at D = 64 (N = 64 dQ products either
  * way, a smaller share of the step) 0.97-1.03x.
  *
+ * Measured (NVIDIA H200, 2026-11-27, reports/hopper-bwd-wide/
+ * hopper-bwd-dq-d128.db, -d64.db and -llama3-8b.db run 1, nothing else on
+ * the GPU; ratios of the instances' geometric-mean medians, geometric means
+ * over S, summarize.py there): SLOWER than cuda_wgmma_bwd_lsevec: 0.895x at
+ * D = 128 non-causal (0.854-0.935), 0.925x causal (0.886-0.977), 0.930x at
+ * Llama 3 8B (0.890-0.976), 0.702x at D = 64 non-causal (0.679-0.748),
+ * 0.723x causal (0.672-0.791); the prediction (1.03-1.10x at D = 128,
+ * 0.97-1.03x at D = 64) did not hold.
+ *
+ * Profiled (no database: the counters are in the logs named): Nsight
+ * Compute at B=4 H=16 S=4096 D=128 bf16 non-causal (H200,
+ * reports/hopper-bwd-wide/d3-logs.tgz): 3.22 ms against
+ * cuda_wgmma_bwd_lsevec's 2.85 ms in the same call; 29.4 M warp-level wgmma
+ * instructions, cuDNN's count (p1-ncu-cudnn-lsevec.tgz), against lsevec's
+ * 33.6 M; 861 M warp instructions; 9.4% of the warp-stall samples on the dQ
+ * consumer's wait for the dQ buffer (the previous tile's row copies still
+ * reading it) and 14.3% on a step's first mbarrier wait, where the other
+ * consumer waits for it: cuda_wgmma_bwd_dqtma's reason.
+ *
  * Supported: as cuda_wgmma_bwd_lsevec; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

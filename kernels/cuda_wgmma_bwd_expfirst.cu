@@ -26,6 +26,23 @@
  * Llama 3 8B shape; about 1.0x if the other consumer's products already
  * fill that time.
  *
+ * Measured (NVIDIA H200, 2026-11-27, reports/hopper-bwd-wide/
+ * hopper-bwd-dq-d128.db, -d64.db and -llama3-8b.db run 1, nothing else on
+ * the GPU; ratios of the instances' geometric-mean medians, geometric means
+ * over S, summarize.py there): against cuda_wgmma_bwd_lsevec 1.035x at D =
+ * 64 non-causal (1.015-1.050), 1.040x causal (1.030-1.052); SLOWER at D =
+ * 128, 0.902x non-causal (0.875-0.930), 0.928x causal (0.891-0.977), and
+ * 0.929x at Llama 3 8B (0.896-0.968). The prediction (1.02-1.06x) held at D
+ * = 64 in geometric mean and did not at D = 128 and Llama 3 8B.
+ *
+ * Profiled (no database: the counters are in the log named): Nsight Compute
+ * at B=4 H=16 S=4096 D=128 bf16 non-causal (H200,
+ * reports/hopper-bwd-wide/d3-logs.tgz): 3.18 ms against
+ * cuda_wgmma_bwd_lsevec's 2.85 ms in the same call, issue active in 29% of
+ * cycles (lsevec 32%), 844 M warp instructions (831 M); 21.5% of the
+ * warp-stall samples on two integer instructions waiting (long scoreboard)
+ * for the address register of the consumers' dQ atomics, as in lsevec.
+ *
  * Supported: as cuda_wgmma_bwd_lsevec; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

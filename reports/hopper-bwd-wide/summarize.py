@@ -11,7 +11,19 @@ from collections import defaultdict
 
 KEY = "B,H,H_kv,S,S_kv,D,causal,dtype"
 P = "cuda_wgmma_bwd_"
-RUNS = [  # database, run, variants in ladder order, (rung, against) pairs
+CLEAN = [  # the runs with nothing else on the GPU (d5.sh): the figures quoted
+    ("hopper-bwd-dq-d128", 1, ["lsevec", "expfirst", "dqwide", "widexp", "dqtma", "dqtmaexp"],
+     [("expfirst", "lsevec"), ("dqwide", "lsevec"), ("widexp", "dqwide"), ("dqtma", "dqwide"),
+      ("dqtma", "lsevec"), ("dqtmaexp", "dqtma")]),
+    ("hopper-bwd-dq-d64", 1, ["defer", "deferexp", "lsevec", "expfirst", "dqwide", "widexp",
+                              "dqtma", "dqearly", "dqtmaexp"],
+     [("deferexp", "defer"), ("expfirst", "lsevec"), ("dqwide", "lsevec"), ("widexp", "dqwide"),
+      ("dqtma", "dqwide"), ("dqtma", "defer"), ("dqearly", "dqtma"), ("dqtmaexp", "dqtma")]),
+    ("hopper-bwd-dq-llama3-8b", 1, ["lsevec", "expfirst", "dqwide", "widexp", "dqtma", "dqtmaexp"],
+     [("expfirst", "lsevec"), ("dqwide", "lsevec"), ("widexp", "dqwide"), ("dqtma", "dqwide"),
+      ("dqtma", "lsevec"), ("dqtmaexp", "dqtma")]),
+]
+RUNS = [  # the first runs (d2-d4.sh), beside compute-sanitizer processes on the GPU
     ("hopper-bwd-wide", 1, ["lsevec", "expfirst", "dqwide", "widexp"],
      [("expfirst", "lsevec"), ("dqwide", "lsevec"), ("widexp", "dqwide")]),
     ("hopper-bwd-wide", 2, ["lsevec", "expfirst", "dqwide", "widexp"],
@@ -22,6 +34,11 @@ RUNS = [  # database, run, variants in ladder order, (rung, against) pairs
      [("expfirst", "lsevec"), ("dqwide", "lsevec"), ("widexp", "dqwide")]),
     ("hopper-bwd-deferexp", 1, ["defer", "deferexp", "lsevec", "expfirst"],
      [("deferexp", "defer"), ("expfirst", "lsevec"), ("lsevec", "defer")]),
+    ("hopper-bwd-dqtma", 1, ["lsevec", "dqwide", "dqtma"], [("dqtma", "dqwide"), ("dqtma", "lsevec")]),
+    ("hopper-bwd-dqtma-d64", 1, ["lsevec", "dqwide", "dqtma"],
+     [("dqtma", "dqwide"), ("dqtma", "lsevec")]),
+    ("hopper-bwd-dqtma-llama3-8b", 1, ["lsevec", "dqwide", "dqtma"],
+     [("dqtma", "dqwide"), ("dqtma", "lsevec")]),
 ]
 
 
@@ -55,8 +72,8 @@ def fmt(r):
     return f"{gm(r):.3f} ({min(r):.3f}-{max(r):.3f})"
 
 
-def main():
-    for db, run, vs, steps in RUNS:
+def tables(runs):
+    for db, run, vs, steps in runs:
         d = load(db, run)
         print(f"### {db}.db, run {run}\n")
         print("| part | " + " | ".join(f"{v} / cuDNN" for v in vs) + " | " +
@@ -67,6 +84,42 @@ def main():
             cells += [fmt([d[k][P + b] / d[k][P + a] for k in ks]) for a, b in steps]
             print(f"| {name} | " + " | ".join(cells) + " |")
         print()
+
+
+def best_own(runs):
+    """Per configuration the fastest own rung of the run against cuDNN."""
+    print("| database | configurations | geometric mean | lowest (configuration, rung) | highest | fastest rung (configurations) |")
+    print("|---|---:|---:|---|---:|---|")
+    allr = []
+    for db, run, vs, _ in runs:
+        d = load(db, run)
+        rs, lo, wins = [], None, defaultdict(int)
+        for k in sorted(d):
+            v = max(vs, key=lambda v: d[k]["cudnn_sdpa"] / d[k][P + v])
+            r = d[k]["cudnn_sdpa"] / d[k][P + v]
+            rs.append(r)
+            wins[v] += 1
+            if lo is None or r < lo[0]:
+                lo = (r, k, v)
+        allr += rs
+        k = lo[1]
+        where = f"B={k[0]} S={k[3]} D={k[5]} {'causal' if k[6] else 'non-causal'}"
+        w = ", ".join(f"{v} {n}" for v, n in sorted(wins.items(), key=lambda x: -x[1]))
+        print(f"| {db} | {len(rs)} | {gm(rs):.3f} | {lo[0]:.3f} ({where}, {lo[2]}) | {max(rs):.3f} | {w} |")
+    print()
+    return allr
+
+
+def main():
+    print("## Clean runs (d5.sh)\n")
+    tables(CLEAN)
+    print("### best own backward against cuDNN, per configuration\n")
+    grid = best_own(CLEAN[:2])
+    print(f"FlashAttention-3's grid (D = 128 and 64, {len(grid)} configurations): geometric mean "
+          f"{gm(grid):.3f}, lowest {min(grid):.3f}, highest {max(grid):.3f}.\n")
+    best_own(CLEAN[2:])
+    print("## First runs (d2-d4.sh, beside compute-sanitizer processes)\n")
+    tables(RUNS)
 
 
 if __name__ == "__main__":
