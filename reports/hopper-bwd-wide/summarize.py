@@ -23,6 +23,7 @@ CLEAN = [  # the runs with nothing else on the GPU (d5.sh): the figures quoted
      [("expfirst", "lsevec"), ("dqwide", "lsevec"), ("widexp", "dqwide"), ("dqtma", "dqwide"),
       ("dqtma", "lsevec"), ("dqtmaexp", "dqtma")]),
 ]
+H100 = [(db + "-h100", run, vs, st) for db, run, vs, st in CLEAN]  # d6.sh: the same on an H100
 RUNS = [  # the first runs (d2-d4.sh), beside compute-sanitizer processes on the GPU
     ("hopper-bwd-wide", 1, ["lsevec", "expfirst", "dqwide", "widexp"],
      [("expfirst", "lsevec"), ("dqwide", "lsevec"), ("widexp", "dqwide")]),
@@ -118,6 +119,13 @@ def main():
     print(f"FlashAttention-3's grid (D = 128 and 64, {len(grid)} configurations): geometric mean "
           f"{gm(grid):.3f}, lowest {min(grid):.3f}, highest {max(grid):.3f}.\n")
     best_own(CLEAN[2:])
+    print("## The same experiments on an H100 (d6.sh)\n")
+    tables(H100)
+    print("### best own backward against cuDNN, per configuration (H100)\n")
+    grid = best_own(H100[:2])
+    print(f"FlashAttention-3's grid (D = 128 and 64, {len(grid)} configurations): geometric mean "
+          f"{gm(grid):.3f}, lowest {min(grid):.3f}, highest {max(grid):.3f}.\n")
+    best_own(H100[2:])
     print("## First runs (d2-d4.sh, beside compute-sanitizer processes)\n")
     tables(RUNS)
 
