@@ -45,8 +45,15 @@
  *                  from its registers; no dQ buffer, no producer atomics),
  *                  WS_RED4 (those atomics four floats wide), WS_VEC_LSE
  *                  (logsumexp and Delta in bwd_vec_row's order, float4
- *                  loads), WS_VEC_HOIST and WS_STMATRIX (dS^T by
- *                  stmatrix); each rung's file says what it measured
+ *                  loads), WS_VEC_HOIST, WS_STMATRIX (dS^T by
+ *                  stmatrix), WS_EXP_FIRST (P^T computed while the dP^T
+ *                  product runs) and, with WS_BULK_DQ, WS_DQ_WIDE (a
+ *                  tile's whole dQ product by one consumer, the two taking
+ *                  tiles in turn, into the dQ buffer), WS_DQ_TMA (a dQ
+ *                  buffer per consumer in the swizzled layout of the dQ
+ *                  accumulator's tensor map, added by tensor reduce-add
+ *                  copies) and WS_DQ_EARLY (that product issued behind
+ *                  dV, dK); each rung's file says what it measured
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
@@ -65,9 +72,11 @@
  * Sources: Shah et al., "FlashAttention-3" (2024) section 3.1 (producer
  * warpgroup, TMA, mbarrier pipeline, setmaxnreg) and its backward (dQ
  * accumulated separately in fp32), read to understand, not copied; Tri
- * Dao, "FlashAttention-2" (2023) Algorithm 2; PTX ISA cp.async.bulk,
- * cp.async.bulk.tensor, cp.reduce.async.bulk (.add.f32), mbarrier,
- * setmaxnreg, red.global.add (v4.f32).
+ * Dao, "FlashAttention-2" (2023) Algorithm 2; cuDNN 9's fused backward as
+ * Nsight Compute shows its SASS (reports/hopper-bwd-wide/), observed, not
+ * copied; PTX ISA cp.async.bulk, cp.async.bulk.tensor, cp.reduce.async.bulk
+ * (.add.f32), cp.reduce.async.bulk.tensor (.add), mbarrier, setmaxnreg,
+ * red.global.add (v4.f32).
  */
 #ifndef ATTNBENCH_WGMMA_BWD_WS_CUH
 #define ATTNBENCH_WGMMA_BWD_WS_CUH
