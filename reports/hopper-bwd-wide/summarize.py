@@ -111,6 +111,34 @@ def best_own(runs):
     return allr
 
 
+def training():
+    """hopper-bwd-training-dq.db (d7.sh): per pass each own rung against
+    cuDNN (geometric mean over the eight configurations, range), the F+B
+    ratio's range, and throughput from B = 1 to 16 at S = 1024."""
+    con = sqlite3.connect("file:hopper-bwd-training-dq.db?mode=ro&immutable=1", uri=True)
+    inst = defaultdict(list)
+    for B, S, ps, v, ms in con.execute(
+            "SELECT B, S, pass, variant, median_ms FROM measurement_summary WHERE run_id = 1"):
+        inst[(B, S, ps, v.split("#")[0])].append(ms)
+    lvl = {k: gm(x) for k, x in inst.items()}
+    cfgs = sorted({(B, S) for B, S, _, _ in lvl})
+    vs = ["lsevec", "dqtma", "dqearly"]
+    print("| rung | fwd / cuDNN | bwd / cuDNN | fwd+bwd / cuDNN | F+B ratio (cuDNN's) | fwd+bwd throughput B = 16 over B = 1 (cuDNN's) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for v in vs:
+        cells = []
+        for ps in ("fwd", "bwd", "fwd+bwd"):
+            cells.append(fmt([lvl[(B, S, ps, "cudnn_sdpa")] / lvl[(B, S, ps, P + v)] for B, S in cfgs]))
+        fb = [lvl[(B, S, "bwd", P + v)] / lvl[(B, S, "fwd", P + v)] for B, S in cfgs]
+        fbc = [lvl[(B, S, "bwd", "cudnn_sdpa")] / lvl[(B, S, "fwd", "cudnn_sdpa")] for B, S in cfgs]
+        def scal(w):
+            return 16 * lvl[(1, 1024, "fwd+bwd", w)] / lvl[(16, 1024, "fwd+bwd", w)]
+        cells.append(f"{min(fb):.2f}-{max(fb):.2f} ({min(fbc):.2f}-{max(fbc):.2f})")
+        cells.append(f"{scal(P + v):.2f}x ({scal('cudnn_sdpa'):.2f}x)")
+        print(f"| {v} | " + " | ".join(cells) + " |")
+    print()
+
+
 def main():
     print("## Clean runs (d5.sh)\n")
     tables(CLEAN)
@@ -126,6 +154,8 @@ def main():
     print(f"FlashAttention-3's grid (D = 128 and 64, {len(grid)} configurations): geometric mean "
           f"{gm(grid):.3f}, lowest {min(grid):.3f}, highest {max(grid):.3f}.\n")
     best_own(H100[2:])
+    print("## The training step (d7.sh, H100)\n")
+    training()
     print("## First runs (d2-d4.sh, beside compute-sanitizer processes)\n")
     tables(RUNS)
 
