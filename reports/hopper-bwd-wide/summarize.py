@@ -139,21 +139,21 @@ def training():
     print()
 
 
+def clean_part(title, runs, gpu):
+    """One GPU's clean runs: their tables, then the best own rung per
+    configuration over the grid (the first two runs) and at Llama 3 8B."""
+    print(f"## {title}\n")
+    tables(runs)
+    print(f"### best own backward against cuDNN, per configuration{gpu}\n")
+    grid = best_own(runs[:2])
+    print(f"FlashAttention-3's grid (D = 128 and 64, {len(grid)} configurations): geometric mean "
+          f"{gm(grid):.3f}, lowest {min(grid):.3f}, highest {max(grid):.3f}.\n")
+    best_own(runs[2:])
+
+
 def main():
-    print("## Clean runs (d5.sh)\n")
-    tables(CLEAN)
-    print("### best own backward against cuDNN, per configuration\n")
-    grid = best_own(CLEAN[:2])
-    print(f"FlashAttention-3's grid (D = 128 and 64, {len(grid)} configurations): geometric mean "
-          f"{gm(grid):.3f}, lowest {min(grid):.3f}, highest {max(grid):.3f}.\n")
-    best_own(CLEAN[2:])
-    print("## The same experiments on an H100 (d6.sh)\n")
-    tables(H100)
-    print("### best own backward against cuDNN, per configuration (H100)\n")
-    grid = best_own(H100[:2])
-    print(f"FlashAttention-3's grid (D = 128 and 64, {len(grid)} configurations): geometric mean "
-          f"{gm(grid):.3f}, lowest {min(grid):.3f}, highest {max(grid):.3f}.\n")
-    best_own(H100[2:])
+    clean_part("Clean runs (d5.sh)", CLEAN, "")
+    clean_part("The same experiments on an H100 (d6.sh)", H100, " (H100)")
     print("## The training step (d7.sh, H100)\n")
     training()
     print("## First runs (d2-d4.sh, beside compute-sanitizer processes)\n")
