@@ -51,6 +51,81 @@ static int fail_at(char *err, size_t n, const ab_experiment *e, const config_set
     return -1;
 }
 
+/* The axes a `where` may name; the string axes last. */
+static const char *const where_axes[] = {"B", "H", "H_kv", "S", "S_kv", "D", "causal", "dtype",
+                                         "pass"};
+
+/* Parses claim c's `where` group w into c->where and c->where_text.
+ * Returns 0 or -1 with err naming the file and line. */
+static int parse_where(const ab_experiment *e, const config_setting_t *w, ab_claim *c, char *err,
+                       size_t n)
+{
+    if (!config_setting_is_group(w))
+        return fail_at(err, n, e, w, "where must be a group { D = 128; causal = false; ... }");
+    const int len = config_setting_length(w);
+    if (len < 1 || len > AB_CLAIM_MAX_WHERE)
+        return fail_at(err, n, e, w, "where must name 1 to %d axes", AB_CLAIM_MAX_WHERE);
+    size_t used = 0;
+    for (int i = 0; i < len; i++) {
+        const config_setting_t *x = config_setting_get_elem(w, (unsigned)i);
+        const char *name = config_setting_name(x);
+        size_t a = 0;
+        while (a < sizeof where_axes / sizeof *where_axes && strcmp(where_axes[a], name) != 0)
+            a++;
+        if (a == sizeof where_axes / sizeof *where_axes)
+            return fail_at(err, n, e, x,
+                           "where: unknown axis '%s' (one of B, H, H_kv, S, S_kv, D, causal, "
+                           "dtype, pass)", name);
+        ab_claim_cond *k = &c->where[c->nwhere++];
+        snprintf(k->axis, sizeof k->axis, "%s", name);
+        const int t = config_setting_type(x);
+        char val[48];
+        if (a >= 7) { /* dtype, pass */
+            if (t != CONFIG_TYPE_STRING)
+                return fail_at(err, n, e, x, "where: %s must be a string", name);
+            k->str = config_setting_get_string(x);
+            snprintf(val, sizeof val, "%s", k->str);
+        } else if (a == 6 && t == CONFIG_TYPE_BOOL) {
+            k->value = config_setting_get_bool(x);
+            snprintf(val, sizeof val, "%s", k->value ? "true" : "false");
+        } else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+            k->value = config_setting_get_int64(x);
+            if (a == 6 && k->value != 0 && k->value != 1)
+                return fail_at(err, n, e, x, "where: causal must be true or false");
+            snprintf(val, sizeof val, "%lld", k->value);
+        } else {
+            return fail_at(err, n, e, x, "where: %s must be %s", name,
+                           a == 6 ? "true or false" : "an integer");
+        }
+        const int wrote = snprintf(c->where_text + used, sizeof c->where_text - used, "%s%s = %s",
+                                   i ? ", " : "", name, val);
+        used += wrote > 0 ? (size_t)wrote : 0;
+        if (used >= sizeof c->where_text)
+            return fail_at(err, n, e, w, "where is too long");
+    }
+    return 0;
+}
+
+int ab_claim_covers(const ab_claim *c, const ab_rmeas *m)
+{
+    for (size_t i = 0; m && i < c->nwhere; i++) {
+        const ab_claim_cond *k = &c->where[i];
+        const char *a = k->axis;
+        const int ok = strcmp(a, "dtype") == 0  ? strcmp(m->dtype, k->str) == 0
+                       : strcmp(a, "pass") == 0 ? strcmp(m->pass, k->str) == 0
+                       : strcmp(a, "B") == 0    ? m->B == k->value
+                       : strcmp(a, "H") == 0    ? m->H == k->value
+                       : strcmp(a, "H_kv") == 0 ? m->H_kv == k->value
+                       : strcmp(a, "S") == 0    ? m->S == k->value
+                       : strcmp(a, "S_kv") == 0 ? m->S_kv == k->value
+                       : strcmp(a, "D") == 0    ? m->D == k->value
+                                                : (m->causal != 0) == (k->value != 0);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
 int ab_claims_load(const ab_experiment *e, config_t *cfg, ab_claim **out, size_t *nc, char *err,
                    size_t n)
 {
@@ -87,6 +162,11 @@ int ab_claims_load(const ab_experiment *e, config_t *cfg, ab_claim **out, size_t
             const char *than = c[i].than; /* points into cfg, not into c */
             free(c);
             return fail_at(err, n, e, g, "than '%s' is not one of the experiment's variants", than);
+        }
+        const config_setting_t *wh = config_setting_get_member(g, "where");
+        if (wh && parse_where(e, wh, &c[i], err, n)) {
+            free(c);
+            return -1;
         }
         const config_setting_t *sp = config_setting_get_member(g, "speedup");
         if (sp) {
@@ -165,16 +245,19 @@ static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *nam
 }
 
 
-/* The claim for (variant, than) and where it comes from (*source): the
- * experiment's `expect`, else "no difference" when both are instances of one
- * built-in variant in one timing mode (an A/A test), else none. */
+/* The claim for (variant, than) in m's configuration and where it comes
+ * from (*source): the experiment's `expect` (*index: that claim), else "no
+ * difference" when both are instances of one built-in variant in one
+ * timing mode (an A/A test), else none (*index -1 for both). */
 static ab_verdict claim_for(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
-                            const char *than, int *source)
+                            const char *than, const ab_rmeas *m, int *source, int *index)
 {
+    *index = -1;
     for (size_t i = 0; i < nc; i++)
         if (c[i].has_verdict && ab_claim_names(e, variant, c[i].variant) &&
-            ab_claim_names(e, than, c[i].than)) {
+            ab_claim_names(e, than, c[i].than) && ab_claim_covers(&c[i], m)) {
             *source = AB_STATED;
+            *index = (int)i;
             return c[i].verdict;
         }
     const ab_exp_variant *a = exp_variant(e, variant), *b = exp_variant(e, than);
@@ -190,16 +273,16 @@ static const char *const outcome_name[] = {"held", "did not hold", "inconclusive
 const char *ab_part_outcome_name(int outcome) { return outcome_name[outcome]; }
 
 int ab_claim_range(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
-                   const char *than, double *lo, double *hi)
+                   const char *than, const ab_rmeas *m, double *lo, double *hi)
 {
     for (size_t i = 0; i < nc; i++)
         if (c[i].has_range && ab_claim_names(e, variant, c[i].variant) &&
-            ab_claim_names(e, than, c[i].than)) {
+            ab_claim_names(e, than, c[i].than) && ab_claim_covers(&c[i], m)) {
             *lo = c[i].lo;
             *hi = c[i].hi;
-            return 1;
+            return (int)i;
         }
-    return 0;
+    return -1;
 }
 
 int ab_range_place(double s, double lo, double hi, double plo, double phi, int *outside)
@@ -307,9 +390,17 @@ int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size
         const char *sv = o[i].variant->variant, *sr = o[i].reference->variant;
         snprintf(vn, sizeof vn, "%.*s", (int)(e->instances > 1 ? ab_variant_name_len(sv) : strlen(sv)), sv);
         snprintf(rn, sizeof rn, "%.*s", (int)(e->instances > 1 ? ab_variant_name_len(sr) : strlen(sr)), sr);
+        /* the claims covering this configuration: a part per pair and claims */
+        int source, vclaim;
+        double rlo = 0, rhi = 0;
+        const ab_verdict claim =
+            claim_for(e, J->claims, nclaims, sv, sr, o[i].variant, &source, &vclaim);
+        const int rclaim =
+            ab_claim_range(e, J->claims, nclaims, sv, sr, o[i].variant, &rlo, &rhi);
         ab_part *p = NULL;
         for (size_t k = 0; k < J->np && !p; k++)
-            if (strcmp(J->parts[k].variant, vn) == 0 && strcmp(J->parts[k].reference, rn) == 0)
+            if (strcmp(J->parts[k].variant, vn) == 0 && strcmp(J->parts[k].reference, rn) == 0 &&
+                J->parts[k].vclaim == vclaim && J->parts[k].rclaim == rclaim)
                 p = &J->parts[k];
         if (!p) {
             p = &J->parts[J->np++];
@@ -317,13 +408,21 @@ int ab_judge_all(ab_judged *J, const ab_experiment *e, const ab_outcome *o, size
             memcpy(p->names[1], rn, sizeof rn);
             p->variant = p->names[0];
             p->reference = p->names[1];
-            p->claim = claim_for(e, J->claims, nclaims, sv, sr, &p->source);
-        }
-        if (!p->has_range && ab_claim_range(e, J->claims, nclaims, sv, sr, &p->range_lo,
-                                            &p->range_hi)) {
-            p->has_range = 1;
-            p->est_min = INFINITY;
-            p->est_max = 0;
+            p->claim = claim;
+            p->source = source;
+            p->vclaim = vclaim;
+            p->rclaim = rclaim;
+            /* named by the narrower of its two claims' `where`s */
+            p->where = rclaim >= 0 && *J->claims[rclaim].where_text ? J->claims[rclaim].where_text
+                       : vclaim >= 0                                ? J->claims[vclaim].where_text
+                                                                    : "";
+            if (rclaim >= 0) {
+                p->has_range = 1;
+                p->range_lo = rlo;
+                p->range_hi = rhi;
+                p->est_min = INFINITY;
+                p->est_max = 0;
+            }
         }
         if (o[i].computed)
             p->count[o[i].verdict]++;

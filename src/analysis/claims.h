@@ -21,7 +21,14 @@
  * comparisons' estimates and 95% CIs: held when every configuration's
  * estimate lies in [lo, hi], did not hold when some configuration's CI lies
  * wholly outside it, inconclusive otherwise; a part with both a verdict and
- * a range takes the worse of the two outcomes.
+ * a range takes the worse of the two outcomes. A claim with `where = { D =
+ * 128; causal = false; pass = "bwd"; }` covers only the configurations
+ * whose axes (B, H, H_kv, S, S_kv, D, causal, dtype, pass) have those
+ * values: one pair may then have several claims (a predicted range per
+ * head dimension, say), each judged as a part of its own, named with its
+ * `where` (a configuration's claim is the pair's first, in the list's
+ * order, that covers it); configurations no claim of the pair covers form
+ * a part without a claim.
  */
 #ifndef ATTNBENCH_CLAIMS_H
 #define ATTNBENCH_CLAIMS_H
@@ -34,13 +41,29 @@
 #include <libconfig.h>
 #include <stddef.h>
 
+/* One condition of a claim's `where`: an axis and its value. */
+typedef struct ab_claim_cond {
+    char axis[8];    /* B, H, H_kv, S, S_kv, D, causal, dtype or pass */
+    long long value; /* numeric axes and causal (0, 1) */
+    const char *str; /* dtype, pass: into the parsed config */
+} ab_claim_cond;
+
+enum { AB_CLAIM_MAX_WHERE = 9 };
+
 typedef struct ab_claim {
     const char *variant, *than; /* into the parsed config (valid while it lives) */
     int has_verdict;            /* 0: a speedup range alone */
     ab_verdict verdict;
     int has_range;              /* `speedup = [lo, hi]` given */
     double lo, hi;              /* predicted speedup of variant over than (0 < lo <= hi) */
+    size_t nwhere;              /* conditions of `where` (0: every configuration) */
+    ab_claim_cond where[AB_CLAIM_MAX_WHERE];
+    char where_text[160]; /* "D = 128, causal = false" as given; "" without `where` */
 } ab_claim;
+
+/* 1 when claim c covers measurement m's configuration (every condition of
+ * its `where` holds; always without one). */
+int ab_claim_covers(const ab_claim *c, const ab_rmeas *m);
 
 /* 1 when measurement variant v is the one a claim names (with
  * `instances`, one of its instances name#k). */
@@ -86,6 +109,8 @@ typedef struct ab_part {
     /* a predicted speedup (the claim's `speedup`), judged by ab_part_range_judge */
     int has_range;
     double range_lo, range_hi;
+    int vclaim, rclaim; /* indices of its verdict claim and range claim (-1: none) */
+    const char *where;  /* the covering claim's `where` ("" for every configuration) */
     int inside, below, above; /* configurations by where the estimate falls */
     int excluded;             /* configurations whose 95% CI lies wholly outside the range */
     double log_sum, est_min, est_max; /* the estimates: sum of logs, smallest, largest */
@@ -129,10 +154,11 @@ int ab_part_range_judge(const ab_part *p);
 int ab_range_place(double s, double lo, double hi, double plo, double phi, int *outside);
 
 /* The predicted range of the claim for (variant, than) in claims c[0..nc)
- * (measurement names; instances match their variant): 1 with *lo, *hi, or
- * 0 when that claim has no `speedup`. */
+ * (measurement names; instances match their variant) that covers m's
+ * configuration (any claim when m is NULL): its index with *lo, *hi, or -1
+ * when no such claim has a `speedup`. */
 int ab_claim_range(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
-                   const char *than, double *lo, double *hi);
+                   const char *than, const ab_rmeas *m, double *lo, double *hi);
 const char *ab_part_outcome_name(int outcome);
 
 /* What the verdicts say without a claim: one verdict everywhere, one

@@ -449,7 +449,8 @@ int ab_run_analyse(const ab_run_record *rec, const ab_analysis_opts *o, ab_run_a
     for (size_t i = 0; i < an->ncmp; i++)
         an->cmps[i].predicted =
             ab_claim_range(e, an->judged.claims, an->judged.nclaims, an->cmps[i].a->r.variant,
-                           an->cmps[i].b->r.variant, &an->cmps[i].pred_lo, &an->cmps[i].pred_hi);
+                           an->cmps[i].b->r.variant, &an->cmps[i].a->r, &an->cmps[i].pred_lo,
+                           &an->cmps[i].pred_hi) >= 0;
     return 0;
 }
 

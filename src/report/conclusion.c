@@ -33,6 +33,8 @@ json_t *ab_conclusion_json(const ab_judged *J_, const ab_rmeas *const *meas, siz
                                  "no_difference", p->count[AB_NO_DIFFERENCE], "not_compared",
                                  p->not_compared, "wide", p->wide, "outcome", ab_part_outcome_name(j),
                                  "finding", j == AB_NOT_JUDGED ? ab_part_finding(p) : NULL);
+        if (part && *p->where) /* the claim's `where`: a part of the pair's configurations */
+            json_object_set_new(part, "where", json_string(p->where));
         if (part && p->has_range) {
             const int ne = p->inside + p->below + p->above;
             json_object_set_new(
@@ -103,7 +105,8 @@ void ab_conclusion_write(FILE *out, const ab_judged *J_, const ab_rmeas *const *
             const ab_part *p = &parts[k];
             const int j = ab_part_judge(p);
             tally[j]++;
-            fprintf(out, "| %s vs %s | %s | %d | %d | %d | %d | %d | ", p->variant, p->reference,
+            fprintf(out, "| %s vs %s%s%s%s | %s | %d | %d | %d | %d | %d | ", p->variant,
+                    p->reference, *p->where ? " (" : "", p->where, *p->where ? ")" : "",
                     ab_part_claim_name(p),
                     p->count[AB_FASTER], p->count[AB_SLOWER], p->count[AB_NO_DIFFERENCE],
                     p->not_compared, p->wide);
@@ -133,8 +136,9 @@ void ab_conclusion_write(FILE *out, const ab_judged *J_, const ab_rmeas *const *
                 if (ne)
                     snprintf(est, sizeof est, "%.3f× (%.3f–%.3f)", exp(p->log_sum / ne),
                              p->est_min, p->est_max);
-                fprintf(out, "| %s vs %s | %.3f–%.3f× | %d | %d | %d | %d | %s | **%s** |\n",
-                        p->variant, p->reference, p->range_lo, p->range_hi, p->inside, p->below,
+                fprintf(out, "| %s vs %s%s%s%s | %.3f–%.3f× | %d | %d | %d | %d | %s | **%s** |\n",
+                        p->variant, p->reference, *p->where ? " (" : "", p->where,
+                        *p->where ? ")" : "", p->range_lo, p->range_hi, p->inside, p->below,
                         p->above, p->excluded, est,
                         ab_part_outcome_name(ab_part_range_judge(p)));
             }
