@@ -24,7 +24,7 @@
  * map) instead of 64 row copies from 32 lanes.
  *
  * Work and traffic (before the first run): as cuda_wgmma_bwd_dqwide; the
- * two buffers take 2 x 64 x D x 4 bytes (225 KiB of shared memory at D =
+ * two buffers take 2 x 64 x D x 4 bytes (226 KiB of shared memory at D =
  * 128, of 227). Prediction: 1.10-1.20x cuda_wgmma_bwd_dqwide at D = 128
  * and the Llama 3 8B shape (the two waits' share of its samples, about
  * 24%, mostly gone), 1.2-1.4x at D = 64 (where dqwide lost 0.70x to
