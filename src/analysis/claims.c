@@ -106,24 +106,49 @@ static int parse_where(const ab_experiment *e, const config_setting_t *w, ab_cla
     return 0;
 }
 
-int ab_claim_covers(const ab_claim *c, const ab_rmeas *m)
+/* 1 when every condition of c's `where` holds for a configuration with
+ * these axes (numeric ones in x: B, H, H_kv, S, S_kv, D, causal). */
+static int where_holds(const ab_claim *c, const long long x[7], const char *dtype, const char *pass)
 {
-    for (size_t i = 0; m && i < c->nwhere; i++) {
+    for (size_t i = 0; i < c->nwhere; i++) {
         const ab_claim_cond *k = &c->where[i];
-        const char *a = k->axis;
-        const int ok = strcmp(a, "dtype") == 0  ? strcmp(m->dtype, k->str) == 0
-                       : strcmp(a, "pass") == 0 ? strcmp(m->pass, k->str) == 0
-                       : strcmp(a, "B") == 0    ? m->B == k->value
-                       : strcmp(a, "H") == 0    ? m->H == k->value
-                       : strcmp(a, "H_kv") == 0 ? m->H_kv == k->value
-                       : strcmp(a, "S") == 0    ? m->S == k->value
-                       : strcmp(a, "S_kv") == 0 ? m->S_kv == k->value
-                       : strcmp(a, "D") == 0    ? m->D == k->value
-                                                : (m->causal != 0) == (k->value != 0);
+        int ok;
+        if (strcmp(k->axis, "dtype") == 0) {
+            ok = strcmp(dtype, k->str) == 0;
+        } else if (strcmp(k->axis, "pass") == 0) {
+            ok = strcmp(pass, k->str) == 0;
+        } else { /* where_axes[0..6]: x's order */
+            size_t ax = 0;
+            while (ax < 7 && strcmp(where_axes[ax], k->axis) != 0)
+                ax++;
+            ok = ax == 6 ? (x[6] != 0) == (k->value != 0) : ax < 6 && x[ax] == k->value;
+        }
         if (!ok)
             return 0;
     }
     return 1;
+}
+
+int ab_claim_covers(const ab_claim *c, const ab_rmeas *m)
+{
+    if (!m)
+        return 1;
+    const long long x[7] = {m->B, m->H, m->H_kv, m->S, m->S_kv, m->D, m->causal};
+    return where_holds(c, x, m->dtype, m->pass);
+}
+
+/* 1 when claim c covers some configuration of e (always without `where`) */
+static int covers_some(const ab_experiment *e, const ab_claim *c)
+{
+    for (size_t i = 0; i < e->nconfigs; i++) {
+        const ab_shape *s = &e->configs[i];
+        const long long x[7] = {s->B, s->H, ab_shape_hkv(s), s->S, ab_shape_skv(s), s->D,
+                                s->causal};
+        const char *dt = ab_dtype_name(s->dtype), *ps = ab_pass_name(s->pass);
+        if (where_holds(c, x, dt ? dt : "", ps ? ps : ""))
+            return 1;
+    }
+    return c->nwhere == 0;
 }
 
 int ab_claims_load(const ab_experiment *e, config_t *cfg, ab_claim **out, size_t *nc, char *err,
@@ -167,6 +192,13 @@ int ab_claims_load(const ab_experiment *e, config_t *cfg, ab_claim **out, size_t
         if (wh && parse_where(e, wh, &c[i], err, n)) {
             free(c);
             return -1;
+        }
+        /* a typo in `where` would leave the claim judging nothing: refused
+         * (not for a shard, whose configs are part of the experiment's) */
+        if (wh && e->nconfigs && e->shard_n <= 1 && !covers_some(e, &c[i])) {
+            free(c);
+            return fail_at(err, n, e, wh, "where covers none of the experiment's %zu "
+                                          "configurations", e->nconfigs);
         }
         const config_setting_t *sp = config_setting_get_member(g, "speedup");
         if (sp) {

@@ -7,8 +7,9 @@
 # ranges are set so that the outcome does not depend on the host's speed
 # ([0.001, 1000] holds whatever the timings, [1000, 2000] cannot: the CI of
 # an estimate near 1 lies wholly below it). A `where` naming no axis of a
-# configuration, or a value of the wrong type, is refused with the file and
-# line, before any database is made.
+# configuration, a value of the wrong type, or values no configuration of
+# the sweep has, is refused with the file and line, before any database is
+# made.
 set -u
 AB=$1
 tmp=$(mktemp -d) || exit 1
@@ -51,4 +52,5 @@ refused axis 'where = { S = 64; pass' 'where = { Q = 64; pass' "where: unknown a
 refused type 'pass = "fwd"' 'pass = 3' 'where: pass must be a string'
 refused causal 'S = 64; pass = "fwd"' 'causal = 2' 'where: causal must be true or false'
 refused group 'where = { S = 64; pass = "fwd"; }' 'where = ( 64 )' 'where must be a group'
-echo "ok: two claims of one pair split by where, each judged as its own part (held, did not hold), shown per configuration and in the JSON; four bad wheres refused at their line"
+refused nowhere 'S = 64; pass = "fwd"' 'S = 96; pass = "fwd"' "where covers none of the experiment's 2 configurations"
+echo "ok: two claims of one pair split by where, each judged as its own part (held, did not hold), shown per configuration and in the JSON; five bad wheres refused at their line"
