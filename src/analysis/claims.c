@@ -51,7 +51,9 @@ static int fail_at(char *err, size_t n, const ab_experiment *e, const config_set
     return -1;
 }
 
-/* The axes a `where` may name; the string axes last. */
+/* The axes a `where` may name (ab_claim_cond.axis indexes it): the
+ * numeric ones in the order where_holds takes them, causal, then the
+ * string axes. */
 static const char *const where_axes[] = {"B", "H", "H_kv", "S", "S_kv", "D", "causal", "dtype",
                                          "pass"};
 
@@ -77,7 +79,7 @@ static int parse_where(const ab_experiment *e, const config_setting_t *w, ab_cla
                            "where: unknown axis '%s' (one of B, H, H_kv, S, S_kv, D, causal, "
                            "dtype, pass)", name);
         ab_claim_cond *k = &c->where[c->nwhere++];
-        snprintf(k->axis, sizeof k->axis, "%s", name);
+        k->axis = (int)a;
         const int t = config_setting_type(x);
         char val[48];
         if (a >= 7) { /* dtype, pass */
@@ -112,17 +114,10 @@ static int where_holds(const ab_claim *c, const long long x[7], const char *dtyp
 {
     for (size_t i = 0; i < c->nwhere; i++) {
         const ab_claim_cond *k = &c->where[i];
-        int ok;
-        if (strcmp(k->axis, "dtype") == 0) {
-            ok = strcmp(dtype, k->str) == 0;
-        } else if (strcmp(k->axis, "pass") == 0) {
-            ok = strcmp(pass, k->str) == 0;
-        } else { /* where_axes[0..6]: x's order */
-            size_t ax = 0;
-            while (ax < 7 && strcmp(where_axes[ax], k->axis) != 0)
-                ax++;
-            ok = ax == 6 ? (x[6] != 0) == (k->value != 0) : ax < 6 && x[ax] == k->value;
-        }
+        const int ok = k->axis == 8   ? strcmp(pass, k->str) == 0
+                       : k->axis == 7 ? strcmp(dtype, k->str) == 0
+                       : k->axis == 6 ? (x[6] != 0) == (k->value != 0)
+                                      : x[k->axis] == k->value;
         if (!ok)
             return 0;
     }
@@ -277,6 +272,20 @@ static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *nam
 }
 
 
+/* The index of the first claim for (variant, than) that covers m's
+ * configuration and has a verdict (range 0) or a predicted speedup (range
+ * 1); -1 when none does. */
+static int claim_index(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
+                       const char *than, const ab_rmeas *m, int range)
+{
+    for (size_t i = 0; i < nc; i++)
+        if ((range ? c[i].has_range : c[i].has_verdict) &&
+            ab_claim_names(e, variant, c[i].variant) && ab_claim_names(e, than, c[i].than) &&
+            ab_claim_covers(&c[i], m))
+            return (int)i;
+    return -1;
+}
+
 /* The claim for (variant, than) in m's configuration and where it comes
  * from (*source): the experiment's `expect` (*index: that claim), else "no
  * difference" when both are instances of one built-in variant in one
@@ -284,14 +293,11 @@ static const ab_exp_variant *exp_variant(const ab_experiment *e, const char *nam
 static ab_verdict claim_for(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
                             const char *than, const ab_rmeas *m, int *source, int *index)
 {
-    *index = -1;
-    for (size_t i = 0; i < nc; i++)
-        if (c[i].has_verdict && ab_claim_names(e, variant, c[i].variant) &&
-            ab_claim_names(e, than, c[i].than) && ab_claim_covers(&c[i], m)) {
-            *source = AB_STATED;
-            *index = (int)i;
-            return c[i].verdict;
-        }
+    *index = claim_index(e, c, nc, variant, than, m, 0);
+    if (*index >= 0) {
+        *source = AB_STATED;
+        return c[*index].verdict;
+    }
     const ab_exp_variant *a = exp_variant(e, variant), *b = exp_variant(e, than);
     *source = a && b && a->native && a->native == b->native && a->timing == b->timing &&
                       !a->command && !b->command
@@ -307,14 +313,12 @@ const char *ab_part_outcome_name(int outcome) { return outcome_name[outcome]; }
 int ab_claim_range(const ab_experiment *e, const ab_claim *c, size_t nc, const char *variant,
                    const char *than, const ab_rmeas *m, double *lo, double *hi)
 {
-    for (size_t i = 0; i < nc; i++)
-        if (c[i].has_range && ab_claim_names(e, variant, c[i].variant) &&
-            ab_claim_names(e, than, c[i].than) && ab_claim_covers(&c[i], m)) {
-            *lo = c[i].lo;
-            *hi = c[i].hi;
-            return (int)i;
-        }
-    return -1;
+    const int i = claim_index(e, c, nc, variant, than, m, 1);
+    if (i >= 0) {
+        *lo = c[i].lo;
+        *hi = c[i].hi;
+    }
+    return i;
 }
 
 int ab_range_place(double s, double lo, double hi, double plo, double phi, int *outside)

@@ -43,7 +43,7 @@
 
 /* One condition of a claim's `where`: an axis and its value. */
 typedef struct ab_claim_cond {
-    char axis[8];    /* B, H, H_kv, S, S_kv, D, causal, dtype or pass */
+    int axis;        /* 0..8: B, H, H_kv, S, S_kv, D, causal, dtype, pass */
     long long value; /* numeric axes and causal (0, 1) */
     const char *str; /* dtype, pass: into the parsed config */
 } ab_claim_cond;

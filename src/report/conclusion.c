@@ -14,6 +14,15 @@
 
 static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
+/* "A vs B", with the covering claim's `where` in brackets when it has one,
+ * into buf (n bytes); returns buf */
+static const char *part_name(const ab_part *p, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s vs %s%s%s%s", p->variant, p->reference, *p->where ? " (" : "", p->where,
+             *p->where ? ")" : "");
+    return buf;
+}
+
 json_t *ab_conclusion_json(const ab_judged *J_, const ab_rmeas *const *meas, size_t nmeas)
 {
     const ab_judged J = *J_;
@@ -105,8 +114,8 @@ void ab_conclusion_write(FILE *out, const ab_judged *J_, const ab_rmeas *const *
             const ab_part *p = &parts[k];
             const int j = ab_part_judge(p);
             tally[j]++;
-            fprintf(out, "| %s vs %s%s%s%s | %s | %d | %d | %d | %d | %d | ", p->variant,
-                    p->reference, *p->where ? " (" : "", p->where, *p->where ? ")" : "",
+            char name[256];
+            fprintf(out, "| %s | %s | %d | %d | %d | %d | %d | ", part_name(p, name, sizeof name),
                     ab_part_claim_name(p),
                     p->count[AB_FASTER], p->count[AB_SLOWER], p->count[AB_NO_DIFFERENCE],
                     p->not_compared, p->wide);
@@ -136,9 +145,10 @@ void ab_conclusion_write(FILE *out, const ab_judged *J_, const ab_rmeas *const *
                 if (ne)
                     snprintf(est, sizeof est, "%.3f× (%.3f–%.3f)", exp(p->log_sum / ne),
                              p->est_min, p->est_max);
-                fprintf(out, "| %s vs %s%s%s%s | %.3f–%.3f× | %d | %d | %d | %d | %s | **%s** |\n",
-                        p->variant, p->reference, *p->where ? " (" : "", p->where,
-                        *p->where ? ")" : "", p->range_lo, p->range_hi, p->inside, p->below,
+                char name[256];
+                fprintf(out, "| %s | %.3f–%.3f× | %d | %d | %d | %d | %s | **%s** |\n",
+                        part_name(p, name, sizeof name), p->range_lo, p->range_hi, p->inside,
+                        p->below,
                         p->above, p->excluded, est,
                         ab_part_outcome_name(ab_part_range_judge(p)));
             }
