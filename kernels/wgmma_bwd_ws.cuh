@@ -52,8 +52,10 @@
  *                  tiles in turn, into the dQ buffer), WS_DQ_TMA (a dQ
  *                  buffer per consumer in the swizzled layout of the dQ
  *                  accumulator's tensor map, added by tensor reduce-add
- *                  copies) and WS_DQ_EARLY (that product issued behind
- *                  dV, dK); each rung's file says what it measured
+ *                  copies), WS_DQ_EARLY (that product issued behind
+ *                  dV, dK) and WS_PINGPONG (the two consumers' products
+ *                  issued in strict turn); each rung's file says what it
+ *                  measured
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
@@ -137,6 +139,10 @@ constexpr int WS_DQ_TMA = 16384; /* with WS_DQ_WIDE: a dQ buffer per consumer in
                                    * tensor reduce-add copies instead of 64 row copies */
 constexpr int WS_DQ_EARLY = 32768; /* with WS_DQ_WIDE, at D = 64: a tile's dQ product issued
                                      * right behind the dV, dK products, not after their wait */
+constexpr int WS_PINGPONG = 65536; /* with WS_DQ_WIDE: the consumers issue their products in
+                                     * strict turn (S^T, dP^T of one, of the other, dV, dK and
+                                     * dQ of one, of the other), a token passed by two named
+                                     * barriers (bwd_ws says how) */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by
@@ -529,6 +535,25 @@ static __device__ __forceinline__ void ws_add_dq(float *dqacc, const ws_sweep &w
     ws_add_dq_rows<D, NQ>(dqacc, (size_t)ws_bh(w, k), q0, S, x, cw, qacc);
 }
 
+/* WS_PINGPONG's turn (bwd_ws): consumer c waits for its turn on named
+ * barrier 3 + c (bar.sync) or passes the turn to the other (bar.arrive on
+ * 4 - c); 2 x 128 threads meet on each. Immediate barrier ids: with an id
+ * in a register ptxas reserved all 16 barriers and spilled at D = 128. */
+static __device__ __forceinline__ void pp_wait_turn(int c)
+{
+    if (c == 0)
+        asm volatile("bar.sync 3, 256;\n" ::: "memory");
+    else
+        asm volatile("bar.sync 4, 256;\n" ::: "memory");
+}
+static __device__ __forceinline__ void pp_pass_turn(int c)
+{
+    if (c == 0)
+        asm volatile("bar.arrive 4, 256;\n" ::: "memory");
+    else
+        asm volatile("bar.arrive 3, 256;\n" ::: "memory");
+}
+
 /* WS_DQ_WIDE: tile k's whole dQ product, dS K over the block's BC keys
  * and all D columns (wgmma m64nD, both operands transposed: the dS^T tile
  * at uDS, the K tile at uK), by this consumer alone; then, once the
@@ -571,10 +596,12 @@ static __device__ __forceinline__ void ws_wide_put(float *sDQ, const ws_bars &m,
 }
 template <typename T, int D, bool TMA = false>
 static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
-                                                  uint32_t uDS, uint32_t uK, int k)
+                                                  uint32_t uDS, uint32_t uK, int k, int pp = 0)
 {
     float qacc[D / 2];
     bwd_wg_issue_dq<T, BC, D>(qacc, uDS, uK);
+    if (pp) /* WS_PINGPONG (consumer pp - 1): the other's turn once the product is issued */
+        pp_pass_turn(pp - 1);
     wg_wait<0>();
     reg_fence(qacc);
     ws_wide_put<D, TMA>(sDQ, m, x, k, qacc);
@@ -605,7 +632,19 @@ static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, 
  * is issued as soon as dV/dK have completed (wait_group 1: their A
  * fragments and the stage are then free), behind the dQ product, the dQ
  * share is stored while it runs, and the next dP^T follows it; the step
- * then starts with the wait for both. */
+ * then starts with the wait for both.
+ *
+ * WS_PINGPONG (deferred path with WS_DQ_WIDE): each consumer issues its
+ * S^T, dP^T products only in its turn and passes the turn on once they are
+ * issued; the same for its dV, dK products (and, when it computes the
+ * previous tile's dQ, that product too). Named barrier 3 is consumer 0's
+ * turn, 4 consumer 1's: a consumer waits (bar.sync) on its own and arrives
+ * (bar.arrive) on the other's; consumer 1 arrives once before the loop so
+ * that consumer 0 goes first, and consumer 0 takes consumer 1's last
+ * arrival after it. The tensor cores then see one consumer's products
+ * at a time, so each finishes at full rate and its element-wise work
+ * runs beside the other's products (FlashAttention-3's forward ping-pong
+ * applied to the backward's two phases). */
 template <typename T, int D, typename Sched, int F = 0>
 __global__ void __launch_bounds__(NT, 1)
     bwd_ws(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmG,
@@ -643,9 +682,12 @@ __global__ void __launch_bounds__(NT, 1)
     /* WS_DQ_EARLY at D = 64 only: at D = 128 ptxas (CUDA 13.0) serialised
      * every wgmma of the kernel (C7512: 128 + 32 + 64 registers live) */
     constexpr bool DQEARLY = WIDE && (F & WS_DQ_EARLY) != 0 && D == 64;
+    /* WS_PINGPONG: the consumers issue in turn (pp_wait_turn, pp_pass_turn) */
+    constexpr bool PP = WIDE && (F & WS_PINGPONG) != 0;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     static_assert(!EXPFIRST || !STAGGER, "WS_EXP_FIRST without WS_STAGGER");
+    static_assert(!PP || (!EXPFIRST && !STAGGER), "WS_PINGPONG without WS_EXP_FIRST, WS_STAGGER");
     static_assert((F & WS_DQ_WIDE) == 0 || WIDE, "WS_DQ_WIDE needs WS_DEFER_DQ and WS_BULK_DQ");
     static_assert((F & WS_DQ_TMA) == 0 || DQTMA, "WS_DQ_TMA needs WS_DQ_WIDE");
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
@@ -787,7 +829,11 @@ __global__ void __launch_bounds__(NT, 1)
                                                       lL, 1.0f, lD, full, q0, j0, S, SK, causal,
                                                       off, sl2);
                 } else {
+                    if constexpr (PP) /* this consumer's turn */
+                        pp_wait_turn(cw);
                     bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
+                    if constexpr (PP) /* the other's turn */
+                        pp_pass_turn(cw);
                     wg_wait<0>();
                     reg_fence(s);
                     reg_fence(dp);
@@ -801,12 +847,16 @@ __global__ void __launch_bounds__(NT, 1)
                 abmma::mbar_arrive(m.dsfull + st * 8); /* stores fenced for the async proxy */
                 if constexpr (!FIRST) /* both halves of tile it - 1's dS^T written */
                     mbar_wait(m.dsfull + sp * 8, (uint32_t)(((it - 1) >> 1) & 1));
+                if constexpr (PP)
+                    pp_wait_turn(cw);
                 bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
                 if constexpr (WIDE) {
                     if constexpr (DQEARLY && !FIRST) { /* dQ behind dV, dK, one wait */
                         if (((it - 1) & 1) == cw) {
                             float qacc[D / 2];
                             bwd_wg_issue_dq<T, BC, D>(qacc, base + L::DS + sp * L::TS, uK);
+                            if constexpr (PP)
+                                pp_pass_turn(cw);
                             wg_wait<0>();
                             reg_fence(dv);
                             reg_fence(dk);
@@ -819,6 +869,11 @@ __global__ void __launch_bounds__(NT, 1)
                             return;
                         }
                     }
+                    if constexpr (PP) { /* the consumer of tile it - 1's dQ passes
+                                         * the turn once that product is issued */
+                        if (FIRST || ((it - 1) & 1) != cw)
+                            pp_pass_turn(cw);
+                    }
                     /* tile it - 1's dQ by consumer (it - 1) & 1 alone, once dV, dK
                      * have completed (their fragments' registers are free then) */
                     wg_wait<0>();
@@ -830,7 +885,7 @@ __global__ void __launch_bounds__(NT, 1)
                     if constexpr (!FIRST) {
                         if (((it - 1) & 1) == cw)
                             ws_wide_dq<T, D, DQTMA>(sDQ, m, x, base + L::DS + sp * L::TS, uK,
-                                                    it - 1);
+                                                    it - 1, PP ? cw + 1 : 0);
                         abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
                     }
                     return;
@@ -855,10 +910,14 @@ __global__ void __launch_bounds__(NT, 1)
                         ws_put_dq<D, NQ, BULK>(sDQ, m, x, cw, it - 1, qacc);
                 }
             };
+            if (PP && w.nsteps > 0 && cw == 1) /* consumer 0 issues first */
+                pp_pass_turn(1);
             if (w.nsteps > 0)
                 step(0, std::true_type{});
             for (int it = 1; it < w.nsteps; it++)
                 step(it, std::false_type{});
+            if (PP && w.nsteps > 0 && cw == 0) /* consumer 1's last pass, taken */
+                pp_wait_turn(0);
             if (WIDE && w.nsteps > 0) { /* the last tile's dQ, by its consumer */
                 const int k = w.nsteps - 1, sk = k & 1;
                 if ((k & 1) == cw) {
