@@ -141,20 +141,25 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
  * sixteen 4-byte stores. PART 0: all of it; 1: only P^T (into s, masked:
  * needs s waited for, not dp); 2: the rest on a PART 1 result (dS^T =
  * P^T (dP^T - Delta), the fragments, the store), so that the P^T of a
- * step can be computed while its dP^T product still runs. */
-template <typename T, int FULLM = 0, int VEC = 0, bool STSM = false, int PART = 0>
+ * step can be computed while its dP^T product still runs. WAITST: wait
+ * for phase parity wpar of mbarrier wbar (unless wbar is 0) right before
+ * the store, so that whatever frees the dS^T buffer is waited for only
+ * once the products and the element-wise work are done. */
+template <typename T, int FULLM = 0, int VEC = 0, bool STSM = false, int PART = 0,
+          bool WAITST = false>
 static __device__ __forceinline__ void
 bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp)[32],
           const bwd_geo &x, uint32_t uDS, const float *lL, float lmul, const float *lD, bool full,
-          int q0, int j0, int S, int SK, int causal, int off, float sl2)
+          int q0, int j0, int S, int SK, int causal, int off, float sl2, uint32_t wbar = 0,
+          uint32_t wpar = 0)
 {
     if constexpr (FULLM == 3) {
         if (full)
-            bwd_wg_ds<T, 1, VEC, STSM, PART>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0,
-                                             S, SK, causal, off, sl2);
+            bwd_wg_ds<T, 1, VEC, STSM, PART, WAITST>(pf, df, s, dp, x, uDS, lL, lmul, lD, full,
+                                                     q0, j0, S, SK, causal, off, sl2, wbar, wpar);
         else
-            bwd_wg_ds<T, 2, VEC, STSM, PART>(pf, df, s, dp, x, uDS, lL, lmul, lD, full, q0, j0,
-                                             S, SK, causal, off, sl2);
+            bwd_wg_ds<T, 2, VEC, STSM, PART, WAITST>(pf, df, s, dp, x, uDS, lL, lmul, lD, full,
+                                                     q0, j0, S, SK, causal, off, sl2, wbar, wpar);
     } else {
         using ops = dtype_ops<T>;
         float4 la = make_float4(0.f, 0.f, 0.f, 0.f), da = la;
@@ -218,6 +223,10 @@ bwd_wg_ds(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], float (&s)[32], float (&dp
                     pf[kk][e] = ops::pack(s[8 * kk + 2 * e], s[8 * kk + 2 * e + 1]);
                     df[kk][e] = ops::pack(dp[8 * kk + 2 * e], dp[8 * kk + 2 * e + 1]);
                 }
+            if constexpr (WAITST) {
+                if (wbar)
+                    mbar_wait(wbar, wpar);
+            }
             /* fragment e of k-step kk: key krow + 8 (e & 1), queries 16 kk + 8 (e >> 1)
              * + 2t, +1 -> 16-byte chunk 2 kk + (e >> 1) of the key's row, byte 4t */
             if constexpr (STSM) {

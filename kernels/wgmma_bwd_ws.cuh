@@ -53,9 +53,12 @@
  *                  buffer per consumer in the swizzled layout of the dQ
  *                  accumulator's tensor map, added by tensor reduce-add
  *                  copies), WS_DQ_EARLY (that product issued behind
- *                  dV, dK) and WS_PINGPONG (the two consumers' products
- *                  issued in strict turn); each rung's file says what it
- *                  measured
+ *                  dV, dK), WS_PINGPONG (the two consumers' products
+ *                  issued in strict turn), WS_DS_LATE (the dS^T
+ *                  buffer's wait moved from before the step's products to
+ *                  right before the store) and WS_WG_UNIFORM (the
+ *                  consumer's index made warp-uniform for the compiler);
+ *                  each rung's file says what it measured
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
@@ -139,6 +142,14 @@ constexpr int WS_DQ_TMA = 16384; /* with WS_DQ_WIDE: a dQ buffer per consumer in
                                    * tensor reduce-add copies instead of 64 row copies */
 constexpr int WS_DQ_EARLY = 32768; /* with WS_DQ_WIDE, at D = 64: a tile's dQ product issued
                                      * right behind the dV, dK products, not after their wait */
+constexpr int WS_DS_LATE = 131072; /* with WS_DEFER_DQ: the wait for the dS^T buffer (both
+                                    * consumers' dQ product of tile it - 2 done reading it)
+                                    * right before the dS^T store, not before the step's
+                                    * products */
+constexpr int WS_WG_UNIFORM = 262144; /* the consumer's index read through a shuffle from lane
+                                       * 0, which the compiler knows to be warp-uniform, so that
+                                       * the operands' descriptors derived from it can live in
+                                       * uniform registers (CUTLASS's canonical_warp_group_idx) */
 constexpr int WS_PINGPONG = 65536; /* with WS_DQ_WIDE: the consumers issue their products in
                                      * strict turn (S^T, dP^T of one, of the other, dV, dK and
                                      * dQ of one, of the other), a token passed by two named
@@ -684,10 +695,13 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool DQEARLY = WIDE && (F & WS_DQ_EARLY) != 0 && D == 64;
     /* WS_PINGPONG: the consumers issue in turn (pp_wait_turn, pp_pass_turn) */
     constexpr bool PP = WIDE && (F & WS_PINGPONG) != 0;
+    /* WS_DS_LATE: dsempty waited for inside bwd_wg_ds, before its store */
+    constexpr bool DSLATE = DEFER && (F & WS_DS_LATE) != 0;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     static_assert(!EXPFIRST || !STAGGER, "WS_EXP_FIRST without WS_STAGGER");
     static_assert(!PP || (!EXPFIRST && !STAGGER), "WS_PINGPONG without WS_EXP_FIRST, WS_STAGGER");
+    static_assert(!DSLATE || !EXPFIRST, "WS_DS_LATE without WS_EXP_FIRST");
     static_assert((F & WS_DQ_WIDE) == 0 || WIDE, "WS_DQ_WIDE needs WS_DEFER_DQ and WS_BULK_DQ");
     static_assert((F & WS_DQ_TMA) == 0 || DQTMA, "WS_DQ_TMA needs WS_DQ_WIDE");
     constexpr int NQ = D / NWG;    /* dQ columns per consumer warpgroup */
@@ -723,7 +737,7 @@ __global__ void __launch_bounds__(NT, 1)
     } else {
         /* consumers: keys 64 (wg - 1) .. + 63 of the block */
         setmaxnreg_inc<240>();
-        const int cw = wg - 1;
+        const int cw = (F & WS_WG_UNIFORM) != 0 ? __shfl_sync(0xffffffffu, wg - 1, 0) : wg - 1;
         const bwd_geo x = bwd_geo_of(wtid, cw);
         const uint32_t kcol = D == 128 ? (uint32_t)cw * BC * 128 : (uint32_t)cw * NQ * 2;
         const float sl2 = scale * 1.4426950408889634f;
@@ -808,7 +822,7 @@ __global__ void __launch_bounds__(NT, 1)
                 const float *lL = reinterpret_cast<const float *>(sbase + L::L) + st * BR;
                 const float *lD = reinterpret_cast<const float *>(sbase + L::DL) + st * BR;
                 mbar_wait(m.full + st * 8, (uint32_t)((it >> 1) & 1));
-                if (it >= 2) /* both consumers' dQ of tile it - 2 read buffer st */
+                if (!DSLATE && it >= 2) /* both consumers' dQ of tile it - 2 read buffer st */
                     mbar_wait(m.dsempty + st * 8, (uint32_t)(((it - 2) >> 1) & 1));
                 const bool full =
                     q0 + BR <= S && j0 + BC <= SK && (!causal || j0 + BC - 1 <= q0 + off);
@@ -841,8 +855,15 @@ __global__ void __launch_bounds__(NT, 1)
                         if (cw == 0)
                             named_arrive(2, NCT);
                     }
-                    bwd_wg_ds<T, FULLM, VEC, STSM>(pf, df, s, dp, x, base + L::DS + st * L::TS, lL,
-                                                   1.0f, lD, full, q0, j0, S, SK, causal, off, sl2);
+                    if constexpr (DSLATE) /* buffer st's wait right before the store */
+                        bwd_wg_ds<T, FULLM, VEC, STSM, 0, true>(
+                            pf, df, s, dp, x, base + L::DS + st * L::TS, lL, 1.0f, lD, full, q0, j0,
+                            S, SK, causal, off, sl2, it >= 2 ? m.dsempty + st * 8 : 0u,
+                            (uint32_t)(((it - 2) >> 1) & 1));
+                    else
+                        bwd_wg_ds<T, FULLM, VEC, STSM>(pf, df, s, dp, x, base + L::DS + st * L::TS,
+                                                       lL, 1.0f, lD, full, q0, j0, S, SK, causal,
+                                                       off, sl2);
                 }
                 abmma::mbar_arrive(m.dsfull + st * 8); /* stores fenced for the async proxy */
                 if constexpr (!FIRST) /* both halves of tile it - 1's dS^T written */

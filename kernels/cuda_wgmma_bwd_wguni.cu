@@ -1,0 +1,40 @@
+/*
+ * cuda_wgmma_bwd_wguni.cu: the Hopper backward of cuda_wgmma_bwd_dslate
+ * with the consumer warpgroup's index made warp-uniform for the compiler;
+ * rung "cuda_wgmma_bwd_wguni" of the backward ladder (previous rung
+ * cuda_wgmma_bwd_dslate). Its forward is cuda_wgmma_persistent's.
+ *
+ * Idea: every wgmma names its shared-memory operands by 64-bit
+ * descriptors in uniform registers. The K and V operands of a consumer's
+ * S^T, dP^T products start at row 64 cw of the block's tiles, and cw comes
+ * from threadIdx.x, which the compiler cannot know to be the same across a
+ * warp: Nsight Compute's SASS of cuda_wgmma_bwd_dqtma
+ * (reports/hopper-bwd-pingpong/p2-logs.tgz, H200, B=4 H=16 S=4096 D=128
+ * bf16 non-causal) builds each descriptor in ordinary registers (add,
+ * mask, shift, merge) and moves it with R2UR: 15.1% of its 802 M warp
+ * instructions are LOP3 and 11.6% R2UR, against 1.7% LOP3 in cuDNN's
+ * kernel (748 M). Here (feature WS_WG_UNIFORM) cw is read through
+ * __shfl_sync from lane 0, a value the compiler knows is warp-uniform (as
+ * CUTLASS's canonical_warp_group_idx does), so the descriptor arithmetic
+ * can stay in the uniform datapath.
+ *
+ * Work and traffic (before the first run): dslate's products and bytes;
+ * fewer instructions if the compiler takes the hint. Prediction: Nsight
+ * Compute's instruction count 5-15% lower at D = 128; speed 1.00-1.04x
+ * cuda_wgmma_bwd_dslate (cuda_wgmma_desciter, the forward's version of
+ * fewer descriptor instructions, bought 0.99-1.01x: issue slots were not
+ * what limited it).
+ *
+ * Supported: as cuda_wgmma_bwd_dslate; sm_90a only, other devices get
+ * AB_SETUP_UNSUPPORTED.
+ *
+ * Sources: previous rung cuda_wgmma_bwd_dslate; CUTLASS
+ * canonical_warp_group_idx (read to understand, not copied); CUDA C++
+ * Programming Guide, __shfl_sync.
+ */
+#include "wgmma_bwd_ws.cuh"
+
+AB_WS_RUNG(cuda_wgmma_bwd_wguni, abwgws::sched_heads,
+           abwgws::WS_SPLIT_FULL | abwgws::WS_DEFER_DQ | abwgws::WS_VEC_LSE | abwgws::WS_BULK_DQ |
+               abwgws::WS_DQ_WIDE | abwgws::WS_DQ_TMA | abwgws::WS_DQ_EARLY | abwgws::WS_DS_LATE |
+               abwgws::WS_WG_UNIFORM)
