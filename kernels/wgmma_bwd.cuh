@@ -105,14 +105,32 @@ static __device__ __forceinline__ void bwd_wg_issue_score(float (&acc)[32], cons
 /* The two products of bwd_wg_scores, S^T = K_w Q^T into s and dP^T =
  * V_w dO^T into dp, issued as one committed group and not waited for (s
  * and dp must not be touched until a wait covers the group). Arguments as
- * bwd_wg_scores. */
-template <typename T, int D, int BC>
+ * bwd_wg_scores. DA: each operand's descriptor built once (desc_lo) and
+ * stepped by constant adds, as wg_issue_qk_lo does. */
+template <typename T, int D, int BC, bool DA = false>
 static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float (&dp)[32],
                                                            const bwd_geo &x, uint32_t uK,
                                                            uint32_t uV, uint32_t uQ, uint32_t uG)
 {
     constexpr int BR = 64;
     wg_fence();
+    if constexpr (DA) {
+        constexpr uint32_t HI = desc_hi(1024);
+        const uint32_t wrow = (uint32_t)x.wg * 64 * 128;
+        const uint32_t klo = desc_lo(uK + wrow, 16), vlo = desc_lo(uV + wrow, 16);
+        const uint32_t qlo = desc_lo(uQ, 16), glo = desc_lo(uG, 16);
+#pragma unroll
+        for (int kk = 0; kk < D / 16; kk++) {
+            const uint32_t ko = (uint32_t)((kk >> 2) * BC * 128 + (kk & 3) * 32) >> 4;
+            const uint32_t qo = (uint32_t)((kk >> 2) * BR * 128 + (kk & 3) * 32) >> 4;
+            wgmma_op<T, 64>::template ss<0>(s, desc_make(klo + ko, HI), desc_make(qlo + qo, HI),
+                                            kk > 0);
+            wgmma_op<T, 64>::template ss<0>(dp, desc_make(vlo + ko, HI), desc_make(glo + qo, HI),
+                                            kk > 0);
+        }
+        wg_commit();
+        return;
+    }
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++) {
         const uint32_t ka = (kk >> 2) * BC * 128 + x.wg * 64 * 128 + (kk & 3) * 32;
@@ -315,14 +333,27 @@ bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint
 }
 
 /* dV_w += P^T dO, dK_w += dS^T Q over the tile's 64 queries (uQ, uG: sw128
- * tiles of 64 rows). The A fragments must stay alive until the wait. */
-template <typename T, int D>
+ * tiles of 64 rows). The A fragments must stay alive until the wait. DA:
+ * descriptors stepped by constant adds (bwd_wg_issue_scores). */
+template <typename T, int D, bool DA = false>
 static __device__ __forceinline__ void bwd_wg_issue_dkdv(float (&dv)[D / 2], float (&dk)[D / 2],
                                                          const uint32_t (&pf)[4][4],
                                                          const uint32_t (&df)[4][4], uint32_t uQ,
                                                          uint32_t uG)
 {
     wg_fence();
+    if constexpr (DA) {
+        constexpr uint32_t HI = desc_hi(1024);
+        const uint32_t glo = desc_lo(uG, 64 * 128), qlo = desc_lo(uQ, 64 * 128);
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+            wgmma_op<T, D>::template rs<1>(dv, pf[kk], desc_make(glo + kk * 128, HI), 1);
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+            wgmma_op<T, D>::template rs<1>(dk, df[kk], desc_make(qlo + kk * 128, HI), 1);
+        wg_commit();
+        return;
+    }
 #pragma unroll
     for (int kk = 0; kk < 4; kk++)
         wgmma_op<T, D>::template rs<1>(dv, pf[kk], desc_sw128(uG + kk * 16 * 128, 64 * 128, 1024),
@@ -337,11 +368,21 @@ static __device__ __forceinline__ void bwd_wg_issue_dkdv(float (&dv)[D / 2], flo
 /* q = dS K[:, cols] over the BC keys: A = dS read transposed from the dS^T
  * tile at uDS, B = the K tile (sw128, BC rows) from byte offset kcol (the
  * first of the NQ columns: column block * BC * 128 + in-row bytes). */
-template <typename T, int BC, int NQ>
+template <typename T, int BC, int NQ, bool DA = false>
 static __device__ __forceinline__ void bwd_wg_issue_dq(float (&q)[NQ / 2], uint32_t uDS,
                                                        uint32_t uKcol)
 {
     wg_fence();
+    if constexpr (DA) { /* descriptors stepped by constant adds (bwd_wg_issue_scores) */
+        constexpr uint32_t HI = desc_hi(1024);
+        const uint32_t slo = desc_lo(uDS, 64 * 128), klo = desc_lo(uKcol, BC * 128);
+#pragma unroll
+        for (int kk = 0; kk < BC / 16; kk++)
+            wgmma_tt<T, NQ>::ss(q, desc_make(slo + kk * 128, HI), desc_make(klo + kk * 128, HI),
+                                kk > 0);
+        wg_commit();
+        return;
+    }
 #pragma unroll
     for (int kk = 0; kk < BC / 16; kk++)
         wgmma_tt<T, NQ>::ss(q, desc_sw128(uDS + kk * 16 * 128, 64 * 128, 1024),

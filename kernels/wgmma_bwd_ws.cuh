@@ -56,9 +56,10 @@
  *                  dV, dK), WS_PINGPONG (the two consumers' products
  *                  issued in strict turn), WS_DS_LATE (the dS^T
  *                  buffer's wait moved from before the step's products to
- *                  right before the store) and WS_WG_UNIFORM (the
- *                  consumer's index made warp-uniform for the compiler);
- *                  each rung's file says what it measured
+ *                  right before the store), WS_WG_UNIFORM (the
+ *                  consumer's index made warp-uniform for the compiler)
+ *                  and WS_DESC_ADD (descriptors stepped by constant
+ *                  adds); each rung's file says what it measured
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
@@ -150,6 +151,9 @@ constexpr int WS_WG_UNIFORM = 262144; /* the consumer's index read through a shu
                                        * 0, which the compiler knows to be warp-uniform, so that
                                        * the operands' descriptors derived from it can live in
                                        * uniform registers (CUTLASS's canonical_warp_group_idx) */
+constexpr int WS_DESC_ADD = 524288; /* with WS_DEFER_DQ: every wgmma descriptor of a step built
+                                     * once per operand and stepped by constant adds
+                                     * (bwd_wg_issue_scores' DA) */
 constexpr int WS_PINGPONG = 65536; /* with WS_DQ_WIDE: the consumers issue their products in
                                      * strict turn (S^T, dP^T of one, of the other, dV, dK and
                                      * dQ of one, of the other), a token passed by two named
@@ -605,12 +609,12 @@ static __device__ __forceinline__ void ws_wide_put(float *sDQ, const ws_bars &m,
         ws_put_dq<D, D, true, true>(sDQ, m, x, 0, k, qacc);
     }
 }
-template <typename T, int D, bool TMA = false>
+template <typename T, int D, bool TMA = false, bool DA = false>
 static __device__ __forceinline__ void ws_wide_dq(float *sDQ, const ws_bars &m, const bwd_geo &x,
                                                   uint32_t uDS, uint32_t uK, int k, int pp = 0)
 {
     float qacc[D / 2];
-    bwd_wg_issue_dq<T, BC, D>(qacc, uDS, uK);
+    bwd_wg_issue_dq<T, BC, D, DA>(qacc, uDS, uK);
     if (pp) /* WS_PINGPONG (consumer pp - 1): the other's turn once the product is issued */
         pp_pass_turn(pp - 1);
     wg_wait<0>();
@@ -697,6 +701,8 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool PP = WIDE && (F & WS_PINGPONG) != 0;
     /* WS_DS_LATE: dsempty waited for inside bwd_wg_ds, before its store */
     constexpr bool DSLATE = DEFER && (F & WS_DS_LATE) != 0;
+    /* WS_DESC_ADD: descriptors stepped by adds on the deferred path */
+    constexpr bool DA = DEFER && (F & WS_DESC_ADD) != 0;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     static_assert(!EXPFIRST || !STAGGER, "WS_EXP_FIRST without WS_STAGGER");
@@ -845,7 +851,7 @@ __global__ void __launch_bounds__(NT, 1)
                 } else {
                     if constexpr (PP) /* this consumer's turn */
                         pp_wait_turn(cw);
-                    bwd_wg_issue_scores<T, D, BC>(s, dp, x, uK, uV, uQ, uG);
+                    bwd_wg_issue_scores<T, D, BC, DA>(s, dp, x, uK, uV, uQ, uG);
                     if constexpr (PP) /* the other's turn */
                         pp_pass_turn(cw);
                     wg_wait<0>();
@@ -870,12 +876,12 @@ __global__ void __launch_bounds__(NT, 1)
                     mbar_wait(m.dsfull + sp * 8, (uint32_t)(((it - 1) >> 1) & 1));
                 if constexpr (PP)
                     pp_wait_turn(cw);
-                bwd_wg_issue_dkdv<T, D>(dv, dk, pf, df, uQ, uG);
+                bwd_wg_issue_dkdv<T, D, DA>(dv, dk, pf, df, uQ, uG);
                 if constexpr (WIDE) {
                     if constexpr (DQEARLY && !FIRST) { /* dQ behind dV, dK, one wait */
                         if (((it - 1) & 1) == cw) {
                             float qacc[D / 2];
-                            bwd_wg_issue_dq<T, BC, D>(qacc, base + L::DS + sp * L::TS, uK);
+                            bwd_wg_issue_dq<T, BC, D, DA>(qacc, base + L::DS + sp * L::TS, uK);
                             if constexpr (PP)
                                 pp_pass_turn(cw);
                             wg_wait<0>();
@@ -905,8 +911,8 @@ __global__ void __launch_bounds__(NT, 1)
                     abmma::mbar_arrive(m.empty + st * 8); /* stage st read */
                     if constexpr (!FIRST) {
                         if (((it - 1) & 1) == cw)
-                            ws_wide_dq<T, D, DQTMA>(sDQ, m, x, base + L::DS + sp * L::TS, uK,
-                                                    it - 1, PP ? cw + 1 : 0);
+                            ws_wide_dq<T, D, DQTMA, DA>(sDQ, m, x, base + L::DS + sp * L::TS,
+                                                        uK, it - 1, PP ? cw + 1 : 0);
                         abmma::mbar_arrive(m.dsempty + sp * 8); /* tile it - 1's dS^T read */
                     }
                     return;
@@ -943,7 +949,7 @@ __global__ void __launch_bounds__(NT, 1)
                 const int k = w.nsteps - 1, sk = k & 1;
                 if ((k & 1) == cw) {
                     mbar_wait(m.dsfull + sk * 8, (uint32_t)((k >> 1) & 1));
-                    ws_wide_dq<T, D, DQTMA>(sDQ, m, x, base + L::DS + sk * L::TS, uK, k);
+                    ws_wide_dq<T, D, DQTMA, DA>(sDQ, m, x, base + L::DS + sk * L::TS, uK, k);
                 }
             } else if (w.nsteps > 0) { /* the last tile's dQ */
                 const int k = w.nsteps - 1, sk = k & 1;

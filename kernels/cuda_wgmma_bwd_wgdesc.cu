@@ -1,0 +1,38 @@
+/*
+ * cuda_wgmma_bwd_wgdesc.cu: the Hopper backward of cuda_wgmma_bwd_wguni
+ * with its wgmma descriptors stepped by constant adds; rung
+ * "cuda_wgmma_bwd_wgdesc" of the backward ladder (previous rung
+ * cuda_wgmma_bwd_wguni). Its forward is cuda_wgmma_persistent's.
+ *
+ * Idea: cuda_wgmma_bwd_wguni moved the descriptor arithmetic into the
+ * uniform datapath (1.094x cuda_wgmma_bwd_dslate on the grid, H200,
+ * reports/hopper-bwd-pingpong/hopper-bwd-dslate.db) but still builds every
+ * descriptor from its address (add, mask, shift, merge): Nsight Compute of
+ * wguni (reports/hopper-bwd-pingpong/e2-logs.tgz, B=4 H=16 S=4096 D=128
+ * bf16 non-causal) counts 111 M ULOP3, 76 M UMOV, 64 M UIADD3 and 55 M
+ * USHF among its 755 M executed warp instructions (41%). Here (feature
+ * WS_DESC_ADD) each operand's descriptor is built once per product
+ * (desc_lo) and each k-step adds its constant offset in 16-byte units, as
+ * cuda_wgmma_desciter does in the forward (CUTLASS's descriptor iterator).
+ *
+ * Work and traffic (before the first run): wguni's products and bytes;
+ * per consumer warp and step about 48 descriptors, each about three
+ * uniform instructions fewer (some 150 M of the 755 M). Prediction:
+ * Nsight Compute's instruction count 10-25% lower; speed 1.00-1.05x
+ * cuda_wgmma_bwd_wguni (the forward's cuda_wgmma_desciter bought
+ * 0.99-1.01x, but wguni showed the backward is sensitive to the
+ * descriptor work).
+ *
+ * Supported: as cuda_wgmma_bwd_wguni; sm_90a only, other devices get
+ * AB_SETUP_UNSUPPORTED.
+ *
+ * Sources: previous rung cuda_wgmma_bwd_wguni; PTX ISA 8.x, "Matrix
+ * Descriptor Format"; CUTLASS's GmmaDescriptor iterator (read, not
+ * copied).
+ */
+#include "wgmma_bwd_ws.cuh"
+
+AB_WS_RUNG(cuda_wgmma_bwd_wgdesc, abwgws::sched_heads,
+           abwgws::WS_SPLIT_FULL | abwgws::WS_DEFER_DQ | abwgws::WS_VEC_LSE | abwgws::WS_BULK_DQ |
+               abwgws::WS_DQ_WIDE | abwgws::WS_DQ_TMA | abwgws::WS_DQ_EARLY | abwgws::WS_DS_LATE |
+               abwgws::WS_WG_UNIFORM | abwgws::WS_DESC_ADD)
