@@ -128,17 +128,16 @@ static __device__ __forceinline__ void bwd_wg_issue_scores(float (&s)[32], float
             wgmma_op<T, 64>::template ss<0>(dp, desc_make(vlo + ko, HI), desc_make(glo + qo, HI),
                                             kk > 0);
         }
-        wg_commit();
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int kk = 0; kk < D / 16; kk++) {
-        const uint32_t ka = (kk >> 2) * BC * 128 + x.wg * 64 * 128 + (kk & 3) * 32;
-        const uint32_t qa = (kk >> 2) * BR * 128 + (kk & 3) * 32;
-        wgmma_op<T, 64>::template ss<0>(s, desc_sw128(uK + ka, 16, 1024),
-                                        desc_sw128(uQ + qa, 16, 1024), kk > 0);
-        wgmma_op<T, 64>::template ss<0>(dp, desc_sw128(uV + ka, 16, 1024),
-                                        desc_sw128(uG + qa, 16, 1024), kk > 0);
+        for (int kk = 0; kk < D / 16; kk++) {
+            const uint32_t ka = (kk >> 2) * BC * 128 + x.wg * 64 * 128 + (kk & 3) * 32;
+            const uint32_t qa = (kk >> 2) * BR * 128 + (kk & 3) * 32;
+            wgmma_op<T, 64>::template ss<0>(s, desc_sw128(uK + ka, 16, 1024),
+                                            desc_sw128(uQ + qa, 16, 1024), kk > 0);
+            wgmma_op<T, 64>::template ss<0>(dp, desc_sw128(uV + ka, 16, 1024),
+                                            desc_sw128(uG + qa, 16, 1024), kk > 0);
+        }
     }
     wg_commit();
 }
@@ -332,6 +331,41 @@ bwd_wg_scores(uint32_t (&pf)[4][4], uint32_t (&df)[4][4], const bwd_geo &x, uint
     }
 }
 
+/* The A fragments of this warpgroup's 64 rows of a D = 64 key-side tile
+ * (K or V: BC rows of 128 bytes, sw128, 1024-aligned at uT) for its D / 16
+ * = 4 k-steps, read once by ldmatrix.x4 (lanes 8i .. 8i + 7 give the rows
+ * of 8 x 8 matrix i: rows + 8 (i & 1), 16-byte chunk 2 kk + (i >> 1)),
+ * in the mma.sync A-fragment layout that wgmma's register A operand
+ * takes (file header). */
+static __device__ __forceinline__ void bwd_wg_load_kv_frags(uint32_t (&f)[4][4], const bwd_geo &x,
+                                                            int lane, uint32_t uT)
+{
+    const int r = x.wg * 64 + x.wi * 16 + (lane & 7) + 8 * ((lane >> 3) & 1);
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        const int c = 2 * kk + (lane >> 4);
+        abmma::ldsm_x4(f[kk], uT + (uint32_t)(r * 128 + ((c ^ (r & 7)) << 4)));
+    }
+}
+
+/* bwd_wg_issue_scores at D = 64 with K_w and V_w from registers (kf, vf:
+ * bwd_wg_load_kv_frags) instead of shared memory: half the shared-memory
+ * operand bytes of the two products. Same contract. */
+template <typename T>
+static __device__ __forceinline__ void bwd_wg_issue_scores_rs(float (&s)[32], float (&dp)[32],
+                                                              const uint32_t (&kf)[4][4],
+                                                              const uint32_t (&vf)[4][4],
+                                                              uint32_t uQ, uint32_t uG)
+{
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        wgmma_op<T, 64>::template rs<0>(s, kf[kk], desc_sw128(uQ + kk * 32, 16, 1024), kk > 0);
+        wgmma_op<T, 64>::template rs<0>(dp, vf[kk], desc_sw128(uG + kk * 32, 16, 1024), kk > 0);
+    }
+    wg_commit();
+}
+
 /* dV_w += P^T dO, dK_w += dS^T Q over the tile's 64 queries (uQ, uG: sw128
  * tiles of 64 rows). The A fragments must stay alive until the wait. DA:
  * descriptors stepped by constant adds (bwd_wg_issue_scores). */
@@ -351,17 +385,16 @@ static __device__ __forceinline__ void bwd_wg_issue_dkdv(float (&dv)[D / 2], flo
 #pragma unroll
         for (int kk = 0; kk < 4; kk++)
             wgmma_op<T, D>::template rs<1>(dk, df[kk], desc_make(qlo + kk * 128, HI), 1);
-        wg_commit();
-        return;
+    } else {
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+            wgmma_op<T, D>::template rs<1>(dv, pf[kk],
+                                           desc_sw128(uG + kk * 16 * 128, 64 * 128, 1024), 1);
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++)
+            wgmma_op<T, D>::template rs<1>(dk, df[kk],
+                                           desc_sw128(uQ + kk * 16 * 128, 64 * 128, 1024), 1);
     }
-#pragma unroll
-    for (int kk = 0; kk < 4; kk++)
-        wgmma_op<T, D>::template rs<1>(dv, pf[kk], desc_sw128(uG + kk * 16 * 128, 64 * 128, 1024),
-                                       1);
-#pragma unroll
-    for (int kk = 0; kk < 4; kk++)
-        wgmma_op<T, D>::template rs<1>(dk, df[kk], desc_sw128(uQ + kk * 16 * 128, 64 * 128, 1024),
-                                       1);
     wg_commit();
 }
 
@@ -380,13 +413,12 @@ static __device__ __forceinline__ void bwd_wg_issue_dq(float (&q)[NQ / 2], uint3
         for (int kk = 0; kk < BC / 16; kk++)
             wgmma_tt<T, NQ>::ss(q, desc_make(slo + kk * 128, HI), desc_make(klo + kk * 128, HI),
                                 kk > 0);
-        wg_commit();
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int kk = 0; kk < BC / 16; kk++)
-        wgmma_tt<T, NQ>::ss(q, desc_sw128(uDS + kk * 16 * 128, 64 * 128, 1024),
-                            desc_sw128(uKcol + kk * 16 * 128, BC * 128, 1024), kk > 0);
+        for (int kk = 0; kk < BC / 16; kk++)
+            wgmma_tt<T, NQ>::ss(q, desc_sw128(uDS + kk * 16 * 128, 64 * 128, 1024),
+                                desc_sw128(uKcol + kk * 16 * 128, BC * 128, 1024), kk > 0);
+    }
     wg_commit();
 }
 

@@ -58,8 +58,9 @@
  *                  buffer's wait moved from before the step's products to
  *                  right before the store), WS_WG_UNIFORM (the
  *                  consumer's index made warp-uniform for the compiler)
- *                  and WS_DESC_ADD (descriptors stepped by constant
- *                  adds); each rung's file says what it measured
+ *                  WS_DESC_ADD (descriptors stepped by constant adds)
+ *                  and WS_KV_REGS (K, V from registers, D = 64); each
+ *                  rung's file says what it measured
  *   sched_kv, sched_heads
  *                  the two schedules: a block per key tile and K/V head
  *                  sweeping the group's query heads (2-D grid), or a block
@@ -154,6 +155,9 @@ constexpr int WS_WG_UNIFORM = 262144; /* the consumer's index read through a shu
 constexpr int WS_DESC_ADD = 524288; /* with WS_DEFER_DQ: every wgmma descriptor of a step built
                                      * once per operand and stepped by constant adds
                                      * (bwd_wg_issue_scores' DA) */
+constexpr int WS_KV_REGS = 1048576; /* with WS_DEFER_DQ, at D = 64: each consumer's 64 rows of
+                                     * K and V held in registers (ldmatrix once per block), the
+                                     * S^T, dP^T products with A from registers */
 constexpr int WS_PINGPONG = 65536; /* with WS_DQ_WIDE: the consumers issue their products in
                                      * strict turn (S^T, dP^T of one, of the other, dV, dK and
                                      * dQ of one, of the other), a token passed by two named
@@ -703,6 +707,8 @@ __global__ void __launch_bounds__(NT, 1)
     constexpr bool DSLATE = DEFER && (F & WS_DS_LATE) != 0;
     /* WS_DESC_ADD: descriptors stepped by adds on the deferred path */
     constexpr bool DA = DEFER && (F & WS_DESC_ADD) != 0;
+    /* WS_KV_REGS at D = 64 only (D = 128: 64 more registers do not fit) */
+    constexpr bool KVREG = DEFER && (F & WS_KV_REGS) != 0 && D == 64 && !EXPFIRST;
     static_assert(!STSM || DEFER, "WS_STMATRIX on the deferred-dQ path only");
     static_assert(!VEC || DEFER, "WS_VEC_LSE on the deferred-dQ path only");
     static_assert(!EXPFIRST || !STAGGER, "WS_EXP_FIRST without WS_STAGGER");
@@ -752,6 +758,11 @@ __global__ void __launch_bounds__(NT, 1)
         for (int i = 0; i < D / 2; i++)
             dv[i] = dk[i] = 0.f;
         mbar_wait(m.kv, 0);
+        uint32_t kf[KVREG ? 4 : 1][4], vf[KVREG ? 4 : 1][4]; /* WS_KV_REGS: K_w, V_w */
+        if constexpr (KVREG) {
+            bwd_wg_load_kv_frags(kf, x, wtid & 31, uK);
+            bwd_wg_load_kv_frags(vf, x, wtid & 31, uV);
+        }
         if constexpr (OVERLAP) {
             float s[32], dp[32];
             if (w.nsteps > 0) { /* step 0's products */
@@ -851,7 +862,10 @@ __global__ void __launch_bounds__(NT, 1)
                 } else {
                     if constexpr (PP) /* this consumer's turn */
                         pp_wait_turn(cw);
-                    bwd_wg_issue_scores<T, D, BC, DA>(s, dp, x, uK, uV, uQ, uG);
+                    if constexpr (KVREG)
+                        bwd_wg_issue_scores_rs<T>(s, dp, kf, vf, uQ, uG);
+                    else
+                        bwd_wg_issue_scores<T, D, BC, DA>(s, dp, x, uK, uV, uQ, uG);
                     if constexpr (PP) /* the other's turn */
                         pp_pass_turn(cw);
                     wg_wait<0>();
