@@ -23,6 +23,18 @@
  * later. Prediction: 1.02-1.06x cuda_wgmma_bwd_dqearly at D = 128 (and
  * the Llama 3 8B shape), 1.00-1.02x at D = 64.
  *
+ * Measured (NVIDIA H200, 2026-11-27,
+ * reports/hopper-bwd-pingpong/hopper-bwd-dslate.db and -llama3-8b.db run 1,
+ * nothing else on the GPU; ratios of the instances' geometric-mean medians,
+ * geometric means over the part's configurations (S, and bf16 with fp16) with
+ * their range, summarize.py there): against cuda_wgmma_bwd_dqearly 1.071x at D
+ * = 128 non-causal (1.049-1.093), 1.059x causal (1.032-1.083), 1.021x at D =
+ * 64 non-causal (1.010-1.037), 1.018x at D = 64 causal (1.008-1.026), 1.057x
+ * at Llama 3 8B (1.041-1.072). The prediction (1.02-1.06x at D = 128 and Llama
+ * 3 8B, 1.00-1.02x at D = 64) held in geometric mean but at D = 128
+ * non-causal, where it was exceeded. Against cuDNN's fused backward 0.924x at
+ * D = 128 (0.866-0.982), 0.902x at D = 64 (0.834-0.977).
+ *
  * Supported: as cuda_wgmma_bwd_dqearly; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

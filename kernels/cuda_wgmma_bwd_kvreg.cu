@@ -24,6 +24,22 @@
  * D = 64 (more where the step is busiest: non-causal), 1.00x at D = 128
  * (the same code).
  *
+ * Measured (NVIDIA H200, 2026-11-27,
+ * reports/hopper-bwd-pingpong/hopper-bwd-kvreg.db run 1, nothing else on the
+ * GPU; ratios of the instances' geometric-mean medians, geometric means over
+ * the part's configurations (S, and bf16 with fp16) with their range,
+ * summarize.py there): against cuda_wgmma_bwd_wguni 1.048x at D = 64
+ * non-causal (1.024-1.076), 1.041x at D = 64 causal (1.022-1.055), 0.999x at D
+ * = 128 (0.984-1.007), the same code; the prediction (1.03-1.10x at D = 64)
+ * held in geometric mean. Against cuDNN's fused backward 1.020x over the
+ * grid's 40 configurations (0.924-1.134), 0.944x at D = 64 non-causal
+ * (0.924-0.955). On an NVIDIA H100 80GB HBM3 (2026-11-27,
+ * hopper-bwd-kvreg-h100.db run 1): against wguni 1.044x at D = 64 non-causal
+ * (1.022-1.058), 1.038x at D = 64 causal (1.020-1.054); against cuDNN 1.019x
+ * over the grid (0.942-1.125). The first own backward at or above cuDNN's over
+ * the whole grid in geometric mean, with every configuration ≥ 0.9x, on either
+ * GPU.
+ *
  * Supported: as cuda_wgmma_bwd_wguni; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

@@ -23,12 +23,23 @@
  * barrier operations per consumer per step. A model of one step at D =
  * 128 (5 M MACs per 128-key block, 2,048 MACs a clock: 2,560 clocks of
  * tensor work; the element-wise work about 800 clocks a consumer) puts an
- * alternating schedule near 2,850 clocks against dqtma's measured 5,100
- * (B=4 H=16 S=4096 non-causal, H100): the model is optimistic (latencies,
- * the producer's loads, the dQ stores are left out). Prediction: 1.03-1.15x
+ * alternating schedule near 2,850 clocks against the 5,100 a step that
+ * dqtma's time implies (B=4 H=16 S=4096 non-causal, H100): the model is
+ * optimistic (latencies, the producer's loads, the dQ stores are left
+ * out). Prediction: 1.03-1.15x
  * cuda_wgmma_bwd_dqearly at D = 128 and 64, causal or not, and at the
  * Llama 3 8B shape; if the consumers already alternate, 0.97-1.01x (the
  * barriers' cost).
+ *
+ * Measured (NVIDIA H200, 2026-11-27,
+ * reports/hopper-bwd-pingpong/hopper-bwd-pingpong.db and -llama3-8b.db run 1,
+ * nothing else on the GPU; ratios of the instances' geometric-mean medians,
+ * geometric means over the part's configurations (S, and bf16 with fp16) with
+ * their range, summarize.py there): against cuda_wgmma_bwd_dqearly 0.997x at D
+ * = 128 (0.983-1.007), 0.987x at D = 64 (0.973-0.996), 0.996x at Llama 3 8B
+ * (0.990-1.000). The prediction (1.03-1.15x) did not hold; the alternative it
+ * named held: the consumers already alternate, and forcing the turn costs its
+ * barriers.
  *
  * Supported: as cuda_wgmma_bwd_dqearly; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.

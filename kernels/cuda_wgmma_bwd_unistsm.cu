@@ -16,6 +16,17 @@
  * Prediction (before the first run): 1.01-1.04x cuda_wgmma_bwd_wguni at
  * D = 128, 0.99-1.01x at D = 64 (where wgstsm matched wgdesc).
  *
+ * Measured (NVIDIA H200, 2026-11-27,
+ * reports/hopper-bwd-pingpong/hopper-bwd-kvreg.db and -llama3-8b.db run 1,
+ * nothing else on the GPU; ratios of the instances' geometric-mean medians,
+ * geometric means over the part's configurations (S, and bf16 with fp16) with
+ * their range, summarize.py there): against cuda_wgmma_bwd_wguni 1.002x at D =
+ * 128 (0.998-1.006), 0.983x at D = 64 (0.978-0.993), 1.003x at Llama 3 8B
+ * (1.001-1.005); on an NVIDIA H100 80GB HBM3 (hopper-bwd-kvreg-h100.db) 1.003x
+ * at D = 128 (0.992-1.009), 0.981x at D = 64 (0.968-0.994). The prediction
+ * (1.01-1.04x at D = 128, 0.99-1.01x at D = 64) did not hold: at D = 128 the
+ * stores bought less than a percent, at D = 64 they cost two.
+ *
  * Supported: as cuda_wgmma_bwd_wguni; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

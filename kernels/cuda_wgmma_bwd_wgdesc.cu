@@ -23,6 +23,15 @@
  * 0.99-1.01x, but wguni showed the backward is sensitive to the
  * descriptor work).
  *
+ * Measured (NVIDIA H200, 2026-11-27,
+ * reports/hopper-bwd-pingpong/hopper-bwd-wgdesc.db and -llama3-8b.db run 1,
+ * nothing else on the GPU; ratios of the instances' geometric-mean medians,
+ * geometric means over the part's configurations (S, and bf16 with fp16) with
+ * their range, summarize.py there): against cuda_wgmma_bwd_wguni 0.935x at D =
+ * 128 (0.905-0.968), 1.009x at D = 64 (1.003-1.020), 0.944x at Llama 3 8B
+ * (0.927-0.965): the prediction (1.00-1.05x) held at D = 64 only; at D = 128
+ * the rung is slower.
+ *
  * Supported: as cuda_wgmma_bwd_wguni; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

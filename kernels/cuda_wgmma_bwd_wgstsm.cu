@@ -19,6 +19,16 @@
  * instructions instead of 16 per thread and step, the same bytes.
  * Prediction: 1.00-1.03x cuda_wgmma_bwd_wgdesc at D = 128 and 64.
  *
+ * Measured (NVIDIA H200, 2026-11-27,
+ * reports/hopper-bwd-pingpong/hopper-bwd-wgdesc.db and -llama3-8b.db run 1,
+ * nothing else on the GPU; ratios of the instances' geometric-mean medians,
+ * geometric means over the part's configurations (S, and bf16 with fp16) with
+ * their range, summarize.py there): against cuda_wgmma_bwd_wgdesc 1.031x at D
+ * = 128 (1.014-1.048), 1.000x at D = 64 (0.995-1.007), 1.025x at Llama 3 8B
+ * (1.016-1.034): the prediction (1.00-1.03x) held in geometric mean; against
+ * cuda_wgmma_bwd_wguni 0.964x at D = 128 (0.947-0.983) (the descriptor adds'
+ * loss is larger than the stores' gain).
+ *
  * Supported: as cuda_wgmma_bwd_wgdesc; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *

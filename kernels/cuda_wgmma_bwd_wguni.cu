@@ -25,6 +25,19 @@
  * fewer descriptor instructions, bought 0.99-1.01x: issue slots were not
  * what limited it).
  *
+ * Measured (NVIDIA H200, 2026-11-27,
+ * reports/hopper-bwd-pingpong/hopper-bwd-dslate.db and -llama3-8b.db run 1,
+ * nothing else on the GPU; ratios of the instances' geometric-mean medians,
+ * geometric means over the part's configurations (S, and bf16 with fp16) with
+ * their range, summarize.py there): against cuda_wgmma_bwd_dslate 1.143x at D
+ * = 128 non-causal (1.104-1.165), 1.126x causal (1.076-1.159), 1.064x at D =
+ * 64 non-causal (1.056-1.076), 1.054x at D = 64 causal (1.038-1.063), 1.116x
+ * at Llama 3 8B (1.078-1.149): the prediction (1.00-1.04x) was exceeded
+ * everywhere. Against cuDNN's fused backward 1.001x over the grid's 40
+ * configurations (0.897-1.138), 0.905x at D = 64 non-causal (0.897-0.913),
+ * 1.146x at Llama 3 8B (1.124-1.164); on an NVIDIA H100 80GB HBM3
+ * (hopper-bwd-kvreg-h100.db run 1) 0.999x over the grid (0.890-1.125).
+ *
  * Supported: as cuda_wgmma_bwd_dslate; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *
