@@ -40,6 +40,13 @@
  * the whole grid in geometric mean, with every configuration ≥ 0.9x, on either
  * GPU.
  *
+ * Profiled (no database: the counters are in the log named): Nsight Compute at
+ * B=4 H=16 S=4096 D=64 bf16 non-causal (H200,
+ * reports/hopper-bwd-pingpong/e4-logs.tgz): 2.74 M SM cycles against
+ * cuda_wgmma_bwd_wguni's 2.89 M, the tensor pipe active in 46.5% of them
+ * against 44.1% (cuDNN's fused kernel 49.1% in p2-logs.tgz), 567 M warp
+ * instructions against 614 M.
+ *
  * Supported: as cuda_wgmma_bwd_wguni; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
  *
