@@ -5,12 +5,11 @@ of its instances' medians (four instances of each variant, run 1 of each
 database; an instance with no median is left out); a ratio a/b is a speed
 ratio (b's level over a's); parts are D x causal, geometric means over
 their configurations, with the range over them in brackets."""
-import math
-import sqlite3
-from collections import defaultdict
+import os
+import sys
 
-KEY = "B,H,H_kv,S,S_kv,D,causal,dtype"
-P = "cuda_wgmma_bwd_"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from bwd_tables import P, gm, load, tables  # noqa: E402
 CALLS = [  # database, variants in ladder order
     ("hopper-bwd-defer", ["headsplit", "defer", "stagger", "fullsplit"]),
     ("hopper-bwd-regdq", ["headsplit", "defer", "regdq", "lsevec"]),
@@ -28,47 +27,15 @@ STEPS = {  # (rung, the rung it is measured against)
 }
 
 
-def gm(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
-def load(db):
-    con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
-    inst = defaultdict(lambda: defaultdict(list))
-    for r in con.execute(f"SELECT {KEY}, variant, median_ms FROM measurement_summary WHERE run_id = 1"):
-        if r[9] is not None:
-            inst[r[:8]][r[8].split("#")[0]].append(r[9])
-    return {k: {v: gm(x) for v, x in vv.items()} for k, vv in inst.items()}
-
-
-def parts(d):
-    out = []
-    for D, c in sorted(set((k[5], k[6]) for k in d), key=lambda x: (-x[0], x[1])):
-        name = f"D={D} {'causal' if c else 'non-causal'}" if len({k[1] for k in d}) == 1 and 16 in {k[1] for k in d} else "Llama 3 8B (S = 2K-8K)"
-        out.append((name, sorted(k for k in d if k[5] == D and k[6] == c)))
-    return out
-
-
-def fmt(r):
-    return f"{gm(r):.3f} ({min(r):.3f}-{max(r):.3f})"
-
-
 def main():
+    runs = []
     for db, vs in CALLS:
         for suffix in ("", "-llama3-8b"):
-            d = load(f"{db}{suffix}.db")
+            d = load(f"{db}{suffix}", 1)
             have = [v for v in vs if P + v in next(iter(d.values()))]
-            steps = [s for s in STEPS[db] if s[0] in have and s[1] in have]
-            print(f"### {db}{suffix}.db, run 1\n")
-            print("| part | " + " | ".join(f"{v} / cuDNN" for v in have) + " | " +
-                  " | ".join(f"{a} / {b}" for a, b in steps) + " |")
-            print("|---|" + "---:|" * (len(have) + len(steps)))
-            for name, ks in parts(d):
-                cells = [fmt([d[k]["cudnn_sdpa"] / d[k][P + v] for k in ks]) for v in have]
-                cells += [fmt([d[k][P + b] / d[k][P + a] for k in ks]) for a, b in steps]
-                print(f"| {name} | " + " | ".join(cells) + " |")
-            print()
-
+            runs.append((f"{db}{suffix}", 1, have,
+                         [s for s in STEPS[db] if s[0] in have and s[1] in have]))
+    tables(runs)
 
 
 def best_own():
@@ -78,7 +45,7 @@ def best_own():
     print("|---|---:|---:|---|---:|")
     for db, vs in CALLS:
         for suffix in ("", "-llama3-8b"):
-            d = load(f"{db}{suffix}.db")
+            d = load(f"{db}{suffix}", 1)
             r = []
             for k, lv in sorted(d.items()):
                 own = {v: lv[v] for v in lv if v.startswith(P)}
