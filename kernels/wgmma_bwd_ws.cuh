@@ -891,6 +891,15 @@ __global__ void __launch_bounds__(NT, 1)
                 if constexpr (PP)
                     pp_wait_turn(cw);
                 bwd_wg_issue_dkdv<T, D, DA>(dv, dk, pf, df, uQ, uG);
+                /* every group in flight done (dV, dK and any dQ product issued
+                 * behind them): their accumulators and A fragments are final */
+                auto wait_dkdv = [&]() {
+                    wg_wait<0>();
+                    reg_fence(dv);
+                    reg_fence(dk);
+                    reg_fence_frag(pf);
+                    reg_fence_frag(df);
+                };
                 if constexpr (WIDE) {
                     if constexpr (DQEARLY && !FIRST) { /* dQ behind dV, dK, one wait */
                         if (((it - 1) & 1) == cw) {
@@ -898,11 +907,7 @@ __global__ void __launch_bounds__(NT, 1)
                             bwd_wg_issue_dq<T, BC, D, DA>(qacc, base + L::DS + sp * L::TS, uK);
                             if constexpr (PP)
                                 pp_pass_turn(cw);
-                            wg_wait<0>();
-                            reg_fence(dv);
-                            reg_fence(dk);
-                            reg_fence_frag(pf);
-                            reg_fence_frag(df);
+                            wait_dkdv();
                             reg_fence(qacc);
                             abmma::mbar_arrive(m.empty + st * 8);
                             abmma::mbar_arrive(m.dsempty + sp * 8);
@@ -917,11 +922,7 @@ __global__ void __launch_bounds__(NT, 1)
                     }
                     /* tile it - 1's dQ by consumer (it - 1) & 1 alone, once dV, dK
                      * have completed (their fragments' registers are free then) */
-                    wg_wait<0>();
-                    reg_fence(dv);
-                    reg_fence(dk);
-                    reg_fence_frag(pf);
-                    reg_fence_frag(df);
+                    wait_dkdv();
                     abmma::mbar_arrive(m.empty + st * 8); /* stage st read */
                     if constexpr (!FIRST) {
                         if (((it - 1) & 1) == cw)
@@ -934,11 +935,7 @@ __global__ void __launch_bounds__(NT, 1)
                 float qacc[NQ / 2];
                 if constexpr (!FIRST)
                     bwd_wg_issue_dq<T, BC, NQ>(qacc, base + L::DS + sp * L::TS, uK + kcol);
-                wg_wait<0>();
-                reg_fence(dv);
-                reg_fence(dk);
-                reg_fence_frag(pf);
-                reg_fence_frag(df);
+                wait_dkdv();
                 abmma::mbar_arrive(m.empty + st * 8); /* Q, dO, lse, Delta of stage st read */
                 if constexpr (!FIRST) {
                     reg_fence(qacc);

@@ -58,45 +58,45 @@ static PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder(char *err, size_t n)
     return encode;
 }
 
-int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long long BH, int S,
-                        int D, int rows, char *err, size_t n)
+/* A [BH, S, D] tensor map of elements of ebytes bytes (2 or 4) at gptr,
+ * boxes of one 128-byte row (128 / ebytes elements) by rows rows, 128-byte
+ * swizzle (the contracts of ab_wgmma_tensor_map and ab_wgmma_tensor_map_f32
+ * in wgmma_common.cuh); tag names the element type in the error */
+static int encode_rows_128b(CUtensorMap *map, CUtensorMapDataType dtype, int ebytes, void *gptr,
+                            long long BH, int S, int D, int rows, const char *tag, char *err,
+                            size_t n)
 {
     PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder(err, n);
     if (!encode)
         return -1;
     const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)S, (cuuint64_t)BH};
-    const cuuint64_t strides[2] = {(cuuint64_t)D * 2, (cuuint64_t)S * D * 2}; /* bytes, dims 1.. */
-    const cuuint32_t box[3] = {64, (cuuint32_t)rows, 1};
+    const cuuint64_t strides[2] = {(cuuint64_t)D * ebytes,
+                                   (cuuint64_t)S * D * ebytes}; /* bytes, dims 1.. */
+    const cuuint32_t box[3] = {(cuuint32_t)(128 / ebytes), (cuuint32_t)rows, 1};
     const cuuint32_t estr[3] = {1, 1, 1};
-    CUresult r = encode(map, is_bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                        3, const_cast<void *>(gptr), dims, strides, box, estr,
+    CUresult r = encode(map, dtype, 3, gptr, dims, strides, box, estr,
                         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
-        snprintf(err, n, "cuTensorMapEncodeTiled failed (CUresult %d) for S=%d D=%d rows=%d",
-                 (int)r, S, D, rows);
+        snprintf(err, n, "cuTensorMapEncodeTiled failed (CUresult %d) for %sS=%d D=%d rows=%d",
+                 (int)r, tag, S, D, rows);
         return -1;
     }
     return 0;
 }
 
+int ab_wgmma_tensor_map(CUtensorMap *map, const void *gptr, int is_bf16, long long BH, int S,
+                        int D, int rows, char *err, size_t n)
+{
+    return encode_rows_128b(map,
+                            is_bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                            2, const_cast<void *>(gptr), BH, S, D, rows, "", err, n);
+}
+
 int ab_wgmma_tensor_map_f32(CUtensorMap *map, float *gptr, long long BH, int S, int D, int rows,
                             char *err, size_t n)
 {
-    PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder(err, n);
-    if (!encode)
-        return -1;
-    const cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)S, (cuuint64_t)BH};
-    const cuuint64_t strides[2] = {(cuuint64_t)D * 4, (cuuint64_t)S * D * 4}; /* bytes, dims 1.. */
-    const cuuint32_t box[3] = {32, (cuuint32_t)rows, 1};
-    const cuuint32_t estr[3] = {1, 1, 1};
-    CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, gptr, dims, strides, box, estr,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        snprintf(err, n, "cuTensorMapEncodeTiled failed (CUresult %d) for fp32 S=%d D=%d rows=%d",
-                 (int)r, S, D, rows);
-        return -1;
-    }
-    return 0;
+    return encode_rows_128b(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, gptr, BH, S, D, rows,
+                            "fp32 ", err, n);
 }
