@@ -57,7 +57,7 @@
  *                  issued in strict turn), WS_DS_LATE (the dS^T
  *                  buffer's wait moved from before the step's products to
  *                  right before the store), WS_WG_UNIFORM (the
- *                  consumer's index made warp-uniform for the compiler)
+ *                  consumer's index made warp-uniform for the compiler),
  *                  WS_DESC_ADD (descriptors stepped by constant adds)
  *                  and WS_KV_REGS (K, V from registers, D = 64); each
  *                  rung's file says what it measured
@@ -144,6 +144,10 @@ constexpr int WS_DQ_TMA = 16384; /* with WS_DQ_WIDE: a dQ buffer per consumer in
                                    * tensor reduce-add copies instead of 64 row copies */
 constexpr int WS_DQ_EARLY = 32768; /* with WS_DQ_WIDE, at D = 64: a tile's dQ product issued
                                      * right behind the dV, dK products, not after their wait */
+constexpr int WS_PINGPONG = 65536; /* with WS_DQ_WIDE: the consumers issue their products in
+                                     * strict turn (S^T, dP^T of one, of the other, dV, dK and
+                                     * dQ of one, of the other), a token passed by two named
+                                     * barriers (bwd_ws says how) */
 constexpr int WS_DS_LATE = 131072; /* with WS_DEFER_DQ: the wait for the dS^T buffer (both
                                     * consumers' dQ product of tile it - 2 done reading it)
                                     * right before the dS^T store, not before the step's
@@ -158,10 +162,6 @@ constexpr int WS_DESC_ADD = 524288; /* with WS_DEFER_DQ: every wgmma descriptor 
 constexpr int WS_KV_REGS = 1048576; /* with WS_DEFER_DQ, at D = 64: each consumer's 64 rows of
                                      * K and V held in registers (ldmatrix once per block), the
                                      * S^T, dP^T products with A from registers */
-constexpr int WS_PINGPONG = 65536; /* with WS_DQ_WIDE: the consumers issue their products in
-                                     * strict turn (S^T, dP^T of one, of the other, dV, dK and
-                                     * dQ of one, of the other), a token passed by two named
-                                     * barriers (bwd_ws says how) */
 
 /* Byte offsets of the shared-memory regions for head dimension D, NDS
  * dS^T buffers of BC x BR and NDQ fp32 dQ buffers of BR rows (padded by
