@@ -17,6 +17,10 @@
  *                   issue the products of one tile before finishing another:
  *   bwd_wg_issue_scores  the two products, one committed group, not waited for
  *   bwd_wg_issue_score   one of them, a committed group of its own
+ *   bwd_wg_load_kv_frags, bwd_wg_issue_scores_rs
+ *                   at D = 64, the warpgroup's K and V rows read once into
+ *                   registers (ldmatrix) and the two products with their A
+ *                   operand from there
  *   bwd_wg_ds            the element-wise part on their waited-for results
  *   bwd_wg_issue_dkdv   dV_w += P^T dO and dK_w += dS^T Q (wgmma m64nD, A
  *                   from registers, B MN-major), one committed group, not
