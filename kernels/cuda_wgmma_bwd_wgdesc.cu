@@ -37,7 +37,12 @@
  * reports/hopper-bwd-pingpong/e3-logs.tgz): 603 M warp instructions against
  * cuda_wgmma_bwd_wguni's 729 M (17% fewer, inside the 10-25% predicted) but
  * 4.20 M SM cycles against 3.90 M and the tensor pipe active in 60.8% of them
- * against 65.7%: fewer instructions, later wgmmas.
+ * against 65.7%: fewer instructions, later wgmmas. In the same call's
+ * SASS stall sampling the waits for wgmma groups (WARPGROUP.DEPBAR) hold
+ * 23.4% of wgdesc's samples against wguni's 12.6%, and its HGMMA
+ * instructions 7.0% against 4.8%: the same products take longer to
+ * complete; why (the two consumers' products, now issued with less between
+ * them, interleaving on the tensor cores; operand fetch) is not known.
  *
  * Supported: as cuda_wgmma_bwd_wguni; sm_90a only, other devices get
  * AB_SETUP_UNSUPPORTED.
