@@ -1117,29 +1117,34 @@ struct ws_ctx {
     int Sp;        /* S rounded up to a multiple of BR */
 };
 
-/* The four tensor maps of one call */
+/* The tensor maps of one call (dq: the fp32 dQ accumulator's, WS_DQ_TMA;
+ * zero otherwise) */
 struct ws_maps {
-    CUtensorMap q, g, k, v;
+    CUtensorMap q, g, k, v, dq;
 };
 
 /* Before the main kernel: encodes the maps of q, dO (64-row boxes), k, v
- * (BC-row boxes) into *m, zeroes the dQ (and, if any, dK/dV) accumulators
- * and runs the pre-pass on st (perm: its logsumexp and Delta rows in
- * bwd_vec_row's order, WS_VEC_LSE). 0, a cudaError_t, or 3 when a tensor
- * map cannot be encoded (printed with the rung's name). */
+ * (BC-row boxes) and, with dqmap, of the dQ accumulator (32 x 64 fp32
+ * boxes) into *m, zeroes the dQ (and, if any, dK/dV) accumulators and runs
+ * the pre-pass on st (perm: its logsumexp and Delta rows in bwd_vec_row's
+ * order, WS_VEC_LSE). 0, a cudaError_t, or 3 when a tensor map cannot be
+ * encoded (printed with the rung's name). */
 template <typename T, int D>
 int ws_before(const char *name, const ws_ctx *c, const ab_shape *s, const void *q, const void *k,
               const void *v, const void *o, const void *g, const float *lse, ws_maps *m,
-              cudaStream_t st, int perm = 0)
+              cudaStream_t st, int perm = 0, int dqmap = 0)
 {
     const long long rows = (long long)s->B * s->H * s->S;
     const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
     const int bf = std::is_same<T, __nv_bfloat16>::value;
     char err[256];
+    memset(&m->dq, 0, sizeof m->dq);
     if (ab_wgmma_tensor_map(&m->q, q, bf, (long long)s->B * s->H, s->S, D, BR, err, sizeof err) ||
         ab_wgmma_tensor_map(&m->g, g, bf, (long long)s->B * s->H, s->S, D, BR, err, sizeof err) ||
         ab_wgmma_tensor_map(&m->k, k, bf, (long long)s->B * HK, SK, D, BC, err, sizeof err) ||
-        ab_wgmma_tensor_map(&m->v, v, bf, (long long)s->B * HK, SK, D, BC, err, sizeof err)) {
+        ab_wgmma_tensor_map(&m->v, v, bf, (long long)s->B * HK, SK, D, BC, err, sizeof err) ||
+        (dqmap && ab_wgmma_tensor_map_f32(&m->dq, c->dqacc, (long long)s->B * s->H, s->S, D, BR,
+                                          err, sizeof err))) {
         fprintf(stderr, "%s: %s\n", name, err);
         return 3;
     }
@@ -1272,22 +1277,12 @@ int ws_launch(const char *name, const ws_ctx *c, const ab_shape *s, const void *
     const int HK = ab_shape_hkv(s), SK = ab_shape_skv(s);
     ws_maps m;
     if (int rc = ws_before<T, D>(name, c, s, q, k, v, o, g, lse, &m, st,
-                                 (F & WS_VEC_LSE) != 0))
+                                 (F & WS_VEC_LSE) != 0, (F & WS_DQ_TMA) != 0))
         return rc;
     const long long kvnumel = (long long)s->B * HK * SK * D;
-    CUtensorMap mdq; /* the dQ accumulator's map (WS_DQ_TMA), else unused */
-    memset(&mdq, 0, sizeof mdq);
-    if (F & WS_DQ_TMA) {
-        char err[256];
-        if (ab_wgmma_tensor_map_f32(&mdq, c->dqacc, (long long)s->B * s->H, s->S, D, BR, err,
-                                    sizeof err)) {
-            fprintf(stderr, "%s: %s\n", name, err);
-            return 3;
-        }
-    }
     bwd_ws<T, D, Sched, F><<<Sched::grid(s), NT, ws_layout_of<D, F>::bytes, st>>>(
         m.q, m.g, m.k, m.v, c->lse2, c->delta, c->dqacc, (T *)dk, (T *)dv, c->dkvacc, kvnumel,
-        s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), Sched::ARG, mdq);
+        s->H, HK, s->S, SK, c->Sp, s->causal, 1.0f / sqrtf((float)D), Sched::ARG, m.dq);
     return ws_after<T>(c, s, dq, dk, dv, st);
 }
 
