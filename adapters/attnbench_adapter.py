@@ -47,8 +47,8 @@ per-shape plans and a library's compiles are made at the start, not
 inside each configuration's measurement. No answer; stderr gives each
 shape's time.
 
-Kept adapters (PROTOCOL.md "Kept adapters"): with attnbench run
---keep-adapters S (ATTNBENCH_KEEP set), the kit answers `quit` with `kept`
+Kept adapters (PROTOCOL.md "Kept adapters"): when attnbench keeps
+adapters (by default 300 s; ATTNBENCH_KEEP set), the kit answers `quit` with `kept`
 and waits, at most S seconds idle, for the next run of the same command to
 be handed over, its framework, compiled kernels and plans kept; it leaves
 instead when a module file or a library it loaded changed (_Keeper).

@@ -140,6 +140,12 @@ int ab_gpu_smem_fits(size_t bytes, const char *who, int D, char *err, size_t n);
 /* Bytes of device memory in use now (total - free), for peak accounting. */
 size_t ab_gpu_mem_used(void);
 
+/* The current device's compute mode (cudaDevAttrComputeMode): 0 default
+ * (any number of processes), 2 prohibited, 3 exclusive-process (one
+ * process at a time); -1 when there is no usable CUDA device (or a build
+ * without CUDA). */
+int ab_gpu_compute_mode(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -763,6 +763,17 @@ extern "C" size_t ab_gpu_mem_used(void)
     return t - f;
 }
 
+extern "C" int ab_gpu_compute_mode(void)
+{
+    int dev = 0, mode = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return mode;
+}
+
 /* ---- the timer floor: an empty kernel timed like any variant ---------------- */
 
 __global__ void ab_empty_kernel(void) {}

@@ -63,6 +63,7 @@ int ab_gpu_time(const ab_variant *v, void *ctx, ab_gpu_bufs *b, ab_timing_mode m
 int ab_gpu_output(ab_gpu_bufs *b, float *o, char *err, size_t n) { return fail(err, n); }
 int ab_gpu_set_output(ab_gpu_bufs *b, const float *o, char *err, size_t n) { return fail(err, n); }
 size_t ab_gpu_mem_used(void) { return 0; }
+int ab_gpu_compute_mode(void) { return -1; }
 int ab_gpu_input_sets(const ab_gpu_bufs *b) { return 1; }
 int ab_gpu_hold_enabled(void) { return 0; }
 int ab_gpu_measure_peaks(double *gemm_tflops, double *copy_gbs, char *err, size_t n)

@@ -1,8 +1,9 @@
 /*
  * cmd_run.c: `attnbench run EXPERIMENT [--db PATH] [--min-time S]
  * [--max-time S] [--keep-adapters S]`: load and validate the experiment,
- * set the GPU-time budget and the adapters' keeping given on the command
- * line, open the database, run, print the run's id.
+ * set the GPU-time budget given on the command line and the adapters'
+ * keeping (the command line's, else ATTNBENCH_KEEP_ADAPTERS's, else the
+ * run's default), open the database, run, print the run's id.
  */
 #include "commands.h"
 #include "claims.h"
@@ -15,6 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Seconds from text into *s: 0 when it is a number from 0 to 86400 and
+ * nothing else, else -1. */
+static int keep_seconds(const char *text, double *s)
+{
+    char *end;
+    *s = strtod(text, &end);
+    return end == text || *end || !(*s >= 0 && *s <= 86400) ? -1 : 0;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -51,13 +61,24 @@ int cmd_run(int argc, char **argv)
     }
     if (!path)
         return ab_usage("run: missing EXPERIMENT (attnbench help run)");
-    double keep_s = 0;
+    /* the adapters' keeping: the command line's, else the environment's,
+     * else (-1) the run's default (runner.c keep_resolve) */
+    double keep_s = -1;
+    const char *keep_from = NULL;
+    const char *keep_env = getenv("ATTNBENCH_KEEP_ADAPTERS");
     if (keep) {
-        char *end;
-        keep_s = strtod(keep, &end);
-        if (end == keep || *end || !(keep_s >= 0 && keep_s <= 86400))
+        if (keep_seconds(keep, &keep_s))
             return ab_usage("run: --keep-adapters: '%s' is not a number of seconds from 0 to "
                             "86400", keep);
+        keep_from = "command line";
+    } else if (keep_env && *keep_env) {
+        if (keep_seconds(keep_env, &keep_s)) {
+            error("ATTNBENCH_KEEP_ADAPTERS='%s' is not a number of seconds from 0 to 86400 "
+                  "(0 keeps no adapter after a run)",
+                  keep_env);
+            return 1;
+        }
+        keep_from = "ATTNBENCH_KEEP_ADAPTERS";
     }
 
     char err[AB_ERR];
@@ -71,6 +92,7 @@ int cmd_run(int argc, char **argv)
         return 1;
     }
     e.keep_adapters_s = keep_s;
+    e.keep_adapters_from = keep_from;
     const char *db_path = ab_db_path(db_flag);
     char shard_cmd[64] = "";
     int sr = ab_run_scaleout(&e, path, db_path, shard_s, devices_s, worker, shard_cmd,

@@ -97,12 +97,23 @@ void ab_report_settings_rows(FILE *out, const json_t *s)
                       "time to submit the launch (docs/measurement.md)"
                     : " (only 0 turns the hold off)");
     const json_t *keep = json_object_get(s, "keep_adapters_s");
-    if (json_is_number(keep))
-        fprintf(out, "| kept adapters | --keep-adapters %g: protocol-2 adapters could stay for "
-                     "later runs and take this one from an earlier run (measurements.stderr_text "
-                     "says which); their start-up then falls outside this run's wall time "
-                     "(adapters/PROTOCOL.md, Kept adapters) |\n",
-                json_number_value(keep));
+    const char *keep_from = json_string_value(json_object_get(s, "keep_adapters_from"));
+    if (json_is_number(keep)) {
+        /* a run before the default (2026-11-27) stored no keep_adapters_from:
+         * its seconds came from the command line */
+        if (!keep_from || strcmp(keep_from, "command line") == 0)
+            fprintf(out, "| kept adapters | --keep-adapters %g: ", json_number_value(keep));
+        else if (strcmp(keep_from, "default") == 0)
+            fprintf(out, "| kept adapters | %g s, the default (ATTNBENCH_KEEP_ADAPTERS=0 or "
+                         "--keep-adapters 0 keeps none): ",
+                    json_number_value(keep));
+        else
+            fprintf(out, "| kept adapters | %s=%g: ", keep_from, json_number_value(keep));
+        fprintf(out, "protocol-2 adapters could stay for later runs and take this one from an "
+                     "earlier run (measurements.stderr_text says which); their start-up then "
+                     "falls outside this run's wall time (adapters/PROTOCOL.md, Kept adapters) "
+                     "|\n");
+    }
 }
 
 void ab_report_shard_row(FILE *out, const ab_run_record *rec)

@@ -91,10 +91,15 @@ typedef struct ab_experiment {
     double min_time_s, max_time_s;
     const char *sampling_from; /* where min_time/max_time came from: "default",
                                   "experiment" or "command line" (static) */
-    /* `run --keep-adapters SECONDS` (src/run/ext_keep.h): protocol-2
-     * adapters may stay for the next run, idle at most this long; 0: each
-     * ends with the run (the default). Not part of the experiment's text. */
+    /* `run --keep-adapters SECONDS` or ATTNBENCH_KEEP_ADAPTERS (src/run/ext_keep.h):
+     * protocol-2 adapters may stay for the next run, idle at most this
+     * long; 0: each ends with the run; < 0: not said, the run decides
+     * (runner.c keep_resolve: AB_KEEP_ADAPTERS_DEFAULT_S unless the GPU is
+     * exclusive). Load leaves 0 (resume, calibrate keep none); `run` sets
+     * it. Not part of the experiment's text. */
     double keep_adapters_s;
+    const char *keep_adapters_from; /* "command line" or "ATTNBENCH_KEEP_ADAPTERS"
+                                       when set there (static), else NULL */
     /* comparison */
     double alpha, practical;
     int resolve;          /* variants were resolved against the registry */

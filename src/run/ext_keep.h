@@ -29,6 +29,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Seconds a protocol-2 adapter may stay idle after a run when neither
+ * `run --keep-adapters` nor ATTNBENCH_KEEP_ADAPTERS says (runner.c
+ * keep_resolve): long enough for an edit, a rebuild and the next run of a
+ * researcher's loop; on an H200 a kept PyTorch or FlashAttention-4 made
+ * cost-bwd 1.6x and cost-fa4 2.2x sooner (reports/cost-per-answer/,
+ * round 11). Not applied where the GPU's compute mode is exclusive or
+ * prohibited: a kept adapter's CUDA context would lock other processes
+ * out. */
+#define AB_KEEP_ADAPTERS_DEFAULT_S 300.0
+
 /* Longest wait for a kept adapter's answer to the handover, seconds (it
  * checks its files first: a few thousand stat calls for PyTorch). */
 #define AB_EXT_KEEP_WAIT_S 3.0

@@ -661,6 +661,11 @@ void ab_ext2_stop(ab_ext2 *p)
         }
         close_fd(&p->in_w);
         if (kept) { /* left running, not reaped: init's once this process ends */
+            fprintf(stderr,
+                    "  %s: its adapter stays for the next run of this command, idle at most "
+                    "%g s (attnbench adapters lists it, --stop ends it; --keep-adapters 0 keeps "
+                    "none)\n",
+                    p->name, p->keep_s);
             close_fd(&p->out_r);
             close_fd(&p->err_r);
             p->pid = -1;

@@ -97,7 +97,8 @@ double ab_ext2_age_s(const ab_ext2 *p);
 /* Sends `quit`, closes its stdin, waits up to 2 s for it to exit, then
  * kills its process group; frees p. NULL-safe. An adapter offered keeping
  * (ab_ext2_start's keep_s) that answers `kept` within 2 s is left running
- * for the next run instead. */
+ * for the next run instead, and one line on stderr says so (how long it
+ * may idle, how to list and end it). */
 void ab_ext2_stop(ab_ext2 *p);
 
 #endif

@@ -130,9 +130,8 @@ json_t *ab_runenv_apply(const ab_experiment *e, const char *timing_mode)
                                   "from", e->sampling_from ? e->sampling_from : "default"));
     /* the warm-up's time bound (runner.c warm_up), which the report states */
     json_object_set_new(s, "warmup_time_s", json_real(e->warmup_time_s));
-    /* adapters kept for later runs (ext_keep.h): set on the command line */
-    if (e->keep_adapters_s > 0)
-        json_object_set_new(s, "keep_adapters_s", json_real(e->keep_adapters_s));
+    /* adapters kept for later runs (ext_keep.h): the runner adds
+     * keep_adapters_s and keep_adapters_from once it has decided */
     static const char *const vars[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES",
                                        "OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
                                        /* plans built ahead (runner.c): setup time only */

@@ -45,6 +45,7 @@
 #include "external2.h"
 #include "ext_output.h"
 #include "ext_ipc.h"
+#include "ext_keep.h"
 #include "gpu.h"
 #include "nvml_monitor.h"
 #include "stabilise.h"
@@ -83,6 +84,12 @@ static size_t wt_nvar;
  * experiment's variant), started at their first configuration and stopped
  * at the run's end (external2.h). */
 static ab_ext2 **ext_procs;
+
+/* How long this run's protocol-2 adapters may stay after it (ext_keep.h),
+ * and who said so ("command line", "ATTNBENCH_KEEP_ADAPTERS", "default");
+ * keep_resolve sets both at each run's start. */
+static double keep_s;
+static const char *keep_from;
 
 static void on_signal(int sig) { interrupted = sig; }
 
@@ -1249,7 +1256,7 @@ static int prepare_ext2_send(sqlite3 *db, const ab_experiment *e, vstate *st, si
     char *opath = st->ext_pending.opath;
     const char *offered = ext_output_path(vi, opath, sizeof st->ext_pending.opath);
     if (!ext_procs[vi] && ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s, offered,
-                                        ev->ipc && bufs, e->threads, e->keep_adapters_s,
+                                        ev->ipc && bufs, e->threads, keep_s,
                                         &ext_procs[vi], err, sizeof err)) {
         wt.adapter_s += ab_now_s() - t0;
         return store(db, st, "error", err) ? -1 : 0;
@@ -1394,6 +1401,36 @@ static void send_ahead(const ab_experiment *e, const ab_exp_variant *ev, ab_ext2
         fprintf(stderr, "  %s: %d shape%s sent ahead\n", ev->name, sent, sent == 1 ? "" : "s");
 }
 
+/* Sets keep_s and keep_from for run e: the command line's or
+ * ATTNBENCH_KEEP_ADAPTERS's seconds (e->keep_adapters_s >= 0) as given;
+ * else, for an experiment with a protocol-2 adapter, AB_KEEP_ADAPTERS_DEFAULT_S,
+ * unless the GPU's compute mode is exclusive-process or prohibited
+ * (ab_gpu_compute_mode), where a kept adapter's CUDA context would keep
+ * every other process off the GPU: then none, and stderr says why. */
+static void keep_resolve(const ab_experiment *e)
+{
+    keep_s = e->keep_adapters_s > 0 ? e->keep_adapters_s : 0;
+    keep_from = e->keep_adapters_s > 0 ? e->keep_adapters_from : NULL;
+    if (e->keep_adapters_s >= 0)
+        return;
+    int ext2 = 0;
+    for (size_t i = 0; i < e->nvariants; i++)
+        ext2 |= !e->variants[i].native && e->variants[i].protocol == 2;
+    if (!ext2)
+        return;
+    const int mode = ab_gpu_compute_mode();
+    if (mode > 0) {
+        fprintf(stderr,
+                "  (adapters end with this run: the GPU's compute mode is %s, where a kept "
+                "adapter's CUDA context would keep other processes off it; --keep-adapters S "
+                "keeps them anyway)\n",
+                mode == 3 ? "exclusive-process" : mode == 2 ? "prohibited" : "exclusive");
+        return;
+    }
+    keep_s = AB_KEEP_ADAPTERS_DEFAULT_S;
+    keep_from = "default";
+}
+
 /* Starts every protocol-2 adapter of e at once, before the run's timer
  * floor and ceilings and its first configuration: their start-up (an
  * interpreter, PyTorch's import, CUDA's initialisation: 3-5 s each on an
@@ -1422,7 +1459,7 @@ static void start_adapters(const ab_experiment *e, int any_gpu)
         }
         if (ab_ext2_start(ev->name, ev->command, NULL, ev->timeout_s,
                           ext_output_path(i, opath, sizeof opath), ev->ipc && gpu, e->threads,
-                          e->keep_adapters_s, &ext_procs[i], err, sizeof err))
+                          keep_s, &ext_procs[i], err, sizeof err))
             ext_procs[i] = NULL;
     }
     wt.adapter_s += ab_now_s() - t;
@@ -2000,6 +2037,12 @@ int ab_run_experiment(const ab_experiment *e, sqlite3 *db, const char *command,
     settings = ab_runenv_apply(e, any_gpu ? ab_timing_mode_name(e->timing) : "host");
     if (settings) /* which generator made the inputs (data.h) */
         json_object_set_new(settings, "inputs", json_string(AB_INPUTS_GENERATOR));
+    keep_resolve(e);
+    if (settings && keep_s > 0) { /* adapters kept for later runs (ext_keep.h) */
+        json_object_set_new(settings, "keep_adapters_s", json_real(keep_s));
+        json_object_set_new(settings, "keep_adapters_from",
+                            json_string(keep_from ? keep_from : "command line"));
+    }
     if (!fp || !settings || ab_env_canonical(fp, &fp_text, hash)) {
         error("out of memory building the environment fingerprint");
         goto cleanup;
