@@ -123,6 +123,7 @@ ls "$XDG_RUNTIME_DIR"/attnbench/adapter-*.sock >/dev/null 2>&1 && fail "adapters
 "$AB" adapters | grep -q "^stale " || fail "a socket nothing listens on is not called stale"
 # 8. the default and the environment's setting
 n_runs() { q "SELECT count(*) FROM runs"; }
+keep_of() { q "SELECT json_extract(run_settings, '\$.keep_adapters_s') || ' ' || json_extract(run_settings, '\$.keep_adapters_from') FROM runs WHERE id = $1"; }
 runs0=$(n_runs)
 ATTNBENCH_KEEP_ADAPTERS=soon "$AB" run k.cfg --db k.db >/dev/null 2>r8a.err &&
     fail "ATTNBENCH_KEEP_ADAPTERS=soon was accepted"
@@ -137,7 +138,7 @@ kill -0 "$pb" 2>/dev/null && fail "ATTNBENCH_KEEP_ADAPTERS=0: the adapter $pb ou
 (unset ATTNBENCH_KEEP_ADAPTERS; "$AB" run k.cfg --db k.db >/dev/null 2>r8c.err) || { cat r8c.err; fail "run 8c failed"; }
 r=$(n_runs); pc=$(pid_of "$r")
 kill -0 "$pc" 2>/dev/null || fail "by default the adapter $pc did not stay"
-[ "$(q "SELECT json_extract(run_settings, '\$.keep_adapters_s') || ' ' || json_extract(run_settings, '\$.keep_adapters_from') FROM runs WHERE id = $r")" = "300.0 default" ] ||
+[ "$(keep_of "$r")" = "300.0 default" ] ||
     fail "default: settings $(q "SELECT run_settings FROM runs WHERE id = $r")"
 grep -q "numpy_p2: its adapter stays for the next run of this command, idle at most 300 s" r8c.err ||
     fail "default: stderr does not say the adapter stays: $(cat r8c.err)"
@@ -146,13 +147,13 @@ grep -q "| kept adapters | 300 s, the default" reports/keep-run$r.md ||
     fail "the report does not say the adapters were kept by default"
 ATTNBENCH_KEEP_ADAPTERS=20 "$AB" run k.cfg --db k.db >/dev/null 2>r8d.err || { cat r8d.err; fail "run 8d failed"; }
 r=$(n_runs)
-[ "$(q "SELECT json_extract(run_settings, '\$.keep_adapters_s') || ' ' || json_extract(run_settings, '\$.keep_adapters_from') FROM runs WHERE id = $r")" = "20.0 ATTNBENCH_KEEP_ADAPTERS" ] ||
+[ "$(keep_of "$r")" = "20.0 ATTNBENCH_KEEP_ADAPTERS" ] ||
     fail "ATTNBENCH_KEEP_ADAPTERS=20: settings $(q "SELECT run_settings FROM runs WHERE id = $r")"
 q "SELECT stderr_text FROM measurements WHERE run_id = $r AND variant = 'numpy_p2'" |
     grep -q "kept from an earlier run: session 2 of pid $pc," || fail "run $r was not handed the default-kept $pc"
 ATTNBENCH_KEEP_ADAPTERS=20 "$AB" run k.cfg --db k.db --keep-adapters 7 >/dev/null 2>r8e.err || { cat r8e.err; fail "run 8e failed"; }
 r=$(n_runs)
-[ "$(q "SELECT json_extract(run_settings, '\$.keep_adapters_s') || ' ' || json_extract(run_settings, '\$.keep_adapters_from') FROM runs WHERE id = $r")" = "7.0 command line" ] ||
+[ "$(keep_of "$r")" = "7.0 command line" ] ||
     fail "--keep-adapters 7 did not override the environment"
 "$AB" adapters --stop >/dev/null 2>&1
 sleep 0.5
