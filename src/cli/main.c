@@ -159,9 +159,10 @@ static const command commands[] = {
      "  row per measurement: run, variant, B, H, S, D, causal, dtype, status, n,\n"
      "  median_ms, min_ms, max_ms, tflops) and latest_runs (latest run per\n"
      "  experiment name).\n"},
-    {"adapters", cmd_adapters, "list (or stop) the adapters kept by run --keep-adapters",
+    {"adapters", cmd_adapters, "list (or stop) the adapters kept after runs",
      "attnbench adapters [--stop]\n"
-     "  Lists this user's kept adapters (run --keep-adapters; adapters/PROTOCOL.md\n"
+     "  Lists this user's kept adapters (300 s after a run unless run --keep-adapters\n"
+     "  or ATTNBENCH_KEEP_ADAPTERS says otherwise; adapters/PROTOCOL.md\n"
      "  \"Kept adapters\"): for each socket, the pid, command line and directory of\n"
      "  the adapter waiting there for the next run, or \"stale\" when none is.\n"
      "  --stop ends each one (SIGTERM) and removes the sockets.\n"},
