@@ -32,9 +32,9 @@
 /* Seconds a protocol-2 adapter may stay idle after a run when neither
  * `run --keep-adapters` nor ATTNBENCH_KEEP_ADAPTERS says (runner.c
  * keep_resolve): long enough for an edit, a rebuild and the next run of a
- * researcher's loop; on an H200 a kept PyTorch or FlashAttention-4 made
- * cost-bwd 1.6x and cost-fa4 2.2x sooner (reports/cost-per-answer/,
- * round 11). Not applied where the GPU's compute mode is exclusive or
+ * researcher's loop; on H200s the runs handed a kept PyTorch or
+ * FlashAttention-4 were 1.14-3.06x sooner than with none kept
+ * (reports/cost-per-answer/, rounds 13 and 14). Not applied where the GPU's compute mode is exclusive or
  * prohibited: a kept adapter's CUDA context would lock other processes
  * out. */
 #define AB_KEEP_ADAPTERS_DEFAULT_S 300.0
