@@ -228,9 +228,12 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
             snprintf(lo, sizeof lo, "%.17g", e->min_time_s);
             snprintf(hi, sizeof hi, "%.17g", e->max_time_s);
             const int budget = e->sampling_from && strcmp(e->sampling_from, "command line") == 0;
-            /* and --keep-adapters or ATTNBENCH_KEEP_ADAPTERS (each worker's
-             * adapters are its own: their environment holds its
-             * CUDA_VISIBLE_DEVICES) */
+            /* and --keep-adapters (each worker's adapters are its own: their
+             * environment holds its CUDA_VISIBLE_DEVICES); ATTNBENCH_KEEP_ADAPTERS
+             * reaches each worker in its environment, and without either each
+             * worker decides the default for its own GPU */
+            const int keep_given = e->keep_adapters_from &&
+                                   strcmp(e->keep_adapters_from, "command line") == 0;
             char keep[40];
             snprintf(keep, sizeof keep, "%.17g", e->keep_adapters_s);
             char *argv[16] = {self, "run", (char *)path, "--shard", shard, "--db", (char *)db_path,
@@ -242,7 +245,7 @@ int ab_devices_run(const ab_experiment *e, const char *path, const char *db_path
                 argv[a++] = "--max-time";
                 argv[a++] = hi;
             }
-            if (e->keep_adapters_s >= 0) { /* set: given on; not: each worker decides */
+            if (keep_given) {
                 argv[a++] = "--keep-adapters";
                 argv[a++] = keep;
             }
